@@ -1,0 +1,161 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Environment variable names the functions read.
+const (
+	AppTable           = "APP_TABLE"
+	IdempotencyTable   = "IDEMPOTENCY_TABLE"
+	NotesQueueURL      = "NOTES_QUEUE_URL"
+	LedgerQueueURL     = "LEDGER_QUEUE_URL"
+	DeadLetterQueueURL = "DEAD_LETTER_QUEUE_URL"
+	LogLevel           = "LOG_LEVEL"
+	RetentionDays      = "RETENTION_DAYS"
+	ConsumerName       = "CONSUMER_NAME"
+)
+
+// OutboxRoutes maps each event type the outbox relay publishes to the environment variables
+// holding the URLs of the FIFO queues that receive it. An event type may go to several queues:
+// a new consumer with its own queue adds its variable to the type's list here and sets it on
+// OutboxRelayFunction in template.yaml; no relay code changes.
+var OutboxRoutes = map[string][]string{
+	"note.created":     {NotesQueueURL},
+	"account.credited": {LedgerQueueURL},
+	"account.debited":  {LedgerQueueURL},
+}
+
+// DefaultRetention is how long idempotency records are kept when RETENTION_DAYS is unset.
+const DefaultRetention = 15 * 24 * time.Hour
+
+// Common is what every function reads.
+type Common struct {
+	LogLevel string // LOG_LEVEL: debug, info, warn or error; default info
+}
+
+// API configures the api function.
+type API struct {
+	Common
+	AppTable string // APP_TABLE
+}
+
+// Relay configures the outbox-relay function.
+type Relay struct {
+	Common
+	// Routes maps an event type to the URLs of the queues that receive it, resolved from
+	// OutboxRoutes.
+	Routes map[string][]string
+}
+
+// Consumer configures an idempotent consumer function (note-tagger, ledger).
+type Consumer struct {
+	Common
+	Name               string        // CONSUMER_NAME: part of every idempotency key
+	AppTable           string        // APP_TABLE: where the effects go
+	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the records go
+	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed messages go
+	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 15 days
+}
+
+func loadCommon(getenv func(string) string) Common {
+	c := Common{LogLevel: getenv(LogLevel)}
+	if c.LogLevel == "" {
+		c.LogLevel = "info"
+	}
+	return c
+}
+
+func (c Common) validate() error {
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+		return nil
+	}
+	return fmt.Errorf("%s: %q is not one of debug, info, warn, error", LogLevel, c.LogLevel)
+}
+
+func required(name, value string) error {
+	if value == "" {
+		return fmt.Errorf("%s: required", name)
+	}
+	return nil
+}
+
+// LoadAPI reads the api function's configuration.
+func LoadAPI(getenv func(string) string) (API, error) {
+	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable)}
+	return c, c.Validate()
+}
+
+// Validate reports every problem of c.
+func (c API) Validate() error {
+	return errors.Join(c.validate(), required(AppTable, c.AppTable))
+}
+
+// LoadRelay reads the outbox-relay function's configuration: every variable of OutboxRoutes.
+func LoadRelay(getenv func(string) string) (Relay, error) {
+	c := Relay{Common: loadCommon(getenv), Routes: map[string][]string{}}
+	var errs []error
+	for _, typ := range slices.Sorted(maps.Keys(OutboxRoutes)) {
+		for _, name := range OutboxRoutes[typ] {
+			url := getenv(name)
+			if url == "" {
+				errs = append(errs, fmt.Errorf("%s: required (queue for %s)", name, typ))
+				continue
+			}
+			c.Routes[typ] = append(c.Routes[typ], url)
+		}
+	}
+	return c, errors.Join(append(errs, c.Validate())...)
+}
+
+// Validate reports every problem of c.
+func (c Relay) Validate() error {
+	errs := []error{c.validate()}
+	if len(c.Routes) == 0 {
+		errs = append(errs, errors.New("routes: no event type is routed to a queue"))
+	}
+	return errors.Join(errs...)
+}
+
+// LoadConsumer reads an idempotent consumer's configuration.
+func LoadConsumer(getenv func(string) string) (Consumer, error) {
+	c := Consumer{
+		Common:             loadCommon(getenv),
+		Name:               getenv(ConsumerName),
+		AppTable:           getenv(AppTable),
+		IdempotencyTable:   getenv(IdempotencyTable),
+		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
+		Retention:          DefaultRetention,
+	}
+	var errs []error
+	if s := getenv(RetentionDays); s != "" {
+		days, err := strconv.Atoi(s)
+		if err != nil || days < 1 {
+			errs = append(errs, fmt.Errorf("%s: %q is not a positive whole number of days", RetentionDays, s))
+		} else {
+			c.Retention = time.Duration(days) * 24 * time.Hour
+		}
+	}
+	return c, errors.Join(append(errs, c.Validate())...)
+}
+
+// Validate reports every problem of c.
+func (c Consumer) Validate() error {
+	errs := []error{
+		c.validate(),
+		required(ConsumerName, c.Name),
+		required(AppTable, c.AppTable),
+		required(IdempotencyTable, c.IdempotencyTable),
+		required(DeadLetterQueueURL, c.DeadLetterQueueURL),
+	}
+	if c.Retention <= 0 {
+		errs = append(errs, fmt.Errorf("%s: retention must be positive", RetentionDays))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,148 @@
+package ledger
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/internal/idempotency"
+)
+
+// Event types and the source of the events this package publishes.
+const (
+	Credited = "account.credited"
+	Debited  = "account.debited"
+	Source   = "onceflow/api"
+)
+
+// ReasonInsufficientFunds is the rejection reason of a debit larger than the balance.
+const ReasonInsufficientFunds = "insufficient funds"
+
+// MaxAmount bounds one movement, in minor units, so no balance can overflow an int64.
+const MaxAmount = 1_000_000_000_000
+
+// entryTime is the fixed-width time format of entry sort keys, so they sort by time.
+const entryTime = "2006-01-02T15:04:05.000000000Z"
+
+// MovementData is the data of account.credited and account.debited events.
+type MovementData struct {
+	AccountID string `json:"accountId"`
+	Amount    int64  `json:"amount"`
+}
+
+// Validate reports the first invalid field.
+func (d MovementData) Validate() error {
+	switch {
+	case d.AccountID == "":
+		return envelope.Malformed("data.accountId", "missing")
+	case d.Amount <= 0:
+		return envelope.Malformed("data.amount", "is %d; want a positive integer", d.Amount)
+	case d.Amount > MaxAmount:
+		return envelope.Malformed("data.amount", "is %d; at most %d", d.Amount, MaxAmount)
+	}
+	return nil
+}
+
+// Account is an account item.
+type Account struct {
+	ID      string `dynamodbav:"id"`
+	Balance int64  `dynamodbav:"balance"`
+}
+
+// Entry is an applied credit or debit.
+type Entry struct {
+	PK      string `dynamodbav:"pk" json:"-"`
+	SK      string `dynamodbav:"sk" json:"-"`
+	Kind    string `dynamodbav:"kind" json:"-"`
+	EventID string `dynamodbav:"eventId" json:"eventId"`
+	Type    string `dynamodbav:"type" json:"type"`
+	Amount  int64  `dynamodbav:"amount" json:"amount"`
+	At      string `dynamodbav:"at" json:"at"`
+}
+
+// PK is the partition key of account id: its account item and its entries.
+func PK(id string) string { return "ACCOUNT#" + id }
+
+// EventID is the stable event id of the movement a caller identifies by reference on account
+// id: the same reference gives the same event, so a retried request publishes nothing new.
+func EventID(accountID, reference string) string {
+	sum := sha256.Sum256([]byte(accountID + "\x00" + reference))
+	return "mv-" + hex.EncodeToString(sum[:20])
+}
+
+// NewEvent builds the event of a credit (typ Credited) or debit (Debited) of amount on
+// account id identified by the caller's reference.
+func NewEvent(typ, accountID, reference string, amount int64, at time.Time) (envelope.Event, error) {
+	if typ != Credited && typ != Debited {
+		return envelope.Event{}, fmt.Errorf("ledger event type %q is not %s or %s", typ, Credited, Debited)
+	}
+	return envelope.New(EventID(accountID, reference), Source, typ, accountID, at, MovementData{AccountID: accountID, Amount: amount})
+}
+
+// Handler returns the ledger consumer's handler: account.credited and account.debited.
+func Handler(table string) *idempotency.Router {
+	r := idempotency.NewRouter()
+	idempotency.Route(r, Credited, func(ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+		return Credit(table, ev, d)
+	})
+	idempotency.Route(r, Debited, func(ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+		return Debit(table, ev, d)
+	})
+	return r
+}
+
+// Credit is the effect of a credit: the balance grows by the amount (the account is created
+// on its first credit) and an entry is written.
+func Credit(table string, ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+	return movement(table, ev, d, "credit", d.Amount, nil)
+}
+
+// Debit is the effect of a debit: the balance shrinks by the amount if it stays at or above
+// zero, else the event is rejected with ReasonInsufficientFunds; an entry is written.
+func Debit(table string, ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
+	return movement(table, ev, d, "debit", -d.Amount, &enough)
+}
+
+func movement(table string, ev envelope.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
+	if ev.Subject != d.AccountID {
+		return idempotency.Effect{}, envelope.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
+	}
+	b := expression.NewBuilder().WithUpdate(expression.
+		Add(expression.Name("balance"), expression.Value(delta)).
+		Set(expression.Name("id"), expression.Value(d.AccountID)).
+		Set(expression.Name("kind"), expression.Value("account")))
+	reason := ""
+	if cond != nil {
+		b, reason = b.WithCondition(*cond), ReasonInsufficientFunds
+	}
+	upd, err := b.Build()
+	if err != nil {
+		return idempotency.Effect{}, fmt.Errorf("%s %s: %w", kind, ev.ID, err)
+	}
+	at := ev.Time.UTC()
+	entry, err := attributevalue.MarshalMap(Entry{PK: PK(d.AccountID),
+		SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry", EventID: ev.ID,
+		Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)})
+	if err != nil {
+		return idempotency.Effect{}, fmt.Errorf("marshal entry %s: %w", ev.ID, err)
+	}
+	key := map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: PK(d.AccountID)},
+		"sk": &types.AttributeValueMemberS{Value: "ACCOUNT"},
+	}
+	return idempotency.Effect{Writes: []idempotency.Write{
+		{Reason: reason, TransactWriteItem: types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(table), Key: key, UpdateExpression: upd.Update(),
+			ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(),
+			ExpressionAttributeValues: upd.Values()}}},
+		{TransactWriteItem: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: entry}}},
+	}}, nil
+}

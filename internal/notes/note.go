@@ -1,0 +1,110 @@
+package notes
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/internal/outbox"
+)
+
+// Event types and the source of the events this package publishes.
+const (
+	Created = "note.created"
+	Source  = "onceflow/api"
+)
+
+// Limits on a note's fields, in characters.
+const (
+	MaxTitle   = 200
+	MaxContent = 100_000
+)
+
+// Note is a note item.
+type Note struct {
+	PK        string   `dynamodbav:"pk" json:"-"`
+	SK        string   `dynamodbav:"sk" json:"-"`
+	Kind      string   `dynamodbav:"kind" json:"-"`
+	ID        string   `dynamodbav:"id" json:"id"`
+	Title     string   `dynamodbav:"title" json:"title"`
+	Content   string   `dynamodbav:"content" json:"content"`
+	Tags      []string `dynamodbav:"tags,omitempty" json:"tags"`
+	CreatedAt string   `dynamodbav:"createdAt" json:"createdAt"`
+}
+
+// Key returns the primary key of note id.
+func Key(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "NOTE#" + id},
+		"sk": &types.AttributeValueMemberS{Value: "NOTE"},
+	}
+}
+
+// TagKey returns the primary key of the counter of tag.
+func TagKey(tag string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "TAG#" + tag},
+		"sk": &types.AttributeValueMemberS{Value: "COUNT"},
+	}
+}
+
+// CreatedData is the data of a note.created event.
+type CreatedData struct {
+	NoteID  string `json:"noteId"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+// Validate reports the first invalid field.
+func (d CreatedData) Validate() error {
+	switch {
+	case d.NoteID == "":
+		return envelope.Malformed("data.noteId", "missing")
+	case d.Title == "":
+		return envelope.Malformed("data.title", "missing")
+	case utf8.RuneCountInString(d.Title) > MaxTitle:
+		return envelope.Malformed("data.title", "longer than %d characters", MaxTitle)
+	case utf8.RuneCountInString(d.Content) > MaxContent:
+		return envelope.Malformed("data.content", "longer than %d characters", MaxContent)
+	}
+	return nil
+}
+
+// CreatedEventID is the stable id of the note.created event of note id.
+func CreatedEventID(noteID string) string { return "note-created-" + noteID }
+
+// Create returns the writes that create note id with its note.created outbox event, to commit
+// in one transaction. The note's put fails if the id exists.
+func Create(table, id, title, content string, now time.Time) ([]types.TransactWriteItem, Note, error) {
+	data := CreatedData{NoteID: id, Title: title, Content: content}
+	if err := data.Validate(); err != nil {
+		return nil, Note{}, err
+	}
+	n := Note{PK: "NOTE#" + id, SK: "NOTE", Kind: "note", ID: id, Title: title, Content: content,
+		Tags: []string{}, CreatedAt: now.UTC().Format(time.RFC3339Nano)}
+	ev, err := envelope.New(CreatedEventID(id), Source, Created, id, now, data)
+	if err != nil {
+		return nil, Note{}, err
+	}
+	ob, err := outbox.Write(table, ev, now)
+	if err != nil {
+		return nil, Note{}, err
+	}
+	item, err := attributevalue.MarshalMap(n)
+	if err != nil {
+		return nil, Note{}, fmt.Errorf("marshal note %s: %w", id, err)
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name("pk"))).Build()
+	if err != nil {
+		return nil, Note{}, fmt.Errorf("note condition: %w", err)
+	}
+	put := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}}
+	return []types.TransactWriteItem{put, ob}, n, nil
+}
