@@ -30,6 +30,9 @@ func (e *MalformedError) Error() string {
 // Is makes errors.Is(err, ErrMalformed) true for every MalformedError.
 func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 
+// Permanent reports that retrying cannot help: the message belongs in a dead-letter queue.
+func (e *MalformedError) Permanent() bool { return true }
+
 // Malformed returns a MalformedError for field.
 func Malformed(field, problem string, args ...any) error {
 	return &MalformedError{Field: field, Problem: fmt.Sprintf(problem, args...)}

@@ -1,0 +1,93 @@
+package idempotency
+
+import (
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+type verdictKind int
+
+const (
+	committed    verdictKind = iota
+	recordExists             // the record's condition failed: duplicate or conflict
+	effectFailed             // an effect's own condition failed: rejected
+	transient                // throttling, conflicts, 5xx, network: retry
+	permanent                // DynamoDB refuses the request as such: retrying cannot help
+)
+
+type verdict struct {
+	kind  verdictKind
+	index int                             // for effectFailed: the failed write
+	old   map[string]types.AttributeValue // for recordExists: the stored record, if returned
+}
+
+// Cancellation reason codes and error codes DynamoDB returns, by class.
+var transientCodes = map[string]bool{
+	"TransactionConflict":                    true,
+	"TransactionConflictException":           true,
+	"ThrottlingError":                        true,
+	"ThrottlingException":                    true,
+	"ProvisionedThroughputExceeded":          true,
+	"ProvisionedThroughputExceededException": true,
+	"RequestLimitExceeded":                   true,
+	"InternalServerError":                    true,
+	"ServiceUnavailable":                     true,
+	"TransactionInProgressException":         true,
+	"LimitExceededException":                 true,
+}
+
+var permanentCodes = map[string]bool{
+	"ValidationError":                 true, // a cancellation reason: an item too large, a bad update
+	"ValidationException":             true,
+	"ItemCollectionSizeLimitExceeded": true,
+}
+
+// classify decides what a TransactWriteItems answer means. recordIndex is the position of
+// the idempotency record's Put in the transaction.
+func classify(err error, recordIndex int) verdict {
+	if err == nil {
+		return verdict{kind: committed}
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		return classifyReasons(tce.CancellationReasons, recordIndex)
+	}
+	var api smithy.APIError
+	if errors.As(err, &api) && permanentCodes[api.ErrorCode()] {
+		return verdict{kind: permanent}
+	}
+	// Throttling, 5xx, network errors, cancelled contexts, and anything unknown: a
+	// redelivery may succeed, and failing the message loses nothing.
+	return verdict{kind: transient}
+}
+
+func classifyReasons(reasons []types.CancellationReason, recordIndex int) verdict {
+	if recordIndex < len(reasons) && aws.ToString(reasons[recordIndex].Code) == "ConditionalCheckFailed" {
+		return verdict{kind: recordExists, old: reasons[recordIndex].Item}
+	}
+	failed, retry, refused := -1, false, false
+	for i, r := range reasons {
+		code := aws.ToString(r.Code)
+		switch {
+		case code == "ConditionalCheckFailed" && failed < 0:
+			failed = i
+		case transientCodes[code]:
+			retry = true
+		case permanentCodes[code]:
+			refused = true
+		}
+	}
+	switch {
+	case retry:
+		return verdict{kind: transient} // a condition read during a conflict may be stale
+	case failed >= 0:
+		return verdict{kind: effectFailed, index: failed}
+	case refused:
+		return verdict{kind: permanent}
+	default:
+		return verdict{kind: transient}
+	}
+}

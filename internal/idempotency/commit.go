@@ -1,0 +1,151 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func (r Record) key() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: r.Key}}
+}
+
+// absentCondition is true when no live record exists: none at all, or one whose expiry has
+// passed but which TTL has not deleted yet. Behaviour never depends on when TTL runs.
+func absentCondition(now time.Time) (expression.Expression, error) {
+	cond := expression.Name(attrKey).AttributeNotExists().
+		Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())))
+	return expression.NewBuilder().WithCondition(cond).Build()
+}
+
+// commit writes the effect and the record in one transaction and classifies the answer,
+// retrying transient failures within the deadline.
+func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Record) (Result, error) {
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		res.Outcome = Failed
+		return res, fmt.Errorf("encode record %s: %w", rec.Key, err)
+	}
+	cond, err := absentCondition(c.cfg.Now())
+	if err != nil {
+		res.Outcome = Failed
+		return res, fmt.Errorf("build record condition: %w", err)
+	}
+	items := make([]types.TransactWriteItem, 0, len(effect.Writes)+1)
+	for _, w := range effect.Writes {
+		items = append(items, w.TransactWriteItem)
+	}
+	recordIndex := len(items)
+	items = append(items, types.TransactWriteItem{Put: &types.Put{
+		TableName:                           aws.String(c.cfg.Table),
+		Item:                                item,
+		ConditionExpression:                 cond.Condition(),
+		ExpressionAttributeNames:            cond.Names(),
+		ExpressionAttributeValues:           cond.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}})
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
+
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		_, err := c.db.TransactWriteItems(ctx, in)
+		res.Commit += time.Since(start)
+		v := classify(err, recordIndex)
+		switch v.kind {
+		case committed:
+			res.Outcome = Applied
+			c.remember(rec, Applied, "")
+			return res, nil
+		case recordExists:
+			return c.existing(ctx, res, v.old, rec.PayloadHash)
+		case effectFailed:
+			reason := effect.Writes[v.index].Reason
+			if reason == "" {
+				reason = fmt.Sprintf("condition of write %d failed", v.index)
+			}
+			var done bool
+			res, done, err = c.reject(ctx, res, rec, reason, cond)
+			if done {
+				return res, err
+			}
+		case permanent:
+			res.Outcome = Failed
+			return res, &EffectError{EventType: rec.EventType, Problem: err.Error()}
+		}
+		if !c.cfg.Retry.wait(ctx, attempt) {
+			res.Outcome = Failed
+			return res, fmt.Errorf("commit %s after %d attempts: %w", rec.Key, attempt, err)
+		}
+	}
+}
+
+// reject records a rejection in its own conditional Put, so that a redelivery gets the same
+// answer. done is false when the Put failed transiently and the commit should be retried.
+func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression) (Result, bool, error) {
+	rec.Outcome, rec.Reason = string(Rejected), reason
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		res.Outcome = Failed
+		return res, true, fmt.Errorf("encode record %s: %w", rec.Key, err)
+	}
+	start := time.Now()
+	_, err = c.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                           aws.String(c.cfg.Table),
+		Item:                                item,
+		ConditionExpression:                 cond.Condition(),
+		ExpressionAttributeNames:            cond.Names(),
+		ExpressionAttributeValues:           cond.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	res.Commit += time.Since(start)
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case err == nil:
+		res.Outcome, res.Reason = Rejected, reason
+		c.remember(rec, Rejected, reason)
+		return res, true, nil
+	case errors.As(err, &ccf):
+		res, err = c.existing(ctx, res, ccf.Item, rec.PayloadHash)
+		return res, true, err
+	default:
+		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
+	}
+}
+
+// existing classifies a live record found by a failed condition: the same payload is a
+// duplicate, another payload a conflict.
+func (c *Consumer) existing(ctx context.Context, res Result, old map[string]types.AttributeValue, hash string) (Result, error) {
+	if old == nil { // ALL_OLD not honoured: read the record (consistently) instead
+		start := time.Now()
+		out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
+			Key: Record{Key: res.Key}.key(), ConsistentRead: aws.Bool(true)})
+		res.Commit += time.Since(start)
+		if err != nil {
+			res.Outcome = Failed
+			return res, fmt.Errorf("read record %s: %w", res.Key, err)
+		}
+		old = out.Item
+	}
+	var stored Record
+	if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
+		res.Outcome = Failed
+		return res, fmt.Errorf("decode record %s: %w", res.Key, err)
+	}
+	res = c.known(res, stored.PayloadHash, Outcome(stored.Outcome), stored.Reason, hash)
+	if res.Outcome == Duplicate {
+		c.remember(stored, Outcome(stored.Outcome), stored.Reason)
+	}
+	return res, c.conflictErr(res.Key, stored.PayloadHash, hash)
+}
+
+func (c *Consumer) remember(rec Record, outcome Outcome, reason string) {
+	c.cache.put(cacheEntry{key: rec.Key, hash: rec.PayloadHash, outcome: outcome, reason: reason,
+		expiresAt: time.Unix(rec.ExpiresAt, 0)})
+}

@@ -1,0 +1,177 @@
+package idempotency
+
+import (
+	"encoding/base64"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Limits of one TransactWriteItems call. The record takes one of the 100 items.
+const (
+	MaxEffectWrites    = 99
+	MaxTransactionSize = 4 << 20
+)
+
+// check rejects, before any call to DynamoDB, an effect that DynamoDB would refuse: too many
+// writes, too large, a write with no operation, or two writes to one item (the record
+// included, as recordTable/recordKey). keyNames are the attribute names that form a Put's key.
+func (e Effect) check(eventType string, keyNames []string, record itemRef) error {
+	invalid := func(format string, args ...any) error {
+		return &EffectError{EventType: eventType, Problem: fmt.Sprintf(format, args...)}
+	}
+	if n := len(e.Writes); n > MaxEffectWrites {
+		return invalid("%d writes; one transaction takes at most %d besides the idempotency record", n, MaxEffectWrites)
+	}
+	seen := map[itemRef]int{record: -1}
+	size := 0
+	for i, w := range e.Writes {
+		ref, n, err := w.describe(keyNames)
+		if err != nil {
+			return invalid("write %d: %v", i, err)
+		}
+		if j, dup := seen[ref]; dup {
+			if j < 0 {
+				return invalid("write %d targets the idempotency record %s", i, ref)
+			}
+			return invalid("writes %d and %d target the same item %s; DynamoDB allows one operation per item in a transaction", j, i, ref)
+		}
+		seen[ref] = i
+		size += n
+	}
+	if size > MaxTransactionSize {
+		return invalid("about %d bytes; a transaction takes at most %d", size, MaxTransactionSize)
+	}
+	return nil
+}
+
+// itemRef identifies one item: its table and its key.
+type itemRef struct{ table, key string }
+
+func (r itemRef) String() string { return r.table + "[" + r.key + "]" }
+
+// describe returns the item a write targets and an estimate of its size in bytes.
+func (w Write) describe(keyNames []string) (itemRef, int, error) {
+	var (
+		table  *string
+		key    map[string]types.AttributeValue
+		values []map[string]types.AttributeValue
+	)
+	ops := 0
+	if p := w.Put; p != nil {
+		ops++
+		table, values = p.TableName, []map[string]types.AttributeValue{p.Item, p.ExpressionAttributeValues}
+		key = map[string]types.AttributeValue{}
+		for _, k := range keyNames {
+			if v, ok := p.Item[k]; ok {
+				key[k] = v
+			}
+		}
+	}
+	if u := w.Update; u != nil {
+		ops++
+		table, key, values = u.TableName, u.Key, []map[string]types.AttributeValue{u.Key, u.ExpressionAttributeValues}
+	}
+	if d := w.Delete; d != nil {
+		ops++
+		table, key, values = d.TableName, d.Key, []map[string]types.AttributeValue{d.Key, d.ExpressionAttributeValues}
+	}
+	if c := w.ConditionCheck; c != nil {
+		ops++
+		table, key, values = c.TableName, c.Key, []map[string]types.AttributeValue{c.Key, c.ExpressionAttributeValues}
+	}
+	switch {
+	case ops != 1:
+		return itemRef{}, 0, fmt.Errorf("has %d operations; set exactly one of Put, Update, Delete, ConditionCheck", ops)
+	case aws.ToString(table) == "":
+		return itemRef{}, 0, fmt.Errorf("has no table name")
+	case len(key) == 0:
+		return itemRef{}, 0, fmt.Errorf("has no key (a Put item must carry its key attributes %v)", keyNames)
+	}
+	size := 0
+	for _, m := range values {
+		size += mapSize(m)
+	}
+	return itemRef{table: *table, key: canonicalKey(key)}, size, nil
+}
+
+// canonicalKey renders a key the same way whatever the map order.
+func canonicalKey(key map[string]types.AttributeValue) string {
+	names := make([]string, 0, len(key))
+	for k := range key {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	var b strings.Builder
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(k)
+		b.WriteByte('=')
+		switch v := key[k].(type) {
+		case *types.AttributeValueMemberS:
+			b.WriteString("S:" + v.Value)
+		case *types.AttributeValueMemberN:
+			b.WriteString("N:" + v.Value)
+		case *types.AttributeValueMemberB:
+			b.WriteString("B:" + base64.StdEncoding.EncodeToString(v.Value))
+		default:
+			fmt.Fprintf(&b, "%T", v)
+		}
+	}
+	return b.String()
+}
+
+// mapSize estimates the stored size of attributes as DynamoDB counts it: names plus values.
+func mapSize(m map[string]types.AttributeValue) int {
+	n := 0
+	for k, v := range m {
+		n += len(k) + valueSize(v)
+	}
+	return n
+}
+
+func valueSize(v types.AttributeValue) int {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return len(v.Value)/2 + 1
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
+		return 1
+	case *types.AttributeValueMemberSS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)
+		}
+		return n
+	case *types.AttributeValueMemberNS:
+		n := 0
+		for _, s := range v.Value {
+			n += len(s)/2 + 1
+		}
+		return n
+	case *types.AttributeValueMemberBS:
+		n := 0
+		for _, b := range v.Value {
+			n += len(b)
+		}
+		return n
+	case *types.AttributeValueMemberL:
+		n := 3
+		for _, e := range v.Value {
+			n += 1 + valueSize(e)
+		}
+		return n
+	case *types.AttributeValueMemberM:
+		return 3 + mapSize(v.Value) + len(v.Value)
+	default:
+		return 0
+	}
+}

@@ -1,0 +1,128 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Region and credentials every local client uses.
+const Region = "us-east-1"
+
+var seq atomic.Int64
+
+// Name returns a name unique in this test process and across runs, for tables and queues.
+func Name(prefix string) string {
+	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1e9, seq.Add(1))
+}
+
+func endpoint(tb testing.TB, name, what string) string {
+	tb.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		tb.Fatalf("%s is not set: this test needs %s. Run it with `make test`, or `infra/emulators.sh go test ./...`", name, what)
+	}
+	return v
+}
+
+// Config returns SDK configuration for the local emulators: static credentials, one region.
+func Config() aws.Config {
+	return aws.Config{Region: Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+}
+
+// DynamoDB returns a client for DynamoDB Local at $DYNAMODB_ENDPOINT; opts adjust it.
+func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
+	url := endpoint(tb, "DYNAMODB_ENDPOINT", "Amazon DynamoDB Local")
+	return dynamodb.NewFromConfig(Config(), append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+		o.BaseEndpoint = aws.String(url)
+	}}, opts...)...)
+}
+
+// SQS returns a client for the fauxqs emulator at $SQS_ENDPOINT.
+func SQS(tb testing.TB, opts ...func(*sqs.Options)) *sqs.Client {
+	url := endpoint(tb, "SQS_ENDPOINT", "the fauxqs SQS emulator")
+	return sqs.NewFromConfig(Config(), append([]func(*sqs.Options){func(o *sqs.Options) {
+		o.BaseEndpoint = aws.String(url)
+	}}, opts...)...)
+}
+
+// CreateTable creates an on-demand table with string keys pk and, if withSort, sk, waits
+// until it is active and deletes it when the test ends. It returns the table's name.
+func CreateTable(tb testing.TB, db *dynamodb.Client, prefix string, withSort bool) string {
+	tb.Helper()
+	name := Name(prefix)
+	in := &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+	}
+	if withSort {
+		in.AttributeDefinitions = append(in.AttributeDefinitions,
+			types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+	}
+	ctx := context.Background()
+	if _, err := db.CreateTable(ctx, in); err != nil {
+		tb.Fatalf("create table %s: %v", name, err)
+	}
+	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 30*time.Second); err != nil {
+		tb.Fatalf("wait for table %s: %v", name, err)
+	}
+	tb.Cleanup(func() {
+		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
+	})
+	return name
+}
+
+// Requests counts the API requests a client sends, retries included.
+type Requests struct {
+	n   atomic.Int64
+	ops sync.Map // operation name -> *atomic.Int64
+}
+
+// Total returns the number of requests sent so far.
+func (r *Requests) Total() int64 { return r.n.Load() }
+
+// Of returns the number of requests of one operation ("TransactWriteItems").
+func (r *Requests) Of(op string) int64 {
+	if v, ok := r.ops.Load(op); ok {
+		return v.(*atomic.Int64).Load()
+	}
+	return 0
+}
+
+// Middleware installs the counter on a client's stack: dynamodb.WithAPIOptions(r.Middleware).
+func (r *Requests) Middleware(stack *middleware.Stack) error {
+	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountRequests",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			r.n.Add(1)
+			op := middleware.GetOperationName(ctx)
+			v, _ := r.ops.LoadOrStore(op, new(atomic.Int64))
+			v.(*atomic.Int64).Add(1)
+			return next.HandleFinalize(ctx, in)
+		}), middleware.After)
+}
+
+// String lists the counts, for failure messages.
+func (r *Requests) String() string {
+	var b strings.Builder
+	r.ops.Range(func(k, v any) bool {
+		fmt.Fprintf(&b, "%s=%d ", k, v.(*atomic.Int64).Load())
+		return true
+	})
+	return strings.TrimSpace(b.String())
+}
