@@ -30,6 +30,11 @@ func (e *MalformedError) Error() string {
 // Is makes errors.Is(err, ErrMalformed) true for every MalformedError.
 func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 
+// Permanent reports true: a malformed message fails the same way on every delivery, so a
+// consumer should dead-letter it rather than retry it. Callers detect it duck-typed, with
+// errors.As to an interface{ Permanent() bool }, without importing this package.
+func (e *MalformedError) Permanent() bool { return true }
+
 // Malformed returns a MalformedError for field.
 func Malformed(field, problem string, args ...any) error {
 	return &MalformedError{Field: field, Problem: fmt.Sprintf(problem, args...)}
