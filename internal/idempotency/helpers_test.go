@@ -104,7 +104,7 @@ func (f *fixture) consumer(t *testing.T, name string, mod ...func(*idempotency.C
 	return f.consumerFor(t, name, f.router(), mod...)
 }
 
-func (f *fixture) consumerFor(t *testing.T, name string, h idempotency.Handler, mod ...func(*idempotency.Config)) *idempotency.Consumer {
+func (f *fixture) consumerFor(t testing.TB, name string, h idempotency.Handler, mod ...func(*idempotency.Config)) *idempotency.Consumer {
 	t.Helper()
 	cfg := idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
 		Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}

@@ -1,0 +1,131 @@
+package deadletter
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// SendMessageAPI is the one SQS call a Queue makes; *sqs.Client implements it.
+type SendMessageAPI interface {
+	SendMessage(ctx context.Context, params *sqs.SendMessageInput, optFns ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+}
+
+// Message attributes a dead-lettered message carries.
+const (
+	AttrReason          = "reason"          // the error text, truncated to fit
+	AttrSourceMessageID = "sourceMessageId" // the SQS message id it had on its source queue
+	AttrSourceQueueARN  = "sourceQueueArn"  // the queue it was received from
+	AttrReceiveCount    = "receiveCount"    // ApproximateReceiveCount when it was dead-lettered
+	AttrDeadLetteredAt  = "deadLetteredAt"  // RFC 3339, UTC
+)
+
+// MaxReasonBytes bounds the reason attribute; longer reasons are cut at a character boundary.
+const MaxReasonBytes = 4096
+
+// maxMessageBytes is the SQS message size limit that body and attributes must fit together.
+// SQS now allows up to 1 MiB, but 256 KiB was the default maximum of queues for years; a
+// message received from such a queue fits one too.
+const maxMessageBytes = 256 * 1024
+
+// Queue is a dead-letter queue. It is safe for concurrent use.
+type Queue struct {
+	client SendMessageAPI
+	url    string
+	fifo   bool
+	now    func() time.Time
+}
+
+// New returns the dead-letter queue at queueURL. It is a FIFO queue iff the URL ends in ".fifo".
+func New(client SendMessageAPI, queueURL string) *Queue {
+	return &Queue{client: client, url: queueURL, fifo: strings.HasSuffix(queueURL, ".fifo"), now: time.Now}
+}
+
+// DeadLetter sends msg's body unchanged to the queue with reason and its origin as message
+// attributes. On a FIFO queue it keeps msg's MessageGroupId (its message id when it has none)
+// and deduplicates on msg's MessageDeduplicationId, or its message id when it has none, so
+// dead-lettering one message twice within SQS's five-minute window stores it once.
+func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
+	in := &sqs.SendMessageInput{
+		QueueUrl:          aws.String(q.url),
+		MessageBody:       aws.String(msg.Body),
+		MessageAttributes: map[string]types.MessageAttributeValue{},
+	}
+	if q.fifo {
+		in.MessageGroupId = aws.String(firstNonEmpty(msg.Attributes["MessageGroupId"], msg.MessageId))
+		in.MessageDeduplicationId = aws.String(firstNonEmpty(msg.Attributes["MessageDeduplicationId"], msg.MessageId))
+	}
+	budget := maxMessageBytes - len(msg.Body)
+	for name, value := range map[string]string{
+		AttrSourceMessageID: msg.MessageId,
+		AttrSourceQueueARN:  msg.EventSourceARN,
+		AttrReceiveCount:    msg.Attributes["ApproximateReceiveCount"],
+		AttrDeadLetteredAt:  q.now().UTC().Format(time.RFC3339),
+	} {
+		budget -= addString(in.MessageAttributes, name, value)
+	}
+	if reason != nil {
+		limit := min(MaxReasonBytes, budget-len(AttrReason)-len("String"))
+		addString(in.MessageAttributes, AttrReason, truncate(sanitize(reason.Error()), limit))
+	}
+	if _, err := q.client.SendMessage(ctx, in); err != nil {
+		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
+	}
+	return nil
+}
+
+// addString sets a String attribute unless value is empty (SQS rejects empty values) and
+// returns the bytes it counts toward the message size.
+func addString(attrs map[string]types.MessageAttributeValue, name, value string) int {
+	if value == "" {
+		return 0
+	}
+	attrs[name] = types.MessageAttributeValue{DataType: aws.String("String"), StringValue: aws.String(value)}
+	return len(name) + len("String") + len(value)
+}
+
+// sanitize makes s valid UTF-8 made of the characters SQS accepts (#x9, #xA, #xD, #x20 to
+// #xD7FF, #xE000 to #xFFFD, #x10000 to #x10FFFF), replacing the others with U+FFFD.
+func sanitize(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\t' || r == '\n' || r == '\r',
+			r >= 0x20 && r <= 0xD7FF,
+			r >= 0xE000 && r <= 0xFFFD,
+			r >= 0x10000 && r <= 0x10FFFF:
+			return r
+		}
+		return '\uFFFD'
+	}, s)
+}
+
+// truncate cuts s to at most limit bytes at a character boundary, marking the cut with "…".
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	const mark = "…"
+	if limit < len(mark) {
+		return ""
+	}
+	cut := limit - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

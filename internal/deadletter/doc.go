@@ -1,0 +1,5 @@
+// Package deadletter sends messages that can never succeed to an SQS dead-letter queue, body
+// unchanged, with the reason and where they came from as message attributes, so a person can
+// find, understand and redrive them. On a FIFO dead-letter queue a repeated dead-letter of one
+// message is dropped by the broker.
+package deadletter
