@@ -205,3 +205,14 @@ func LoadEvent(tb testing.TB, name string, v any) {
 		tb.Fatalf("decode sample event %s: %v", name, err)
 	}
 }
+
+// SQSEvent shapes received messages as the Lambda event source mapping delivers them.
+func SQSEvent(msgs []sqstypes.Message, queueARN string) events.SQSEvent {
+	var ev events.SQSEvent
+	for _, m := range msgs {
+		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId),
+			ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body), Attributes: m.Attributes,
+			EventSource: "aws:sqs", EventSourceARN: queueARN, AWSRegion: testenv.Region})
+	}
+	return ev
+}

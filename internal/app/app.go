@@ -1,0 +1,55 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/onceflow/onceflow/internal/api"
+	"github.com/onceflow/onceflow/internal/batch"
+	"github.com/onceflow/onceflow/internal/config"
+	"github.com/onceflow/onceflow/internal/deadletter"
+	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/internal/metrics"
+	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/internal/outbox"
+	"github.com/onceflow/onceflow/internal/publish"
+)
+
+// Namespace is the CloudWatch metrics namespace of every function.
+const Namespace = "onceflow"
+
+// NewAPI returns the api function's handler.
+func NewAPI(cfg config.API, db api.DB, logger *slog.Logger) (*api.Handler, error) {
+	return api.New(api.Config{DB: db, Table: cfg.AppTable, Logger: logger})
+}
+
+// NewRelay returns the outbox-relay function's handler.
+func NewRelay(cfg config.Relay, client publish.Sender, logger *slog.Logger, m *metrics.Recorder) (*outbox.Relay, error) {
+	p, err := publish.New(client, publish.Config{})
+	if err != nil {
+		return nil, err
+	}
+	return outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: cfg.Routes, Logger: logger, Metrics: m})
+}
+
+// NewNoteTagger returns the note-tagger function's handler.
+func NewNoteTagger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+	return NewConsumer(cfg, notes.Tagger(cfg.AppTable), db, client, logger, m)
+}
+
+// NewLedger returns the ledger function's handler.
+func NewLedger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+	return NewConsumer(cfg, ledger.Handler(cfg.AppTable), db, client, logger, m)
+}
+
+// NewConsumer returns an SQS batch handler that applies h's effects exactly once and moves
+// malformed messages to the configured dead-letter queue.
+func NewConsumer(cfg config.Consumer, h idempotency.Handler, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+	c, err := idempotency.New(db, h, idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable,
+		Retention: cfg.Retention, Logger: logger, Metrics: m})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	return batch.New(c, batch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+}
