@@ -17,3 +17,53 @@ bench:
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
+
+# ---------------------------------------------------------------------------------------------
+# Application functions (issue 3). SAM builds each function with `make build-<LogicalId>`
+# (BuildMethod: makefile) into $(ARTIFACTS_DIR)/bootstrap: static, arm64, provided.al2023.
+# `make build` builds every function for this machine into .local/build/<fn>/bootstrap.
+# ---------------------------------------------------------------------------------------------
+FUNCTIONS     := api outbox-relay note-tagger ledger
+LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags "-s -w"
+LAMBDA_BUILD   = GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
+SAM           ?= sam
+
+.PHONY: build build-ApiFunction build-OutboxRelayFunction build-NoteTaggerFunction build-LedgerFunction \
+	sam-build deploy $(addprefix invoke-,$(FUNCTIONS))
+
+build-ApiFunction:
+	$(LAMBDA_BUILD) ./functions/api
+build-OutboxRelayFunction:
+	$(LAMBDA_BUILD) ./functions/outbox-relay
+build-NoteTaggerFunction:
+	$(LAMBDA_BUILD) ./functions/note-tagger
+build-LedgerFunction:
+	$(LAMBDA_BUILD) ./functions/ledger
+
+## build: every function's bootstrap for this machine, into .local/build/<fn>/bootstrap
+build:
+	@for fn in $(FUNCTIONS); do \
+	  CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o .local/build/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	  echo "built .local/build/$$fn/bootstrap"; \
+	done
+
+## sam-build: the deployable artifacts in .aws-sam/ (needs the SAM CLI)
+sam-build:
+	$(SAM) build
+
+## deploy: sam build, then sam deploy with samconfig.toml (needs the SAM CLI and AWS credentials)
+deploy: sam-build
+	$(SAM) deploy
+
+## invoke-<fn>: sam local invoke of one function on a sample event (needs the SAM CLI and Docker);
+## EVENT=events/<file>.json picks another sample
+invoke-api:          EVENT ?= events/api-create-note.json
+invoke-outbox-relay: EVENT ?= events/outbox-relay-insert.json
+invoke-note-tagger:  EVENT ?= events/note-tagger-batch.json
+invoke-ledger:       EVENT ?= events/ledger-batch.json
+invoke-api:          FN := ApiFunction
+invoke-outbox-relay: FN := OutboxRelayFunction
+invoke-note-tagger:  FN := NoteTaggerFunction
+invoke-ledger:       FN := LedgerFunction
+$(addprefix invoke-,$(FUNCTIONS)): sam-build
+	$(SAM) local invoke $(FN) -e $(EVENT)

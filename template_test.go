@@ -1,0 +1,367 @@
+package onceflow_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/onceflow/onceflow/internal/config"
+)
+
+// doc is template.yaml with its short-form intrinsics expanded to their long forms
+// ({"Ref": x}, {"Fn::GetAtt": [a, b]}, {"Fn::Sub": s}, ...).
+type doc = map[string]any
+
+func loadTemplate(t *testing.T) doc {
+	t.Helper()
+	b, err := os.ReadFile("template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		t.Fatalf("template.yaml: %v", err)
+	}
+	return expand(root.Content[0]).(doc)
+}
+
+func expand(n *yaml.Node) any {
+	var v any
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := doc{}
+		for i := 0; i < len(n.Content); i += 2 {
+			m[n.Content[i].Value] = expand(n.Content[i+1])
+		}
+		v = m
+	case yaml.SequenceNode:
+		l := []any{}
+		for _, c := range n.Content {
+			l = append(l, expand(c))
+		}
+		v = l
+	case yaml.AliasNode:
+		return expand(n.Alias)
+	default:
+		var s any
+		_ = n.Decode(&s)
+		v = s
+	}
+	switch tag := n.Tag; {
+	case tag == "!Ref":
+		return doc{"Ref": n.Value}
+	case tag == "!GetAtt":
+		if s, ok := v.(string); ok {
+			res, attr, _ := strings.Cut(s, ".")
+			return doc{"Fn::GetAtt": []any{res, attr}}
+		}
+		return doc{"Fn::GetAtt": v}
+	case strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!"):
+		return doc{"Fn::" + tag[1:]: v}
+	}
+	return v
+}
+
+func get(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(doc)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+func num(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case string:
+		var i int
+		fmt.Sscan(n, &i)
+		return i
+	}
+	return 0
+}
+
+func resourcesOfType(tpl doc, typ string) map[string]doc {
+	out := map[string]doc{}
+	for id, r := range get(tpl, "Resources").(doc) {
+		if get(r, "Type") == typ {
+			out[id] = r.(doc)
+		}
+	}
+	return out
+}
+
+// refTarget returns the logical id a {"Ref"} or {"Fn::GetAtt"} points at.
+func refTarget(v any) string {
+	if s, ok := get(v, "Ref").(string); ok {
+		return s
+	}
+	if l, ok := get(v, "Fn::GetAtt").([]any); ok && len(l) > 0 {
+		return l[0].(string)
+	}
+	return ""
+}
+
+func functionTimeout(tpl doc, fn doc) int {
+	if t := get(fn, "Properties", "Timeout"); t != nil {
+		return num(t)
+	}
+	return num(get(tpl, "Globals", "Function", "Timeout"))
+}
+
+func TestTemplate_has_every_resource_the_application_needs(t *testing.T) {
+	tpl := loadTemplate(t)
+	want := map[string]string{
+		"ApiFunction": "AWS::Serverless::Function", "OutboxRelayFunction": "AWS::Serverless::Function",
+		"NoteTaggerFunction": "AWS::Serverless::Function", "LedgerFunction": "AWS::Serverless::Function",
+		"AppTable": "AWS::DynamoDB::Table", "IdempotencyTable": "AWS::DynamoDB::Table",
+		"NotesQueue": "AWS::SQS::Queue", "NotesDeadLetterQueue": "AWS::SQS::Queue",
+		"LedgerQueue": "AWS::SQS::Queue", "LedgerDeadLetterQueue": "AWS::SQS::Queue",
+	}
+	for id, typ := range want {
+		if got := get(tpl, "Resources", id, "Type"); got != typ {
+			t.Errorf("resource %s has type %v; want %s", id, got, typ)
+		}
+	}
+	for _, p := range []string{"Stage", "RetentionDays", "LogLevel"} {
+		if get(tpl, "Parameters", p) == nil {
+			t.Errorf("parameter %s is missing", p)
+		}
+	}
+	g := get(tpl, "Globals", "Function")
+	if get(g, "Runtime") != "provided.al2023" || !slices.Equal(get(g, "Architectures").([]any), []any{"arm64"}) ||
+		get(g, "Handler") != "bootstrap" || get(g, "Tracing") != "Active" || get(g, "LoggingConfig", "LogFormat") != "JSON" {
+		t.Errorf("Globals.Function = %v; want provided.al2023, arm64, bootstrap, tracing, JSON logs", g)
+	}
+	for _, o := range []string{"ApiUrl", "NotesQueueUrl", "LedgerQueueUrl", "AppTableName", "IdempotencyTableName"} {
+		if get(tpl, "Outputs", o) == nil {
+			t.Errorf("output %s is missing", o)
+		}
+	}
+}
+
+func TestTemplate_tables_are_on_demand_encrypted_recoverable_with_ttl(t *testing.T) {
+	tpl := loadTemplate(t)
+	for id, tbl := range resourcesOfType(tpl, "AWS::DynamoDB::Table") {
+		p := get(tbl, "Properties")
+		if get(p, "BillingMode") != "PAY_PER_REQUEST" || get(p, "SSESpecification", "SSEEnabled") != true ||
+			get(p, "PointInTimeRecoverySpecification", "PointInTimeRecoveryEnabled") != true {
+			t.Errorf("%s: want on-demand, SSE and point-in-time recovery", id)
+		}
+		if get(p, "TimeToLiveSpecification", "Enabled") != true || get(p, "TimeToLiveSpecification", "AttributeName") != "expiresAt" {
+			t.Errorf("%s: want TTL on expiresAt", id)
+		}
+	}
+	if got := get(tpl, "Resources", "AppTable", "Properties", "StreamSpecification", "StreamViewType"); got != "NEW_IMAGE" {
+		t.Errorf("AppTable stream view = %v; want NEW_IMAGE", got)
+	}
+}
+
+func TestTemplate_every_queue_has_a_dead_letter_queue_of_the_same_kind(t *testing.T) {
+	tpl := loadTemplate(t)
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	terminal := map[string]bool{} // dead-letter queues and failure destinations
+	for _, q := range queues {
+		if dl := refTarget(get(q, "Properties", "RedrivePolicy", "deadLetterTargetArn")); dl != "" {
+			terminal[dl] = true
+		}
+	}
+	for _, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		for _, ev := range get(fn, "Properties", "Events").(doc) {
+			if d := refTarget(get(ev, "Properties", "DestinationConfig", "OnFailure", "Destination")); d != "" {
+				terminal[d] = true
+			}
+		}
+	}
+	for id, q := range queues {
+		if terminal[id] {
+			continue
+		}
+		rp := get(q, "Properties", "RedrivePolicy")
+		dl := refTarget(get(rp, "deadLetterTargetArn"))
+		if dl == "" || queues[dl] == nil {
+			t.Errorf("%s has no dead-letter queue", id)
+			continue
+		}
+		if num(get(rp, "maxReceiveCount")) < 5 {
+			t.Errorf("%s: maxReceiveCount %v; want at least 5", id, get(rp, "maxReceiveCount"))
+		}
+		if get(q, "Properties", "FifoQueue") != get(queues[dl], "Properties", "FifoQueue") {
+			t.Errorf("%s and its dead-letter queue %s are not of the same kind", id, dl)
+		}
+		if get(q, "Properties", "FifoQueue") == true && (get(q, "Properties", "DeduplicationScope") != "messageGroup" ||
+			get(q, "Properties", "FifoThroughputLimit") != "perMessageGroupId") {
+			t.Errorf("%s: want high-throughput FIFO settings", id)
+		}
+	}
+	for id, q := range queues {
+		if get(q, "Properties", "SqsManagedSseEnabled") != true {
+			t.Errorf("%s: want SSE", id)
+		}
+	}
+}
+
+func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
+	tpl := loadTemplate(t)
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	streams := 0
+	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		for name, ev := range get(fn, "Properties", "Events").(doc) {
+			p := get(ev, "Properties")
+			typ := get(ev, "Type")
+			if typ != "SQS" && typ != "DynamoDB" {
+				continue
+			}
+			if l, _ := get(p, "FunctionResponseTypes").([]any); !slices.Contains(l, any("ReportBatchItemFailures")) {
+				t.Errorf("%s.%s: want FunctionResponseTypes [ReportBatchItemFailures]", id, name)
+			}
+			switch typ {
+			case "SQS":
+				q := refTarget(get(p, "Queue"))
+				if num(get(p, "BatchSize")) != 10 || num(get(p, "ScalingConfig", "MaximumConcurrency")) < 2 {
+					t.Errorf("%s.%s: want batch size 10 and a maximum concurrency", id, name)
+				}
+				vis, timeout := num(get(queues[q], "Properties", "VisibilityTimeout")), functionTimeout(tpl, fn)
+				if vis < 6*timeout {
+					t.Errorf("%s: visibility timeout %d is under 6 x %s's timeout %d", q, vis, id, timeout)
+				}
+			case "DynamoDB":
+				streams++
+				if get(p, "BisectBatchOnFunctionError") != true || num(get(p, "MaximumRetryAttempts")) == 0 ||
+					refTarget(get(p, "DestinationConfig", "OnFailure", "Destination")) == "" {
+					t.Errorf("%s.%s: want bisect, a retry limit and an on-failure destination", id, name)
+				}
+			}
+		}
+	}
+	if streams != 1 {
+		t.Errorf("%d stream event sources; want the relay's one", streams)
+	}
+}
+
+func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
+	tpl := loadTemplate(t)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case doc:
+			for k, c := range v {
+				walk(path+"."+k, c)
+			}
+		case []any:
+			for i, c := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), c)
+			}
+		case string:
+			if strings.Contains(path, ".Action") || strings.Contains(path, ".Resource") {
+				if strings.Contains(v, "*") {
+					t.Errorf("%s = %q: no wildcard actions or resources", path, v)
+				}
+			}
+		}
+	}
+	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		pol := get(fn, "Properties", "Policies")
+		if pol == nil {
+			t.Errorf("%s has no policies", id)
+		}
+		walk(id+".Policies", pol)
+	}
+}
+
+// kebab turns "OutboxRelayFunction" into "outbox-relay".
+func kebab(logicalID string) string {
+	name := strings.TrimSuffix(logicalID, "Function")
+	return strings.ToLower(regexp.MustCompile(`([a-z0-9])([A-Z])`).ReplaceAllString(name, "$1-$2"))
+}
+
+func TestTemplate_every_function_has_a_build_target_sample_events_and_its_environment(t *testing.T) {
+	tpl := loadTemplate(t)
+	makefile, err := os.ReadFile("Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaders := map[string]func(func(string) string) error{
+		"ApiFunction":         func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
+		"OutboxRelayFunction": func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
+		"NoteTaggerFunction":  func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+		"LedgerFunction":      func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+	}
+	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
+	if len(fns) != len(loaders) {
+		t.Errorf("%d functions in the template; want %d", len(fns), len(loaders))
+	}
+	for id, fn := range fns {
+		t.Run(id, func(t *testing.T) {
+			name := kebab(id)
+			if get(fn, "Metadata", "BuildMethod") != "makefile" {
+				t.Error("want Metadata.BuildMethod makefile")
+			}
+			if !regexp.MustCompile(`(?m)^build-` + id + `:`).Match(makefile) {
+				t.Errorf("Makefile has no build-%s target", id)
+			}
+			if _, err := os.Stat(filepath.Join("functions", name, "main.go")); err != nil {
+				t.Errorf("no functions/%s/main.go", name)
+			}
+			if samples, _ := filepath.Glob(filepath.Join("events", name+"-*.json")); len(samples) == 0 {
+				t.Errorf("no sample event events/%s-*.json", name)
+			}
+			set, _ := get(fn, "Properties", "Environment", "Variables").(doc)
+			load, ok := loaders[id]
+			if !ok {
+				t.Fatalf("no configuration loader known for %s", id)
+			}
+			var read []string
+			_ = load(func(k string) string { read = append(read, k); return "" })
+			for _, k := range read {
+				if _, ok := set[k]; !ok {
+					t.Errorf("reads %s, which the template does not set", k)
+				}
+			}
+		})
+	}
+}
+
+func TestTemplate_api_routes_are_the_public_contract(t *testing.T) {
+	tpl := loadTemplate(t)
+	var got []string
+	for _, ev := range get(tpl, "Resources", "ApiFunction", "Properties", "Events").(doc) {
+		if get(ev, "Type") == "HttpApi" {
+			got = append(got, fmt.Sprint(get(ev, "Properties", "Method"), " ", get(ev, "Properties", "Path")))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"GET /accounts/{id}", "GET /notes/{id}", "GET /tags/{tag}",
+		"POST /accounts/{id}/credits", "POST /accounts/{id}/debits", "POST /notes"}
+	if !slices.Equal(got, want) {
+		t.Errorf("routes = %v; want %v", got, want)
+	}
+}
+
+func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) {
+	tpl := loadTemplate(t)
+	watched := map[string]bool{}
+	for _, a := range resourcesOfType(tpl, "AWS::CloudWatch::Alarm") {
+		for _, d := range get(a, "Properties", "Dimensions").([]any) {
+			watched[fmt.Sprint(get(a, "Properties", "MetricName"), " ", refTarget(get(d, "Value")))] = true
+		}
+	}
+	for _, w := range []string{
+		"ApproximateNumberOfMessagesVisible NotesDeadLetterQueue", "ApproximateNumberOfMessagesVisible LedgerDeadLetterQueue",
+		"ApproximateAgeOfOldestMessage NotesQueue", "ApproximateAgeOfOldestMessage LedgerQueue",
+	} {
+		if !watched[w] {
+			t.Errorf("no alarm on %s", w)
+		}
+	}
+}
