@@ -138,7 +138,7 @@ func (r *Relay) send(ctx context.Context, url string, ps []pending, failed []err
 }
 
 func (r *Relay) response(ctx context.Context, ev events.DynamoDBEvent, failed []error) events.DynamoDBEventResponse {
-	var resp events.DynamoDBEventResponse
+	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
 	for i, err := range failed {
 		if err == nil && len(resp.BatchItemFailures) == 0 {
 			continue
