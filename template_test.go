@@ -298,8 +298,10 @@ func TestTemplate_every_function_has_a_build_target_sample_events_and_its_enviro
 		"LedgerFunction":      func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
 	}
 	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
-	if len(fns) != len(loaders) {
-		t.Errorf("%d functions in the template; want %d", len(fns), len(loaders))
+	for id := range loaders {
+		if fns[id] == nil {
+			t.Errorf("function %s is missing from the template", id)
+		}
 	}
 	for id, fn := range fns {
 		t.Run(id, func(t *testing.T) {
@@ -319,7 +321,7 @@ func TestTemplate_every_function_has_a_build_target_sample_events_and_its_enviro
 			set, _ := get(fn, "Properties", "Environment", "Variables").(doc)
 			load, ok := loaders[id]
 			if !ok {
-				t.Fatalf("no configuration loader known for %s", id)
+				t.Fatalf("no configuration loader known for %s: read its environment in internal/config and add the loader here", id)
 			}
 			var read []string
 			_ = load(func(k string) string { read = append(read, k); return "" })

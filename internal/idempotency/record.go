@@ -33,6 +33,11 @@ type Record struct {
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
 	ExpiresAt      int64  `dynamodbav:"expiresAt"`         // epoch seconds; expired records count as absent
 	Payload        string `dynamodbav:"payload,omitempty"` // the message body, when Config.StorePayload
+
+	// Lease mode only (LeasedConsumer); empty on records of the transactional mode.
+	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted
+	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
+	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
 }
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an

@@ -1,0 +1,186 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// complete marks the record completed, fenced by this owner's lease, retrying transient
+// failures. A refused fence is a LeaseLostError and writes nothing.
+func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Result, error) {
+	now := c.cfg.Now()
+	rec := l.rec
+	rec.Status, rec.Outcome, rec.ProcessedAt, rec.LeaseExpiresAt = StatusCompleted, string(Applied), rfc3339(now), 0
+	rec.ExpiresAt = now.Add(c.cfg.Retention).Unix()
+	update := expression.Set(expression.Name(attrStatus), expression.Value(rec.Status)).
+		Set(expression.Name("outcome"), expression.Value(rec.Outcome)).
+		Set(expression.Name("processedAt"), expression.Value(rec.ProcessedAt)).
+		Set(expression.Name(attrExpiresAt), expression.Value(rec.ExpiresAt)).
+		Remove(expression.Name(attrLeaseExpiresAt))
+	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(ownedBy(rec.Owner)).Build()
+	if err != nil {
+		res.Outcome = Failed
+		return res, fmt.Errorf("build completion of %s: %w", rec.Key, err)
+	}
+	in := &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.cfg.Table),
+		Key:                                 rec.key(),
+		UpdateExpression:                    expr.Update(),
+		ConditionExpression:                 expr.Condition(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		_, err := c.db.UpdateItem(ctx, in)
+		res.Commit += time.Since(start)
+		var ccf *types.ConditionalCheckFailedException
+		switch {
+		case err == nil || errors.As(err, &ccf) && completedBy(ccf.Item, rec.Owner): // the latter: a retry after a lost answer
+			res.Outcome = Applied
+			c.core.remember(rec, Applied, "")
+			return res, nil
+		case errors.As(err, &ccf):
+			res.Outcome = Failed
+			return res, lostLease(l, "complete", ccf.Item)
+		}
+		if !c.cfg.Retry.wait(ctx, attempt) {
+			res.Outcome = Failed
+			return res, fmt.Errorf("complete %s after %d attempts, the effect will run again once the lease expires: %w", rec.Key, attempt, err)
+		}
+	}
+}
+
+func completedBy(item map[string]types.AttributeValue, owner string) bool {
+	var r Record
+	return item != nil && attributevalue.UnmarshalMap(item, &r) == nil && r.Status == StatusCompleted && r.Owner == owner
+}
+
+// release deletes the record after the effect failed, fenced by owner = this owner, so that
+// the next delivery runs the effect at once rather than after the lease.
+func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) error {
+	cond, err := expression.NewBuilder().
+		WithCondition(expression.Name(attrOwner).Equal(expression.Value(l.rec.Owner))).Build()
+	if err != nil {
+		return fmt.Errorf("build release of %s: %w", l.rec.Key, err)
+	}
+	in := &dynamodb.DeleteItemInput{
+		TableName:                           aws.String(c.cfg.Table),
+		Key:                                 l.rec.key(),
+		ConditionExpression:                 cond.Condition(),
+		ExpressionAttributeNames:            cond.Names(),
+		ExpressionAttributeValues:           cond.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		_, err := c.db.DeleteItem(ctx, in)
+		res.Commit += time.Since(start)
+		var ccf *types.ConditionalCheckFailedException
+		switch {
+		case err == nil || errors.As(err, &ccf) && ccf.Item == nil: // gone: nothing of ours stands
+			return nil
+		case errors.As(err, &ccf):
+			return lostLease(l, "release", ccf.Item)
+		}
+		if !c.cfg.Retry.wait(ctx, attempt) {
+			return fmt.Errorf("release %s after %d attempts, it stays held until its lease expires: %w", l.rec.Key, attempt, err)
+		}
+	}
+}
+
+// hold returns the context the effect runs in, and a stop function to call when it returns.
+// Without a heartbeat the context ends when the lease runs out; with one, the lease is
+// extended while the effect runs, and the context is cancelled with a LeaseLostError when an
+// extension is refused. stop returns that error, if any.
+func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, func() error) {
+	effectCtx, cancel := context.WithCancelCause(ctx)
+	if c.cfg.Heartbeat <= 0 {
+		bounded, cancelBound := context.WithDeadline(effectCtx, l.until)
+		return bounded, func() error { cancelBound(); cancel(nil); return nil }
+	}
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		c.heartbeat(effectCtx, cancel, l, done)
+	}()
+	return effectCtx, func() error {
+		close(done)
+		<-stopped
+		cause := context.Cause(effectCtx)
+		cancel(nil)
+		if errors.Is(cause, ErrLeaseLost) {
+			return cause
+		}
+		return nil
+	}
+}
+
+// heartbeat extends the lease every Heartbeat until done is closed, and cancels the effect
+// when the lease is lost: refused, or run out while extensions kept failing.
+func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
+	t := time.NewTicker(c.cfg.Heartbeat)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		err := c.extend(ctx, l)
+		var lost *LeaseLostError
+		switch {
+		case err == nil:
+		case errors.As(err, &lost):
+			cancel(lost)
+			return
+		case !time.Now().Before(l.until):
+			cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, err))
+			return
+		default:
+			c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease heartbeat failed, retrying",
+				slog.String("consumer", c.cfg.Name), slog.String("key", l.rec.Key), slog.String("error", err.Error()))
+		}
+	}
+}
+
+// extend moves the lease's expiry to a lease length from now, fenced by this owner.
+func (c *LeasedConsumer) extend(ctx context.Context, l *lease) error {
+	start, length := time.Now(), c.leaseLength(ctx)
+	expr, err := expression.NewBuilder().
+		WithUpdate(expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(c.cfg.Now().Add(length).UnixMilli()))).
+		WithCondition(ownedBy(l.rec.Owner)).Build()
+	if err != nil {
+		return fmt.Errorf("build lease extension of %s: %w", l.rec.Key, err)
+	}
+	_, err = c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                           aws.String(c.cfg.Table),
+		Key:                                 l.rec.key(),
+		UpdateExpression:                    expr.Update(),
+		ConditionExpression:                 expr.Condition(),
+		ExpressionAttributeNames:            expr.Names(),
+		ExpressionAttributeValues:           expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	})
+	var ccf *types.ConditionalCheckFailedException
+	switch {
+	case errors.As(err, &ccf):
+		return lostLease(l, "heartbeat", ccf.Item)
+	case err != nil:
+		return fmt.Errorf("extend lease of %s: %w", l.rec.Key, err)
+	}
+	l.until = start.Add(length)
+	return nil
+}

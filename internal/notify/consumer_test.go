@@ -1,0 +1,58 @@
+package notify_test
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/internal/testenv"
+)
+
+// The note-notifier as deployed: a LeasedConsumer running a Notifier, on DynamoDB Local.
+func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_failures(t *testing.T) {
+	t.Parallel()
+	db := testenv.DynamoDB(t)
+	table := testenv.CreateTable(t, db, "idem", false)
+	r := newReceiver(t, http.StatusServiceUnavailable)
+	c, err := idempotency.NewLeased(db, notifier(t, r.URL, 0),
+		idempotency.LeaseConfig{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := noteCreated(t, testenv.Name("note-created"), map[string]string{"noteId": "1", "title": "Hello", "content": "x"})
+	msg := sqsMessage(t, ev)
+
+	if res, err := c.Process(context.Background(), msg); res.Outcome != idempotency.Failed || err == nil || permanent(err) {
+		t.Fatalf("delivery while the webhook answers 503 = %+v, %v; want failed, to be retried", res, err)
+	}
+	r.mu.Lock()
+	r.status = http.StatusOK
+	r.mu.Unlock()
+	for i, want := range []idempotency.Outcome{idempotency.Applied, idempotency.Duplicate, idempotency.Duplicate} {
+		msg.Attributes["ApproximateReceiveCount"] = strconv.Itoa(i + 2)
+		if res, err := c.Process(context.Background(), msg); err != nil || res.Outcome != want {
+			t.Fatalf("delivery %d = %+v, %v; want %s", i+2, res, err, want)
+		}
+	}
+	key := notify.IdempotencyKey(idempotency.Key("note-notifier", ev.ID))
+	calls := r.Calls()
+	if len(calls) != 2 || calls[0].key != key || calls[1].key != key {
+		t.Errorf("calls = %+v; want two (503, then 200), both with key %s", calls, key)
+	}
+}
+
+func sqsMessage(t *testing.T, ev envelope.Event) events.SQSMessage {
+	t.Helper()
+	body, err := envelope.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events.SQSMessage{MessageId: "m-" + ev.ID, Body: string(body), EventSource: "aws:sqs",
+		Attributes: map[string]string{"MessageGroupId": ev.Subject, "ApproximateReceiveCount": "1"}}
+}

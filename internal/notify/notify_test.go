@@ -1,0 +1,175 @@
+package notify_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/internal/notify"
+)
+
+// call is what the webhook receiver saw of one request.
+type call struct {
+	method, contentType, key string
+	body                     notify.Notification
+}
+
+// receiver answers status to every call and records it.
+type receiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	calls  []call
+	status int
+	delay  time.Duration
+}
+
+func newReceiver(t *testing.T, status int) *receiver {
+	r := &receiver{status: status}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		c := call{method: req.Method, contentType: req.Header.Get("Content-Type"), key: req.Header.Get("Idempotency-Key")}
+		b, _ := io.ReadAll(req.Body)
+		_ = json.Unmarshal(b, &c.body)
+		r.mu.Lock()
+		r.calls = append(r.calls, c)
+		r.mu.Unlock()
+		time.Sleep(r.delay)
+		w.WriteHeader(r.status)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+func (r *receiver) Calls() []call {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]call(nil), r.calls...)
+}
+
+var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+func noteCreated(t *testing.T, id string, data any) envelope.Event {
+	t.Helper()
+	ev, err := envelope.New(id, "onceflow/api", notify.NoteCreated, "note-1", at, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func notifier(t *testing.T, url string, timeout time.Duration) *notify.Notifier {
+	t.Helper()
+	n, err := notify.New(notify.Config{URL: url, Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestNotifier_posts_the_notification_with_the_derived_idempotency_key(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, http.StatusAccepted)
+	ev := noteCreated(t, "note-created-1", map[string]string{"noteId": "1", "title": "Hello", "content": "long text"})
+
+	if err := notifier(t, r.URL, 0).Run(context.Background(), ev, "note-notifier#note-created-1"); err != nil {
+		t.Fatalf("Run = %v", err)
+	}
+	want := call{method: http.MethodPost, contentType: "application/json",
+		key:  notify.IdempotencyKey("note-notifier#note-created-1"),
+		body: notify.Notification{Type: "note.created", EventID: "note-created-1", NoteID: "1", Title: "Hello", OccurredAt: at}}
+	if got := r.Calls(); len(got) != 1 || got[0] != want {
+		t.Errorf("calls = %+v\nwant [%+v]", got, want)
+	}
+}
+
+func TestIdempotencyKey_is_stable_distinct_and_header_safe(t *testing.T) {
+	t.Parallel()
+	a, b := notify.IdempotencyKey("note-notifier#e1"), notify.IdempotencyKey("note-notifier#e2")
+	if a != notify.IdempotencyKey("note-notifier#e1") || a == b || len(a) != 64 {
+		t.Errorf("keys %q, %q; want stable, distinct, 64 hex characters", a, b)
+	}
+}
+
+func TestNotifier_classifies_the_webhook_answer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		status    int
+		wantErr   bool
+		permanent bool
+	}{
+		{http.StatusOK, false, false},
+		{http.StatusNoContent, false, false},
+		{http.StatusBadRequest, true, true},
+		{http.StatusNotFound, true, true},
+		{http.StatusConflict, true, true},
+		{http.StatusRequestTimeout, true, false},
+		{http.StatusTooManyRequests, true, false},
+		{http.StatusInternalServerError, true, false},
+		{http.StatusServiceUnavailable, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.status), func(t *testing.T) {
+			t.Parallel()
+			r := newReceiver(t, tt.status)
+			err := notifier(t, r.URL, 0).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
+			if (err != nil) != tt.wantErr || permanent(err) != tt.permanent {
+				t.Errorf("Run = %v (permanent %v); want error %v, permanent %v", err, permanent(err), tt.wantErr, tt.permanent)
+			}
+		})
+	}
+}
+
+func TestNotifier_times_out_as_a_transient_error(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, http.StatusOK)
+	r.delay = time.Second
+	err := notifier(t, r.URL, 100*time.Millisecond).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
+	if !errors.Is(err, context.DeadlineExceeded) || permanent(err) {
+		t.Errorf("Run = %v; want a deadline error, not permanent", err)
+	}
+}
+
+func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
+	t.Parallel()
+	r := newReceiver(t, http.StatusOK)
+	other, _ := envelope.New("e1", "s", "account.credited", "a", at, map[string]any{"accountId": "a", "amount": 1})
+	tests := []struct {
+		name string
+		ev   envelope.Event
+	}{
+		{"other type", other},
+		{"no note id", noteCreated(t, "e2", map[string]string{"title": "x"})},
+		{"data not an object", noteCreated(t, "e3", []int{1})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := notifier(t, r.URL, 0).Run(context.Background(), tt.ev, "k")
+			if !errors.Is(err, envelope.ErrMalformed) || !permanent(err) {
+				t.Errorf("Run = %v; want malformed", err)
+			}
+		})
+	}
+	if n := len(r.Calls()); n != 0 {
+		t.Errorf("receiver called %d times, want 0", n)
+	}
+}
+
+func TestNew_rejects_an_invalid_config(t *testing.T) {
+	t.Parallel()
+	for _, cfg := range []notify.Config{{}, {URL: "example.com/hook"}, {URL: "ftp://example.com"}, {URL: "http://x", Timeout: -1}} {
+		if _, err := notify.New(cfg); err == nil {
+			t.Errorf("New(%+v) = nil error; want one", cfg)
+		}
+	}
+}
+
+func permanent(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
+}
