@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -179,6 +181,8 @@ func TestAPI_bad_input_is_400_naming_the_field_and_writes_nothing(t *testing.T) 
 		{"not JSON", withBody(note, `title=x`), "body"},
 		{"empty body", withBody(note, ``), "body"},
 		{"two objects", withBody(note, `{"title":"x","content":"y"}{}`), "body"},
+		{"content too long", withBody(note, `{"title":"x","content":"`+strings.Repeat("é", notes.MaxContent/2+1)+`"}`), "content"},
+		{"title too long", withBody(note, `{"title":"`+strings.Repeat("t", notes.MaxTitle+1)+`","content":""}`), "title"},
 		{"fractional amount", withBody(credit, `{"amount":1.5,"reference":"r"}`), "amount"},
 		{"zero amount", withBody(credit, `{"amount":0,"reference":"r"}`), "amount"},
 		{"missing amount", withBody(credit, `{"reference":"r"}`), "amount"},

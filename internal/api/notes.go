@@ -69,8 +69,8 @@ func (r noteRequest) validate() *fieldError {
 		return badField("title", "longer than %d characters", notes.MaxTitle)
 	case r.Content == nil:
 		return badField("content", "required")
-	case len([]rune(*r.Content)) > notes.MaxContent:
-		return badField("content", "longer than %d characters", notes.MaxContent)
+	case len(*r.Content) > notes.MaxContent:
+		return badField("content", "longer than %d bytes", notes.MaxContent)
 	}
 	return nil
 }
@@ -206,6 +206,7 @@ func (h *Handler) getNote(ctx context.Context, id string) (events.APIGatewayV2HT
 }
 
 func (h *Handler) getTag(ctx context.Context, raw string) (events.APIGatewayV2HTTPResponse, error) {
+	raw = strings.TrimPrefix(raw, "#")
 	tags := notes.Tags("#"+raw, "")
 	if len(tags) != 1 || tags[0] != strings.ToLower(raw) {
 		return respondField(badField("tag", "%q is not a tag: letters, digits and '_', at most %d", raw, notes.MaxTagLength)), nil

@@ -20,10 +20,12 @@ const (
 	Source  = "onceflow/api"
 )
 
-// Limits on a note's fields, in characters.
+// Limits on a note's fields: the title in characters, the content in bytes of UTF-8. They keep
+// the note item, its outbox item and its message (whose JSON may escape a byte as six) well
+// under DynamoDB's 400 KB item and SQS's 256 KiB message limits.
 const (
 	MaxTitle   = 200
-	MaxContent = 100_000
+	MaxContent = 32 * 1024
 )
 
 // Note is a note item.
@@ -70,8 +72,8 @@ func (d CreatedData) Validate() error {
 		return envelope.Malformed("data.title", "missing")
 	case utf8.RuneCountInString(d.Title) > MaxTitle:
 		return envelope.Malformed("data.title", "longer than %d characters", MaxTitle)
-	case utf8.RuneCountInString(d.Content) > MaxContent:
-		return envelope.Malformed("data.content", "longer than %d characters", MaxContent)
+	case len(d.Content) > MaxContent:
+		return envelope.Malformed("data.content", "longer than %d bytes", MaxContent)
 	}
 	return nil
 }

@@ -1,0 +1,17 @@
+package config_test
+
+import (
+	"fmt"
+
+	"github.com/onceflow/onceflow/internal/config"
+)
+
+func ExampleLoadRelay() {
+	env := map[string]string{
+		"NOTES_QUEUE_URL":  "https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo",
+		"LEDGER_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger.fifo",
+	}
+	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
+	fmt.Println(err, cfg.Routes["note.created"])
+	// Output: <nil> [https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo]
+}

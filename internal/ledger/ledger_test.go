@@ -1,0 +1,88 @@
+package ledger_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/internal/ledger"
+)
+
+func event(t *testing.T, typ, subject string, data any) envelope.Event {
+	t.Helper()
+	ev, err := envelope.New("mv-1", ledger.Source, typ, subject, time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestHandler_decides_a_movement_as_a_balance_update_and_an_entry(t *testing.T) {
+	tests := []struct {
+		name      string
+		typ       string
+		guarded   bool
+		wantDelta string
+	}{
+		{"credit adds without a condition", ledger.Credited, false, "5000"},
+		{"debit subtracts under a funds condition", ledger.Debited, true, "-5000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev := event(t, tt.typ, "acc-1", ledger.MovementData{AccountID: "acc-1", Amount: 5000})
+			eff, err := ledger.Handler("app").Effect(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(eff.Writes) != 2 || eff.Writes[0].Update == nil || eff.Writes[1].Put == nil {
+				t.Fatalf("writes = %+v; want an update of the account and a put of the entry", eff.Writes)
+			}
+			upd := eff.Writes[0]
+			if guarded := upd.Update.ConditionExpression != nil; guarded != tt.guarded {
+				t.Fatalf("condition = %v; want guarded %v", upd.Update.ConditionExpression, tt.guarded)
+			}
+			if tt.guarded && upd.Reason != ledger.ReasonInsufficientFunds {
+				t.Fatalf("reason = %q; want %q", upd.Reason, ledger.ReasonInsufficientFunds)
+			}
+			again, _ := ledger.Handler("app").Effect(context.Background(), ev)
+			if *again.Writes[0].Update.UpdateExpression != *upd.Update.UpdateExpression {
+				t.Fatal("the same event decided two different effects")
+			}
+		})
+	}
+}
+
+func TestHandler_malformed_movements(t *testing.T) {
+	tests := []struct {
+		name    string
+		subject string
+		data    any
+	}{
+		{"zero amount", "acc-1", map[string]any{"accountId": "acc-1", "amount": 0}},
+		{"negative amount", "acc-1", map[string]any{"accountId": "acc-1", "amount": -3}},
+		{"fractional amount", "acc-1", map[string]any{"accountId": "acc-1", "amount": 1.5}},
+		{"missing account", "acc-1", map[string]any{"amount": 3}},
+		{"extra field", "acc-1", map[string]any{"accountId": "acc-1", "amount": 3, "reference": "r"}},
+		{"subject is another account", "acc-2", map[string]any{"accountId": "acc-1", "amount": 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ledger.Handler("app").Effect(context.Background(), event(t, ledger.Credited, tt.subject, tt.data))
+			if !errors.Is(err, envelope.ErrMalformed) {
+				t.Fatalf("err = %v; want malformed", err)
+			}
+		})
+	}
+}
+
+func TestEventID_is_stable_per_account_and_reference(t *testing.T) {
+	a, b := ledger.EventID("acc-1", "inv-1"), ledger.EventID("acc-1", "inv-1")
+	if a != b || a == ledger.EventID("acc-2", "inv-1") || a == ledger.EventID("acc-1", "inv-2") {
+		t.Fatalf("EventID not stable and distinct: %s %s", a, b)
+	}
+	if len(a) > envelope.MaxIDLength {
+		t.Fatalf("EventID %q longer than %d", a, envelope.MaxIDLength)
+	}
+}
