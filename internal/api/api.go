@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/google/uuid"
 )
@@ -111,6 +113,16 @@ func (h *Handler) failure(ctx context.Context, method string, segs []string, err
 }
 
 func isTransient(err smithy.APIError) bool {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded":
+				return true
+			}
+		}
+		return false
+	}
 	switch err.ErrorCode() {
 	case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
 		"TransactionConflictException", "TransactionInProgressException", "InternalServerError":

@@ -283,3 +283,38 @@ func apply(t *testing.T, f *fixture, ev envelope.Event) {
 		t.Fatal(err)
 	}
 }
+
+func TestAPI_concurrent_requests_with_one_key_create_one_note(t *testing.T) {
+	f := newFixture(t)
+	req := sample(t, "api-create-note.json")
+	type answer struct {
+		status int
+		id     any
+	}
+	answers := make(chan answer, 8)
+	for range 8 {
+		go func() {
+			resp, _ := f.h.Handle(context.Background(), req)
+			var body map[string]any
+			_ = json.Unmarshal([]byte(resp.Body), &body)
+			answers <- answer{resp.StatusCode, body["id"]}
+		}()
+	}
+	seen := map[any]bool{}
+	for range 8 {
+		a := <-answers
+		s, id := a.status, a.id
+		if s != http.StatusCreated && s != http.StatusOK && s != http.StatusServiceUnavailable {
+			t.Fatalf("status %d; want 201, 200 or a retryable 503", s)
+		}
+		if s != http.StatusServiceUnavailable {
+			seen[id] = true
+		}
+	}
+	if len(seen) != 1 {
+		t.Fatalf("concurrent requests answered notes %v; want one", seen)
+	}
+	if got := f.kinds(t); got["note"] != 1 || got["outbox"] != 1 {
+		t.Fatalf("items by kind = %v; want one note and one outbox event", got)
+	}
+}
