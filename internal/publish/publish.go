@@ -137,13 +137,20 @@ func (p *Publisher) SendBatch(ctx context.Context, queueURL string, msgs []Messa
 	return errs
 }
 
+// chunkEnd returns the end of the batch starting at start: at most MaxBatch messages within
+// the size limit, and at most one message per group. SQS can fail one entry of a batch and
+// accept a later one, so a batch holding two messages of one group could let the second
+// overtake the first; across batches, SendBatch stops at the first failure.
 func chunkEnd(msgs []Message, start int) int {
 	end, size := start, 0
+	groups := map[string]bool{}
 	for end < len(msgs) && end-start < MaxBatch {
 		size += len(msgs[end].Body)
-		if end > start && size > maxBatchBytes {
+		g := msgs[end].GroupID
+		if end > start && (size > maxBatchBytes || g != "" && groups[g]) {
 			break
 		}
+		groups[g] = true
 		end++
 	}
 	return end
