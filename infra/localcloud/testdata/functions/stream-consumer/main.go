@@ -1,0 +1,44 @@
+// Command stream-consumer is a test function: for each INSERT of an item whose pk starts with
+// "note#" it writes "seen#<pk>" with the inserted item's text into TABLE_NAME.
+package main
+
+import (
+	"context"
+	"os"
+	"strings"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func main() {
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	db, table := dynamodb.NewFromConfig(cfg), os.Getenv("TABLE_NAME")
+	lambda.Start(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+		var resp events.DynamoDBEventResponse
+		for _, r := range ev.Records {
+			pk := r.Change.Keys["pk"].String()
+			if r.EventName != "INSERT" || !strings.HasPrefix(pk, "note#") {
+				continue
+			}
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+				"pk":     &types.AttributeValueMemberS{Value: "seen#" + pk},
+				"text":   &types.AttributeValueMemberS{Value: r.Change.NewImage["text"].String()},
+				"seq":    &types.AttributeValueMemberS{Value: r.Change.SequenceNumber},
+				"source": &types.AttributeValueMemberS{Value: r.EventSource + " " + r.EventSourceArn},
+			}})
+			if err != nil {
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})
+				return resp, nil // retry from the first failed record
+			}
+		}
+		return resp, nil
+	})
+}
