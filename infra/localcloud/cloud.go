@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,15 +20,17 @@ import (
 
 // Cloud is a running local cloud. Its methods are safe for concurrent use.
 type Cloud struct {
-	cfg       Config
-	log       *slog.Logger
-	tmpl      *Template
-	refs      *refs
-	ddb       *dynamodb.Client
-	sqs       *sqs.Client
-	endpoints Endpoints
-	functions map[string]*Function
-	pools     map[string]*pool
+	cfg        Config
+	log        *slog.Logger
+	tmpl       *Template
+	refs       *refs
+	ddb        *dynamodb.Client
+	sqs        *sqs.Client
+	endpoints  Endpoints
+	functions  map[string]*Function
+	pools      map[string]*pool
+	stats      counters
+	visibility map[string]int // queue logical id → visibility timeout, seconds
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -47,7 +50,7 @@ func Start(ctx context.Context, cfg Config) (*Cloud, error) {
 		return nil, fmt.Errorf("local cloud: %w", err)
 	}
 	c := &Cloud{cfg: cfg, log: cfg.Logger, procs: map[string]*proc{},
-		functions: map[string]*Function{}, pools: map[string]*pool{}}
+		functions: map[string]*Function{}, pools: map[string]*pool{}, visibility: map[string]int{}}
 	if err := c.start(ctx); err != nil {
 		return nil, errors.Join(fmt.Errorf("local cloud: %w", err), c.Close())
 	}
@@ -174,12 +177,13 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 			switch ev.Type {
 			case EventSQS:
 				p := &sqsPoller{function: id, event: ev, queueURL: c.refs.queues[ev.Source].URL,
-					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn}
+					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
 				for range len(c.pools[id].envs) {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
-				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout, onError: c.log.Warn}
+				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
+					onError: c.log.Warn, count: c.counter(id, ev)}
 				if err := p.init(ctx); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
@@ -188,6 +192,11 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {
+	key := function + "/" + ev.Name
+	return func(f func(*MappingStats)) { c.stats.mapping(key, f) }
 }
 
 func (c *Cloud) goRun(f func()) {
@@ -246,6 +255,23 @@ func (c *Cloud) Invoke(ctx context.Context, function string, payload []byte) ([]
 		return nil, fmt.Errorf("invoke %s: no such function in the template", function)
 	}
 	return c.invoke(ctx, p, payload)
+}
+
+// Stats returns what the cloud has done so far; the Lambda API serves the same at
+// GET LambdaURL + "/localcloud/stats".
+func (c *Cloud) Stats() Stats { return c.stats.snapshot() }
+
+// Kill kills execution environment n (1-based) of a function with SIGKILL, process group and
+// all, as a crash would; an invocation in flight on it fails and the pool restarts it.
+func (c *Cloud) Kill(function string, n int) error {
+	name := fmt.Sprintf("%s-%d", function, n)
+	c.mu.Lock()
+	p, ok := c.procs[name]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("kill %s: no such environment", name)
+	}
+	return syscall.Kill(-p.pid(), syscall.SIGKILL)
 }
 
 // SetSupervisor records pid as the process that runs this cloud, so that Down from another

@@ -46,6 +46,11 @@ type Config struct {
 	Install bool
 	// Logger receives the local cloud's own log. Default: discard.
 	Logger *slog.Logger
+	// CrashAfterInvoke, when set, is asked after every invocation that succeeded; when it
+	// returns true the environment is killed and the response dropped, as if it crashed after
+	// the function committed its effects and before the caller saw the answer (fault
+	// injection: the messages of that batch are redelivered). It must be safe for concurrent use.
+	CrashAfterInvoke func(function string) bool
 }
 
 func (c Config) withDefaults() (Config, error) {

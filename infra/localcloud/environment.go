@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
@@ -107,6 +108,17 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 		}
 	}
 	out, err := invokeVia(ctx, env.client, p.fn.ID, "function", payload)
+	c.stats.function(p.fn.ID, func(s *FunctionStats) {
+		s.Invocations++
+		if err != nil {
+			s.Failed++
+		}
+	})
+	if err == nil && c.cfg.CrashAfterInvoke != nil && c.cfg.CrashAfterInvoke(p.fn.ID) {
+		err = errors.New("environment killed after the invocation returned (Config.CrashAfterInvoke)")
+		c.stats.function(p.fn.ID, func(s *FunctionStats) { s.Failed++ })
+		_ = syscall.Kill(-env.proc.pid(), syscall.SIGKILL)
+	}
 	var fe *FunctionError
 	switch {
 	case err == nil, errors.As(err, &fe):
@@ -123,6 +135,7 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 
 func (c *Cloud) restartEnv(ctx context.Context, p *pool, env *environment, reason string) error {
 	c.log.Warn("restarting environment", "env", env.name, "reason", reason)
+	c.stats.function(p.fn.ID, func(s *FunctionStats) { s.Restarts++ })
 	env.proc.stop(2 * time.Second)
 	return c.startEnv(ctx, p, env)
 }

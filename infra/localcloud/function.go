@@ -77,15 +77,25 @@ func (c *Cloud) function(id string) (*Function, error) {
 		if err != nil {
 			return nil, fmt.Errorf("function %s: event %s: %w", id, name, err)
 		}
-		if ev != nil {
-			f.Events = append(f.Events, *ev)
+		if ev == nil {
+			continue
 		}
+		// AWS refuses a mapping whose queue hides a message for less than the function may run.
+		if vis := c.visibility[ev.Source]; ev.Type == EventSQS && vis < f.Timeout {
+			return nil, fmt.Errorf("function %s: event %s: queue visibility timeout %d s is less than the function timeout %d s, which AWS rejects",
+				id, name, vis, f.Timeout)
+		}
+		f.Events = append(f.Events, *ev)
 	}
 	return f, nil
 }
 
 func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST"}
+	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {
+		c.log.Info("event source disabled in the template", "event", name)
+		return nil, nil
+	}
 	if n, ok := p["BatchSize"]; ok {
 		if _, err := fmt.Sscan(fmt.Sprint(n), &ev.BatchSize); err != nil {
 			return nil, fmt.Errorf("BatchSize: %w", err)

@@ -13,6 +13,11 @@ import (
 type lambdaAPI struct{ cloud *Cloud }
 
 func (l lambdaAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/localcloud/stats" {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(l.cloud.Stats())
+		return
+	}
 	name, ok := strings.CutPrefix(r.URL.Path, "/2015-03-31/functions/")
 	name, ok2 := strings.CutSuffix(name, "/invocations")
 	if !ok || !ok2 || r.Method != http.MethodPost {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,9 @@ var shared struct {
 	cloud *localcloud.Cloud
 	err   error
 }
+
+// crashSQSConsumer, once set, kills the SQS consumer's environment after its next invocation.
+var crashSQSConsumer atomic.Bool
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -52,6 +56,9 @@ func cloud(t *testing.T) *localcloud.Cloud {
 			Prefix:           fmt.Sprintf("lc%d", time.Now().UnixNano()),
 			DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
 			SQSEndpoint:      os.Getenv("SQS_ENDPOINT"),
+			CrashAfterInvoke: func(function string) bool {
+				return function == "SQSConsumer" && crashSQSConsumer.CompareAndSwap(true, false)
+			},
 		})
 	})
 	if shared.err != nil {

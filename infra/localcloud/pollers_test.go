@@ -59,6 +59,9 @@ func TestSQSPoller_deletes_successes_and_dead_letters_failures(t *testing.T) {
 			if g, src := str(item, "group"), str(item, "source"); g != group+id || src != "aws:sqs "+queue.ARN {
 				return fmt.Errorf("event attributes: group %q source %q", g, src)
 			}
+			if n := str(item, "receives"); n != "1" {
+				return fmt.Errorf("ApproximateReceiveCount %s, want 1", n)
+			}
 			return nil
 		})
 	}
@@ -78,7 +81,7 @@ func TestSQSPoller_deletes_successes_and_dead_letters_failures(t *testing.T) {
 		return nil
 	})
 	if len(dead) != 1 || aws.ToString(dead[0].Body) != "fail-"+id {
-		t.Fatalf("dead letters = %v, want only fail-%s", bodies, id)
+		t.Fatalf("dead letters = %v, want only fail-%s", dead, id)
 	}
 	eventually(t, 10*time.Second, func() error {
 		out, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queue.URL),
@@ -115,4 +118,44 @@ func TestStreamPoller_delivers_inserts(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+func TestStats_count_deliveries_and_item_failures(t *testing.T) {
+	c := cloud(t)
+	TestSQSPoller_deletes_successes_and_dead_letters_failures(t)
+	s := c.Stats()
+	m := s.Mappings["SQSConsumer/Notes"]
+	if m.Succeeded < 2 || m.ItemFailures < 2 || m.Records < m.Succeeded+m.ItemFailures || m.Batches < 2 {
+		t.Errorf("SQS mapping stats = %+v, want at least 2 deleted and 2 item failures (one message, received twice)", m)
+	}
+	if f := s.Functions["SQSConsumer"]; f.Invocations < m.Batches {
+		t.Errorf("function stats = %+v, want at least %d invocations", f, m.Batches)
+	}
+}
+
+func TestSQSPoller_redelivers_a_batch_whose_environment_crashed_after_commit(t *testing.T) {
+	c := cloud(t)
+	ep := c.Endpoints()
+	restarts := c.Stats().Functions["SQSConsumer"].Restarts
+	body := fmt.Sprintf("crash-%d", time.Now().UnixNano())
+	crashSQSConsumer.Store(true)
+	if _, err := ep.SQSClient().SendMessage(context.Background(), &sqs.SendMessageInput{QueueUrl: aws.String(ep.Queues["NotesQueue"].URL),
+		MessageBody: aws.String(body), MessageGroupId: aws.String(body)}); err != nil {
+		t.Fatal(err)
+	}
+	// The first delivery commits its item and loses its answer; the message comes back after
+	// the visibility timeout and the second delivery overwrites the item and is deleted.
+	eventually(t, 20*time.Second, func() error {
+		item, err := getItem(ep, "sqs#"+body)
+		if err != nil {
+			return err
+		}
+		if n := str(item, "receives"); n != "2" {
+			return fmt.Errorf("ApproximateReceiveCount %s, want 2", n)
+		}
+		return nil
+	})
+	if got := c.Stats().Functions["SQSConsumer"].Restarts; got <= restarts {
+		t.Errorf("restarts = %d, want more than %d", got, restarts)
+	}
 }

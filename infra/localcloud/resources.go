@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -129,6 +130,13 @@ func (c *Cloud) createQueue(ctx context.Context, id string) error {
 	if err != nil {
 		return fmt.Errorf("queue %s: arn: %w", id, err)
 	}
+	vis := 30 // the SQS default
+	if v, ok := attrs["VisibilityTimeout"]; ok {
+		if vis, err = strconv.Atoi(v); err != nil {
+			return fmt.Errorf("queue %s: VisibilityTimeout %q: %w", id, v, err)
+		}
+	}
+	c.visibility[id] = vis
 	c.refs.queues[id] = Queue{Name: name, URL: aws.ToString(out.QueueUrl), ARN: got.Attributes["QueueArn"]}
 	return nil
 }

@@ -27,6 +27,7 @@ type sqsPoller struct {
 	invoker  Invoker
 	timeout  time.Duration // function timeout plus slack: the longest an invoke may take
 	onError  func(msg string, args ...any)
+	count    func(func(*MappingStats))
 }
 
 // run polls until ctx ends. Several may run for one mapping, as Lambda's pollers do.
@@ -71,6 +72,13 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
 	cancel()
+	p.count(func(s *MappingStats) {
+		s.Batches++
+		s.Records += len(msgs)
+		if err != nil {
+			s.FailedBatches++
+		}
+	})
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			p.onError("sqs invoke failed: batch left to the visibility timeout", "function", p.function, "messages", len(msgs), "err", err)
@@ -96,6 +104,7 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 			entries = append(entries, sqstypes.DeleteMessageBatchRequestEntry{Id: m.MessageId, ReceiptHandle: m.ReceiptHandle})
 		}
 	}
+	p.count(func(s *MappingStats) { s.ItemFailures += len(msgs) - len(entries) })
 	if len(entries) == 0 {
 		return
 	}
@@ -104,6 +113,7 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 		p.onError("sqs delete", "queue", p.event.Source, "err", err)
 		return
 	}
+	p.count(func(s *MappingStats) { s.Succeeded += len(res.Successful) })
 	for _, f := range res.Failed {
 		p.onError("sqs delete", "queue", p.event.Source, "message", aws.ToString(f.Id), "err", aws.ToString(f.Message))
 	}

@@ -30,6 +30,7 @@ type streamPoller struct {
 	invoker  Invoker
 	timeout  time.Duration
 	onError  func(msg string, args ...any)
+	count    func(func(*MappingStats))
 	shards   map[string]*shard
 }
 
@@ -153,13 +154,22 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
 	cancel()
+	p.count(func(s *MappingStats) {
+		s.Batches++
+		s.Records += len(recs)
+		if err != nil {
+			s.FailedBatches++
+		}
+	})
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
 			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(recs), "err", err)
 		}
 		return first, nil
 	}
+	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
+		passed(len(recs))
 		return "", nil
 	}
 	var resp events.DynamoDBEventResponse
@@ -172,10 +182,13 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		failed[f.ItemIdentifier] = true
 	}
 	if len(failed) == 0 {
+		passed(len(recs))
 		return "", nil
 	}
-	for _, r := range recs {
+	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
+	for i, r := range recs {
 		if seq := aws.ToString(r.Dynamodb.SequenceNumber); failed[seq] {
+			passed(i)
 			return seq, nil
 		}
 	}
