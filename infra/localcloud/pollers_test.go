@@ -159,3 +159,29 @@ func TestSQSPoller_redelivers_a_batch_whose_environment_crashed_after_commit(t *
 		t.Errorf("restarts = %d, want more than %d", got, restarts)
 	}
 }
+
+func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T) {
+	ep := cloud(t).Endpoints()
+	ctx, db, table := context.Background(), ep.DynamoDBClient(), aws.String(ep.Tables["NotesTable"].Name)
+	put := func(pk, text string) {
+		t.Helper()
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: pk}, "text": &types.AttributeValueMemberS{Value: text}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id := time.Now().UnixNano()
+	gated, after := fmt.Sprintf("note#%d-gated", id), fmt.Sprintf("note#%d-after", id)
+	put(gated, "gate")
+	put(after, "after")
+	time.Sleep(2 * time.Second) // several failed deliveries
+	for _, pk := range []string{gated, after} {
+		if _, err := getItem(ep, "seen#"+pk); err == nil {
+			t.Fatalf("%s was handled while the record before it kept failing", pk)
+		}
+	}
+	put("gate#"+gated, "open")
+	for _, pk := range []string{gated, after} {
+		eventually(t, 20*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
+	}
+}

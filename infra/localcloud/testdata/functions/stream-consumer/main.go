@@ -1,5 +1,6 @@
 // Command stream-consumer is a test function: for each INSERT of an item whose pk starts with
-// "note#" it writes "seen#<pk>" with the inserted item's text into TABLE_NAME.
+// "note#" it writes "seen#<pk>" with the inserted item's text into TABLE_NAME. A note whose
+// text is "gate" fails (batch item failure) until an item "gate#<pk>" exists.
 package main
 
 import (
@@ -27,6 +28,14 @@ func main() {
 			pk := r.Change.Keys["pk"].String()
 			if r.EventName != "INSERT" || !strings.HasPrefix(pk, "note#") {
 				continue
+			}
+			if r.Change.NewImage["text"].String() == "gate" {
+				out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+					Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "gate#" + pk}}})
+				if err != nil || out.Item == nil {
+					resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})
+					return resp, nil
+				}
 			}
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
 				"pk":     &types.AttributeValueMemberS{Value: "seen#" + pk},
