@@ -57,6 +57,7 @@ func TestAPI_round_trips_http_api_events(t *testing.T) {
 		"GREETING":         {got.Env["GREETING"], "hello-test-us-east-1"},
 		"TABLE_NAME":       {got.Env["TABLE_NAME"], ep.Tables["NotesTable"].Name},
 		"STREAM_ARN":       {got.Env["STREAM_ARN"], ep.Tables["NotesTable"].StreamARN},
+		"CONSUMER":         {got.Env["CONSUMER"], "SQSConsumer"},
 		"timeout":          {got.Env["AWS_LAMBDA_FUNCTION_TIMEOUT"], "3"},
 		"memory (Globals)": {got.Env["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"], "256"},
 	}

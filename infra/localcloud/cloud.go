@@ -68,8 +68,11 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	c.tmpl = tmpl
-	c.refs = &refs{params: tmpl.Parameters, tables: map[string]Table{}, queues: map[string]Queue{},
+	c.refs = &refs{functions: map[string]bool{}, params: tmpl.Parameters, tables: map[string]Table{}, queues: map[string]Queue{},
 		prefix: c.cfg.Prefix, region: Region, account: Account}
+	for _, id := range tmpl.Functions {
+		c.refs.functions[id] = true
+	}
 	if err := c.ensureRIE(ctx); err != nil {
 		return err
 	}
@@ -334,8 +337,14 @@ func (c *Cloud) Close() error {
 		cancel()
 	}
 	c.wg.Wait()
+	c.mu.Lock() // no process starts once closed is set; copy under the lock all the same
+	procs := make([]*proc, 0, len(c.order))
 	for i := len(c.order) - 1; i >= 0; i-- {
-		c.procs[c.order[i]].stop(5 * time.Second)
+		procs = append(procs, c.procs[c.order[i]])
+	}
+	c.mu.Unlock()
+	for _, p := range procs {
+		p.stop(5 * time.Second)
 	}
 	_ = os.Remove(filepath.Join(c.cfg.StateDir, "state.json"))
 	_ = os.Remove(filepath.Join(c.cfg.StateDir, "endpoints.json"))

@@ -36,7 +36,7 @@ type Event struct {
 }
 
 func (c *Cloud) function(id string) (*Function, error) {
-	props, err := c.refs.resolve(c.tmpl.Properties[id])
+	props, err := c.refs.resolve(functionSubset(c.tmpl.Properties[id]))
 	if err != nil {
 		return nil, fmt.Errorf("function %s: %w", id, err)
 	}

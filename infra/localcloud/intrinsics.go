@@ -10,12 +10,13 @@ import (
 
 // refs answers !Ref and !GetAtt for the local resources.
 type refs struct {
-	params  map[string]string
-	tables  map[string]Table
-	queues  map[string]Queue
-	prefix  string
-	region  string
-	account string
+	functions map[string]bool
+	params    map[string]string
+	tables    map[string]Table
+	queues    map[string]Queue
+	prefix    string
+	region    string
+	account   string
 }
 
 func (r *refs) ref(name string) (string, error) {
@@ -42,6 +43,9 @@ func (r *refs) ref(name string) (string, error) {
 	if q, ok := r.queues[name]; ok {
 		return q.URL, nil
 	}
+	if r.functions[name] {
+		return name, nil // the local Lambda API names functions by logical id
+	}
 	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues and pseudo parameters resolve)", name)
 }
 
@@ -66,6 +70,9 @@ func (r *refs) getAtt(name, attr string) (string, error) {
 		case "QueueUrl":
 			return q.URL, nil
 		}
+	}
+	if r.functions[name] && attr == "Arn" {
+		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", r.region, r.account, name), nil
 	}
 	return "", fmt.Errorf("!GetAtt %s.%s: no local value", name, attr)
 }

@@ -44,7 +44,9 @@ type cfnTable struct {
 }
 
 func (c *Cloud) createTable(ctx context.Context, id string) error {
-	props, err := c.refs.resolve(c.tmpl.Properties[id])
+	props, err := c.refs.resolve(subset(c.tmpl.Properties[id], "KeySchema", "AttributeDefinitions", "BillingMode",
+		"ProvisionedThroughput", "GlobalSecondaryIndexes", "LocalSecondaryIndexes", "StreamSpecification",
+		"TimeToLiveSpecification"))
 	if err != nil {
 		return fmt.Errorf("table %s: %w", id, err)
 	}
@@ -95,7 +97,7 @@ var queueAttributes = []string{
 }
 
 func (c *Cloud) createQueue(ctx context.Context, id string) error {
-	props, err := c.refs.resolve(c.tmpl.Properties[id])
+	props, err := c.refs.resolve(subset(c.tmpl.Properties[id], append(queueAttributes, "RedrivePolicy")...))
 	if err != nil {
 		return fmt.Errorf("queue %s: %w", id, err)
 	}

@@ -177,3 +177,34 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// subset returns a mapping node with only the given keys of n, so that properties the local
+// cloud does not use (policies, tags, KMS keys) are never resolved.
+func subset(n *yaml.Node, keys ...string) *yaml.Node {
+	out := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for _, k := range keys {
+		if v := lookup(n, k); v != nil {
+			out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: k}, v)
+		}
+	}
+	return out
+}
+
+// functionSubset keeps the function properties and event properties the local cloud runs.
+func functionSubset(n *yaml.Node) *yaml.Node {
+	out := subset(n, "CodeUri", "Timeout", "MemorySize", "Environment")
+	evs := lookup(n, "Events")
+	if evs == nil || evs.Kind != yaml.MappingNode {
+		return out
+	}
+	kept := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+	for i := 0; i+1 < len(evs.Content); i += 2 {
+		ev := subset(evs.Content[i+1], "Type")
+		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
+			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
+				"FunctionResponseTypes", "Enabled", "Path", "Method"))
+		kept.Content = append(kept.Content, evs.Content[i], ev)
+	}
+	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Events"}, kept)
+	return out
+}

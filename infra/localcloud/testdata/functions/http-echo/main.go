@@ -17,7 +17,7 @@ func main() {
 			panic("asked to panic")
 		}
 		env := map[string]string{}
-		for _, k := range []string{"STAGE", "TABLE_NAME", "GREETING", "STREAM_ARN", "AWS_LAMBDA_FUNCTION_TIMEOUT",
+		for _, k := range []string{"STAGE", "TABLE_NAME", "GREETING", "STREAM_ARN", "CONSUMER", "AWS_LAMBDA_FUNCTION_TIMEOUT",
 			"AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_FUNCTION_NAME", "AWS_REGION"} {
 			env[k] = os.Getenv(k)
 		}
