@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -181,12 +183,16 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 			case EventSQS:
 				p := &sqsPoller{function: id, event: ev, queueURL: c.refs.queues[ev.Source].URL,
 					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
-				for range len(c.pools[id].envs) {
+				n := len(c.pools[id].envs)
+				if ev.MaxConcurrency > 0 {
+					n = min(n, ev.MaxConcurrency)
+				}
+				for range n {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
 				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
-					onError: c.log.Warn, count: c.counter(id, ev)}
+					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
 				if err := p.init(ctx); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
@@ -200,6 +206,21 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {
 	key := function + "/" + ev.Name
 	return func(f func(*MappingStats)) { c.stats.mapping(key, f) }
+}
+
+// sendToQueue sends a message to a queue of the template by ARN (on-failure destinations).
+func (c *Cloud) sendToQueue(ctx context.Context, queueARN, body string) error {
+	for _, q := range c.refs.queues {
+		if q.ARN == queueARN {
+			in := &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)}
+			if strings.HasSuffix(q.Name, ".fifo") {
+				in.MessageGroupId, in.MessageDeduplicationId = aws.String("lambda"), aws.String(fmt.Sprint(time.Now().UnixNano()))
+			}
+			_, err := c.sqs.SendMessage(ctx, in)
+			return err
+		}
+	}
+	return fmt.Errorf("destination %s is not a queue of the template", queueARN)
 }
 
 func (c *Cloud) goRun(f func()) {

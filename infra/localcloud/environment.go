@@ -75,6 +75,12 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 	for _, k := range sortedKeys(f.Env) {
 		env = append(env, k+"="+f.Env[k])
 	}
+	if f.LogFormat != "" {
+		env = append(env, "AWS_LAMBDA_LOG_FORMAT="+f.LogFormat)
+	}
+	if f.LogLevel != "" {
+		env = append(env, "AWS_LAMBDA_LOG_LEVEL="+f.LogLevel)
+	}
 	return append(env,
 		"AWS_LAMBDA_FUNCTION_NAME="+f.ID,
 		fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%d", f.Timeout),

@@ -21,6 +21,8 @@ type Function struct {
 	MemorySize int    // MB
 	Env        map[string]string
 	Events     []Event
+	LogFormat  string // LoggingConfig.LogFormat: Text or JSON
+	LogLevel   string // LoggingConfig.ApplicationLogLevel
 }
 
 // Event is one event source of a function.
@@ -33,6 +35,10 @@ type Event struct {
 	StartingPosition string // TRIM_HORIZON or LATEST (streams)
 	ReportFailures   bool   // FunctionResponseTypes has ReportBatchItemFailures
 	Path, Method     string // HttpApi
+	Filter           filter // FilterCriteria
+	MaxConcurrency   int    // ScalingConfig.MaximumConcurrency (SQS), 0 when unset
+	MaxRetries       int    // MaximumRetryAttempts (streams), -1 for until success
+	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
 }
 
 func (c *Cloud) function(id string) (*Function, error) {
@@ -41,11 +47,15 @@ func (c *Cloud) function(id string) (*Function, error) {
 		return nil, fmt.Errorf("function %s: %w", id, err)
 	}
 	var p struct {
-		CodeUri     any
-		Timeout     int
-		MemorySize  int
-		Environment struct{ Variables map[string]any }
-		Events      map[string]struct {
+		CodeUri       any
+		Timeout       int
+		MemorySize    int
+		Environment   struct{ Variables map[string]any }
+		LoggingConfig struct {
+			LogFormat           string
+			ApplicationLogLevel string
+		}
+		Events map[string]struct {
 			Type       string
 			Properties map[string]any
 		}
@@ -58,7 +68,8 @@ func (c *Cloud) function(id string) (*Function, error) {
 		return nil, fmt.Errorf("function %s: CodeUri must be a local directory", id)
 	}
 	f := &Function{ID: id, CodeDir: filepath.Join(c.tmpl.Dir, code), Timeout: p.Timeout,
-		MemorySize: p.MemorySize, Env: map[string]string{}}
+		MemorySize: p.MemorySize, Env: map[string]string{},
+		LogFormat: p.LoggingConfig.LogFormat, LogLevel: p.LoggingConfig.ApplicationLogLevel}
 	if f.Timeout <= 0 {
 		f.Timeout = 3
 	}
@@ -91,7 +102,24 @@ func (c *Cloud) function(id string) (*Function, error) {
 }
 
 func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
-	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST"}
+	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1}
+	var opts struct {
+		ScalingConfig        struct{ MaximumConcurrency int }
+		MaximumRetryAttempts *int
+		DestinationConfig    struct{ OnFailure struct{ Destination string } }
+	}
+	if err := remarshal(p, &opts); err != nil {
+		return nil, err
+	}
+	ev.MaxConcurrency = opts.ScalingConfig.MaximumConcurrency
+	if opts.MaximumRetryAttempts != nil {
+		ev.MaxRetries = *opts.MaximumRetryAttempts
+	}
+	ev.OnFailure = opts.DestinationConfig.OnFailure.Destination
+	var err error
+	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {
+		return nil, err
+	}
 	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {
 		c.log.Info("event source disabled in the template", "event", name)
 		return nil, nil

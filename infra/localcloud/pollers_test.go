@@ -2,6 +2,7 @@ package localcloud_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -183,5 +184,49 @@ func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T
 	put("gate#"+gated, "open")
 	for _, pk := range []string{gated, after} {
 		eventually(t, 20*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
+	}
+}
+
+func TestStreamPoller_discards_after_maximum_retries_to_the_on_failure_destination(t *testing.T) {
+	c := cloud(t)
+	ep := c.Endpoints()
+	pk := fmt.Sprintf("note#%d-poison", time.Now().UnixNano())
+	if _, err := ep.DynamoDBClient().PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(ep.Tables["NotesTable"].Name),
+		Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "text": &types.AttributeValueMemberS{Value: "poison"}}}); err != nil {
+		t.Fatal(err)
+	}
+	// MaximumRetryAttempts 5: six invocations a second apart, then the failure record.
+	var body string
+	eventually(t, 30*time.Second, func() error {
+		out, err := ep.SQSClient().ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(ep.Queues["StreamFailures"].URL), WaitTimeSeconds: 1})
+		if err != nil {
+			return err
+		}
+		if len(out.Messages) == 0 {
+			return fmt.Errorf("no failure record yet")
+		}
+		body = aws.ToString(out.Messages[0].Body)
+		return nil
+	})
+	var rec struct {
+		RequestContext struct {
+			Condition              string
+			ApproximateInvokeCount int
+		}
+		DDBStreamBatchInfo struct {
+			StreamArn string
+			BatchSize int
+		}
+	}
+	if err := json.Unmarshal([]byte(body), &rec); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if rec.RequestContext.Condition != "RetryAttemptsExhausted" || rec.RequestContext.ApproximateInvokeCount != 6 ||
+		rec.DDBStreamBatchInfo.StreamArn != ep.Tables["NotesTable"].StreamARN || rec.DDBStreamBatchInfo.BatchSize < 1 {
+		t.Errorf("failure record = %s", body)
+	}
+	if m := c.Stats().Mappings["StreamConsumer/Changes"]; m.Discarded < 1 || m.Filtered < 1 {
+		t.Errorf("stream mapping stats = %+v, want discarded and filtered records", m)
 	}
 }

@@ -64,6 +64,10 @@ func (p *sqsPoller) receive(ctx context.Context) ([]sqstypes.Message, error) {
 // deliver invokes the function with one batch and deletes the messages it did not report
 // failed; a failed invocation deletes none.
 func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
+	msgs = p.dropFiltered(ctx, msgs)
+	if len(msgs) == 0 {
+		return
+	}
 	payload, err := json.Marshal(sqsEvent(msgs, p.event.SourceARN))
 	if err != nil {
 		p.onError("sqs event", "err", err)
@@ -105,18 +109,43 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 		}
 	}
 	p.count(func(s *MappingStats) { s.ItemFailures += len(msgs) - len(entries) })
+	n := p.delete(ctx, entries)
+	p.count(func(s *MappingStats) { s.Succeeded += n })
+}
+
+// dropFiltered deletes the messages FilterCriteria rejects, as Lambda does, and returns the rest.
+func (p *sqsPoller) dropFiltered(ctx context.Context, msgs []sqstypes.Message) []sqstypes.Message {
+	if len(p.event.Filter) == 0 {
+		return msgs
+	}
+	var kept []sqstypes.Message
+	var drop []sqstypes.DeleteMessageBatchRequestEntry
+	for i, rec := range sqsEvent(msgs, p.event.SourceARN).Records {
+		if p.event.Filter.match(sqsFilterView(rec)) {
+			kept = append(kept, msgs[i])
+		} else {
+			drop = append(drop, sqstypes.DeleteMessageBatchRequestEntry{Id: msgs[i].MessageId, ReceiptHandle: msgs[i].ReceiptHandle})
+		}
+	}
+	n := p.delete(ctx, drop)
+	p.count(func(s *MappingStats) { s.Filtered += n })
+	return kept
+}
+
+// delete deletes messages and returns how many were deleted.
+func (p *sqsPoller) delete(ctx context.Context, entries []sqstypes.DeleteMessageBatchRequestEntry) int {
 	if len(entries) == 0 {
-		return
+		return 0
 	}
 	res, err := p.sqs.DeleteMessageBatch(context.WithoutCancel(ctx), &sqs.DeleteMessageBatchInput{QueueUrl: aws.String(p.queueURL), Entries: entries})
 	if err != nil {
 		p.onError("sqs delete", "queue", p.event.Source, "err", err)
-		return
+		return 0
 	}
-	p.count(func(s *MappingStats) { s.Succeeded += len(res.Successful) })
 	for _, f := range res.Failed {
 		p.onError("sqs delete", "queue", p.event.Source, "message", aws.ToString(f.Id), "err", aws.ToString(f.Message))
 	}
+	return len(res.Successful)
 }
 
 // sqsEvent builds the event Lambda's SQS event source mapping sends.

@@ -24,6 +24,8 @@ type MappingStats struct {
 	Batches       int `json:"batches"`       // invocations made
 	Records       int `json:"records"`       // messages or stream records delivered, redeliveries included
 	Succeeded     int `json:"succeeded"`     // deleted (SQS) or passed (streams)
+	Filtered      int `json:"filtered"`      // dropped by FilterCriteria (and deleted, for SQS)
+	Discarded     int `json:"discarded"`     // stream records given up after MaximumRetryAttempts
 	ItemFailures  int `json:"itemFailures"`  // records reported in batchItemFailures
 	FailedBatches int `json:"failedBatches"` // invocations that failed as a whole
 }

@@ -31,6 +31,7 @@ type streamPoller struct {
 	timeout  time.Duration
 	onError  func(msg string, args ...any)
 	count    func(func(*MappingStats))
+	send     func(ctx context.Context, queueARN, body string) error // to the on-failure destination
 	shards   map[string]*shard
 }
 
@@ -38,6 +39,8 @@ type shard struct {
 	parent   string
 	iterator string
 	done     bool
+	failing  string // sequence number a failed batch is retried from
+	attempts int    // failed invocations of that batch
 }
 
 // init takes iterators for the shards that exist now, at the mapping's starting position, so
@@ -113,40 +116,64 @@ func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, err
 	if err != nil {
 		return false, err
 	}
-	if len(out.Records) == 0 {
+	advance := func() {
 		s.iterator = aws.ToString(out.NextShardIterator)
 		s.done = out.NextShardIterator == nil
+		s.failing, s.attempts = "", 0
+	}
+	if len(out.Records) == 0 {
+		advance()
 		return false, nil
 	}
 	retryFrom, err := p.deliver(ctx, out.Records)
 	if err != nil {
 		return true, err
 	}
-	if retryFrom != "" {
-		it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-			StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
-			ShardIteratorType: types.ShardIteratorTypeAtSequenceNumber, SequenceNumber: aws.String(retryFrom)})
-		if err != nil {
-			return true, fmt.Errorf("retry iterator: %w", err)
-		}
-		s.iterator = aws.ToString(it.ShardIterator)
-		sleep(ctx, time.Second)
+	if retryFrom == "" {
+		advance()
 		return true, nil
 	}
-	s.iterator = aws.ToString(out.NextShardIterator)
-	s.done = out.NextShardIterator == nil
+	if retryFrom != s.failing {
+		s.failing, s.attempts = retryFrom, 0
+	}
+	s.attempts++
+	if p.event.MaxRetries >= 0 && s.attempts > p.event.MaxRetries {
+		p.discard(ctx, id, out.Records, retryFrom, s.attempts)
+		advance()
+		return true, nil
+	}
+	it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
+		StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
+		ShardIteratorType: types.ShardIteratorTypeAtSequenceNumber, SequenceNumber: aws.String(retryFrom)})
+	if err != nil {
+		return true, fmt.Errorf("retry iterator: %w", err)
+	}
+	s.iterator = aws.ToString(it.ShardIterator)
+	sleep(ctx, time.Second)
 	return true, nil
 }
 
-// deliver invokes the function with a batch and returns the sequence number to read again
-// from: "" when the batch succeeded, the first failed record's when it partly failed, the
-// first record's when the invocation failed.
+// deliver invokes the function with the records FilterCriteria passes and returns the
+// sequence number to read again from: "" when the batch succeeded, the first failed record's
+// when it partly failed, the first record's when the invocation failed.
 func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
-	first := aws.ToString(recs[0].Dynamodb.SequenceNumber)
-	ev, err := dynamoDBEvent(recs, p.event.SourceARN)
+	all, err := dynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
 		return "", err
 	}
+	var ev events.DynamoDBEvent
+	for _, r := range all.Records {
+		if p.event.Filter.match(r) {
+			ev.Records = append(ev.Records, r)
+		}
+	}
+	if n := len(all.Records) - len(ev.Records); n > 0 {
+		p.count(func(s *MappingStats) { s.Filtered += n })
+	}
+	if len(ev.Records) == 0 {
+		return "", nil
+	}
+	first := ev.Records[0].Change.SequenceNumber
 	payload, err := json.Marshal(ev)
 	if err != nil {
 		return "", err
@@ -156,20 +183,20 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 	cancel()
 	p.count(func(s *MappingStats) {
 		s.Batches++
-		s.Records += len(recs)
+		s.Records += len(ev.Records)
 		if err != nil {
 			s.FailedBatches++
 		}
 	})
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(recs), "err", err)
+			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
 		}
 		return first, nil
 	}
 	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
-		passed(len(recs))
+		passed(len(ev.Records))
 		return "", nil
 	}
 	var resp events.DynamoDBEventResponse
@@ -182,14 +209,14 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		failed[f.ItemIdentifier] = true
 	}
 	if len(failed) == 0 {
-		passed(len(recs))
+		passed(len(ev.Records))
 		return "", nil
 	}
 	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
-	for i, r := range recs {
-		if seq := aws.ToString(r.Dynamodb.SequenceNumber); failed[seq] {
+	for i, r := range ev.Records {
+		if failed[r.Change.SequenceNumber] {
 			passed(i)
-			return seq, nil
+			return r.Change.SequenceNumber, nil
 		}
 	}
 	return first, nil // an unknown identifier fails the whole batch, as on Lambda

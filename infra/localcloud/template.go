@@ -26,6 +26,8 @@ type Template struct {
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
 	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions)
 	Types      map[string]string     // logical id → resource type, for every resource
+	// BuildMethod is a function's Metadata.BuildMethod ("makefile", ...), by logical id.
+	BuildMethod map[string]string
 }
 
 // LoadTemplate reads a SAM template file.
@@ -57,9 +59,10 @@ func ParseTemplate(raw []byte) (*Template, error) {
 	}
 	root := doc.Content[0]
 	t := &Template{
-		Parameters: map[string]string{},
-		Properties: map[string]*yaml.Node{},
-		Types:      map[string]string{},
+		Parameters:  map[string]string{},
+		Properties:  map[string]*yaml.Node{},
+		Types:       map[string]string{},
+		BuildMethod: map[string]string{},
 	}
 	for name, p := range mapping(lookup(root, "Parameters")) {
 		if d := lookup(p, "Default"); d != nil {
@@ -87,6 +90,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 		case typeFunction:
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)
+			t.BuildMethod[id] = scalar(lookup(lookup(res, "Metadata"), "BuildMethod"))
 		default:
 			continue
 		}
@@ -192,7 +196,7 @@ func subset(n *yaml.Node, keys ...string) *yaml.Node {
 
 // functionSubset keeps the function properties and event properties the local cloud runs.
 func functionSubset(n *yaml.Node) *yaml.Node {
-	out := subset(n, "CodeUri", "Timeout", "MemorySize", "Environment")
+	out := subset(n, "CodeUri", "Timeout", "MemorySize", "Environment", "LoggingConfig")
 	evs := lookup(n, "Events")
 	if evs == nil || evs.Kind != yaml.MappingNode {
 		return out
@@ -202,7 +206,8 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 		ev := subset(evs.Content[i+1], "Type")
 		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
 			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
-				"FunctionResponseTypes", "Enabled", "Path", "Method"))
+				"FunctionResponseTypes", "Enabled", "Path", "Method", "FilterCriteria", "ScalingConfig",
+				"MaximumRetryAttempts", "DestinationConfig"))
 		kept.Content = append(kept.Content, evs.Content[i], ev)
 	}
 	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Events"}, kept)

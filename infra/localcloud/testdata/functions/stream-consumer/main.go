@@ -1,10 +1,12 @@
 // Command stream-consumer is a test function: for each INSERT of an item whose pk starts with
 // "note#" it writes "seen#<pk>" with the inserted item's text into TABLE_NAME. A note whose
-// text is "gate" fails (batch item failure) until an item "gate#<pk>" exists.
+// text is "gate" fails (batch item failure) until an item "gate#<pk>" exists; one whose text
+// is "poison" always fails. Any other record is an error: the mapping's filter drops them.
 package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 
@@ -27,7 +29,11 @@ func main() {
 		for _, r := range ev.Records {
 			pk := r.Change.Keys["pk"].String()
 			if r.EventName != "INSERT" || !strings.HasPrefix(pk, "note#") {
-				continue
+				return resp, fmt.Errorf("record %s %s passed the mapping's filter", r.EventName, pk)
+			}
+			if r.Change.NewImage["text"].String() == "poison" {
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})
+				return resp, nil
 			}
 			if r.Change.NewImage["text"].String() == "gate" {
 				out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
