@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/onceflow/onceflow/infra/localcloud"
@@ -117,5 +118,19 @@ func TestLambdaAPI_invokes_by_logical_id(t *testing.T) {
 	}
 	if _, err := api.Invoke(context.Background(), "NoSuchFunction", []byte(`{}`)); err == nil || localcloud.IsFunctionError(err) {
 		t.Errorf("unknown function: err = %v, want a call error", err)
+	}
+}
+
+func TestAPI_timeout_is_500_and_the_environment_serves_again(t *testing.T) {
+	ep := cloud(t).Endpoints()
+	start := time.Now()
+	if resp, body := call(t, "GET", ep.APIURL+"/echo/sleep", nil, nil); resp.StatusCode != 500 {
+		t.Fatalf("timeout: %d %s, want 500", resp.StatusCode, body)
+	}
+	if d := time.Since(start); d > 8*time.Second {
+		t.Errorf("answered after %s, want about the function timeout (3 s)", d)
+	}
+	if resp, body := call(t, "GET", ep.APIURL+"/echo/after", nil, nil); resp.StatusCode != 201 {
+		t.Fatalf("after a timeout: %d %s, want 201", resp.StatusCode, body)
 	}
 }

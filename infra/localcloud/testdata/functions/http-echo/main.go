@@ -1,11 +1,13 @@
 // Command http-echo is a test function: it answers an HTTP API request with what it saw and a
-// few environment variables, status 201; the path /echo/panic makes it panic.
+// few environment variables, status 201; the path /echo/panic makes it panic and /echo/sleep
+// outlives its timeout.
 package main
 
 import (
 	"context"
 	"encoding/json"
 	"os"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
@@ -13,8 +15,11 @@ import (
 
 func main() {
 	lambda.Start(func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
-		if req.PathParameters["id"] == "panic" {
+		switch req.PathParameters["id"] {
+		case "panic":
 			panic("asked to panic")
+		case "sleep":
+			time.Sleep(10 * time.Second)
 		}
 		env := map[string]string{}
 		for _, k := range []string{"STAGE", "TABLE_NAME", "GREETING", "STREAM_ARN", "CONSUMER", "AWS_LAMBDA_FUNCTION_TIMEOUT",
