@@ -72,3 +72,43 @@ invoke-note-tagger:  FN := NoteTaggerFunction
 invoke-ledger:       FN := LedgerFunction
 $(addprefix invoke-,$(FUNCTIONS)): sam-build
 	$(SAM) local invoke $(FN) -e $(EVENT)
+
+# ---- local cloud (issue 4): make up / make down / make invoke --------------------------------
+# The local cloud runs template.yaml on DynamoDB Local, fauxqs and the Lambda Runtime Interface
+# Emulator (see infra/localcloud). State, logs and builds live in .local/ (git-ignored).
+#   make up                                  start everything; writes .local/endpoints.json
+#   make up ENVS=Consumer=3,Api=1            execution environments per function
+#   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
+#   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
+#   make down                                stop exactly what `make up` started
+TEMPLATE   ?= template.yaml
+LOCALCLOUD := .local/bin/localcloud
+RIE        := .local/bin/aws-lambda-rie
+RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
+
+.PHONY: up down invoke $(LOCALCLOUD)
+
+$(RIE):
+	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
+
+$(LOCALCLOUD):
+	$(GO) build -o $@ ./infra/cmd/localcloud
+
+infra/node_modules/.package-lock.json: infra/package-lock.json
+	cd infra && npm ci --no-audit --no-fund --loglevel=error
+
+## up: start the local cloud from template.yaml (installs emulators, builds functions)
+up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
+	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))
+
+## down: stop the local cloud
+down: $(LOCALCLOUD)
+	$(LOCALCLOUD) down
+
+## invoke: invoke FN with EVENT (a JSON file) on the running local cloud
+invoke: $(LOCALCLOUD)
+	@test -n "$(FN)" || { echo "usage: make invoke FN=<function> EVENT=events/<file>.json"; exit 2; }
+	$(LOCALCLOUD) invoke $(FN) $(EVENT)
+
+# The tests run functions under the Runtime Interface Emulator.
+test: $(RIE)

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "up":
+		err = up(args)
+	case "serve":
+		err = serve(args)
+	case "down":
+		err = down(args)
+	case "invoke":
+		err = invoke(args)
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localcloud:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, `usage:
+  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name]
+  localcloud down [-state .local]
+  localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
+	os.Exit(2)
+}
+
+// options are the flags of up and serve.
+type options struct {
+	template, state, prefix, envs string
+}
+
+func (o *options) flags(name string, args []string) (*flag.FlagSet, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&o.template, "template", "template.yaml", "SAM template")
+	fs.StringVar(&o.state, "state", ".local", "state directory (logs, builds, state.json, endpoints.json)")
+	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")
+	fs.StringVar(&o.envs, "envs", "", "execution environments per function, e.g. Consumer=3,Api=1")
+	return fs, fs.Parse(args)
+}
+
+func (o *options) config() (localcloud.Config, error) {
+	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
+		Environments: map[string]int{}}
+	for _, kv := range strings.Split(o.envs, ",") {
+		if kv == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		if !ok || err != nil {
+			return cfg, fmt.Errorf("-envs %q: want Function=N", kv)
+		}
+		cfg.Environments[k] = n
+	}
+	return cfg, nil
+}
+
+// serve runs the cloud in the foreground until SIGTERM or SIGINT.
+func serve(args []string) error {
+	var o options
+	if _, err := o.flags("serve", args); err != nil {
+		return err
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	cloud, err := localcloud.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := cloud.SetSupervisor(os.Getpid()); err != nil {
+		return errors.Join(err, cloud.Close())
+	}
+	cfg.Logger.Info("local cloud ready", "state", cloud.StateDir())
+	<-ctx.Done()
+	cfg.Logger.Info("stopping")
+	return cloud.Close()
+}
+
+func down(args []string) error {
+	var o options
+	if _, err := o.flags("down", args); err != nil {
+		return err
+	}
+	return localcloud.Down(o.state)
+}
+
+func invoke(args []string) error {
+	var o options
+	fs, err := o.flags("invoke", args)
+	if err != nil {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		usage()
+	}
+	ep, err := localcloud.ReadEndpoints(o.state)
+	if err != nil {
+		return err
+	}
+	fn, err := functionName(ep, fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	payload := []byte("{}")
+	if f := fs.Arg(1); f == "-" {
+		payload, err = io.ReadAll(os.Stdin)
+	} else if f != "" {
+		payload, err = os.ReadFile(f)
+	}
+	if err != nil {
+		return err
+	}
+	out, err := localcloud.NewLambdaAPI(ep.LambdaURL).Invoke(context.Background(), fn, payload)
+	var fe *localcloud.FunctionError
+	if errors.As(err, &fe) {
+		os.Stdout.Write(append(fe.Payload, '\n'))
+		return fmt.Errorf("%s: %s logs: %s", fn, fe.Type, filepath.Join(o.state, "logs", fn+"-*.log"))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(append(out, '\n'))
+	return err
+}
+
+// functionName accepts a logical id, or a name that matches one ignoring case, dashes and a
+// "Function" suffix ("sqs-consumer" for SQSConsumer or SqsConsumerFunction).
+func functionName(ep localcloud.Endpoints, name string) (string, error) {
+	norm := func(s string) string {
+		s = strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
+		return strings.TrimSuffix(s, "function")
+	}
+	var ids []string
+	for id := range ep.Functions {
+		if id == name {
+			return id, nil
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		if norm(id) == norm(name) {
+			return id, nil
+		}
+	}
+	return "", fmt.Errorf("no function %q; functions: %s", name, strings.Join(ids, ", "))
+}

@@ -1,0 +1,81 @@
+package main_test
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+)
+
+func run(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("localcloud %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "localcloud")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	state := filepath.Join(dir, "state")
+	run(t, bin, "up", "-template", "../../localcloud/testdata/template.yaml", "-state", state,
+		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3")
+	s, err := localcloud.ReadState(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = localcloud.Down(state) })
+	pids := []int{s.Supervisor}
+	names := map[string]bool{}
+	for _, p := range s.Processes {
+		pids, names[p.Name] = append(pids, p.PID), true
+	}
+	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "Echo-1"} {
+		if !names[want] {
+			t.Errorf("state has no process %s: %+v", want, s.Processes)
+		}
+	}
+	for _, pid := range pids {
+		if pid <= 0 || syscall.Kill(pid, 0) != nil {
+			t.Fatalf("pid %d of %+v is not running after up", pid, s)
+		}
+	}
+
+	event := filepath.Join(dir, "event.json")
+	if err := os.WriteFile(event, []byte(`{"rawPath":"/echo/1","pathParameters":{"id":"1"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := run(t, bin, "invoke", "-state", state, "echo", event); !strings.Contains(out, `"statusCode":201`) {
+		t.Errorf("invoke echo: %s", out)
+	}
+
+	run(t, bin, "down", "-state", state)
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
+			t.Errorf("pid %d still running after down", pid)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(state, "endpoints.json")); !os.IsNotExist(err) {
+		t.Errorf("endpoints.json left after down: %v", err)
+	}
+}
+
+func zombie(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+}

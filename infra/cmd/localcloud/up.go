@@ -1,0 +1,79 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+)
+
+// up starts `localcloud serve` detached, in its own session, and waits until it is ready.
+func up(args []string) error {
+	var o options
+	if _, err := o.flags("up", args); err != nil {
+		return err
+	}
+	if s, err := localcloud.ReadState(o.state); err == nil && s.Supervisor > 0 && syscall.Kill(s.Supervisor, 0) == nil {
+		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", s.Supervisor)
+	}
+	logs := filepath.Join(o.state, "logs")
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return err
+	}
+	_ = os.Remove(filepath.Join(o.state, "endpoints.json"))
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	logPath := filepath.Join(logs, "localcloud.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(self, append([]string{"serve"}, args...)...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	fmt.Fprintf(os.Stderr, "localcloud: starting (supervisor pid %d, log %s)\n", cmd.Process.Pid, logPath)
+	deadline := time.After(10 * time.Minute)
+	for {
+		select {
+		case err := <-exited:
+			return fmt.Errorf("local cloud failed to start (%v):\n%s", err, tail(logPath, 30))
+		case <-deadline:
+			_ = localcloud.Down(o.state)
+			return fmt.Errorf("local cloud not ready after 10 minutes, see %s", logPath)
+		case <-time.After(100 * time.Millisecond):
+		}
+		s, err := localcloud.ReadState(o.state)
+		if err != nil || s.Supervisor != cmd.Process.Pid {
+			continue
+		}
+		ep, err := localcloud.ReadEndpoints(o.state)
+		if err != nil {
+			continue
+		}
+		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\nendpoints: %s\n",
+			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, filepath.Join(o.state, "endpoints.json"))
+		return nil
+	}
+}
+
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,373 @@
+package localcloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// Cloud is a running local cloud. Its methods are safe for concurrent use.
+type Cloud struct {
+	cfg        Config
+	log        *slog.Logger
+	tmpl       *Template
+	refs       *refs
+	ddb        *dynamodb.Client
+	sqs        *sqs.Client
+	endpoints  Endpoints
+	functions  map[string]*Function
+	pools      map[string]*pool
+	stats      counters
+	visibility map[string]int // queue logical id → visibility timeout, seconds
+
+	mu      sync.Mutex
+	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
+	order   []string         // names in start order
+	servers []*http.Server
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	closed  bool
+}
+
+// Start brings the local cloud up from cfg.Template and returns when every emulator,
+// resource, execution environment, poller and server is ready. On error everything already
+// started is stopped. Close stops it.
+func Start(ctx context.Context, cfg Config) (*Cloud, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("local cloud: %w", err)
+	}
+	c := &Cloud{cfg: cfg, log: cfg.Logger, procs: map[string]*proc{},
+		functions: map[string]*Function{}, pools: map[string]*pool{}, visibility: map[string]int{}}
+	if err := c.start(ctx); err != nil {
+		return nil, errors.Join(fmt.Errorf("local cloud: %w", err), c.Close())
+	}
+	return c, nil
+}
+
+func (c *Cloud) start(ctx context.Context) error {
+	for _, dir := range []string{"logs", "build"} {
+		if err := os.MkdirAll(filepath.Join(c.cfg.StateDir, dir), 0o755); err != nil {
+			return err
+		}
+	}
+	tmpl, err := LoadTemplate(c.cfg.Template)
+	if err != nil {
+		return err
+	}
+	c.tmpl = tmpl
+	c.refs = &refs{functions: map[string]bool{}, params: tmpl.Parameters, tables: map[string]Table{}, queues: map[string]Queue{},
+		prefix: c.cfg.Prefix, region: Region, account: Account}
+	for _, id := range tmpl.Functions {
+		c.refs.functions[id] = true
+	}
+	if err := c.ensureRIE(ctx); err != nil {
+		return err
+	}
+	if err := c.startEmulators(ctx); err != nil {
+		return err
+	}
+	if err := c.createResources(ctx); err != nil {
+		return err
+	}
+	if err := c.startFunctions(ctx); err != nil {
+		return err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c.cancel = cancel
+	if err := c.startPollers(ctx, runCtx); err != nil {
+		return err
+	}
+	if err := c.startServers(); err != nil {
+		return err
+	}
+	return writeJSON(filepath.Join(c.cfg.StateDir, "endpoints.json"), c.endpoints)
+}
+
+func (c *Cloud) startEmulators(ctx context.Context) error {
+	e := &c.endpoints
+	e.Region, e.DynamoDB, e.SQS = Region, c.cfg.DynamoDBEndpoint, c.cfg.SQSEndpoint
+	if e.DynamoDB == "" || e.SQS == "" {
+		if err := c.ensurePackages(ctx); err != nil {
+			return err
+		}
+	}
+	var err error
+	if e.DynamoDB == "" {
+		if e.DynamoDB, err = c.startDynamoDB(ctx); err != nil {
+			return err
+		}
+	}
+	if e.SQS == "" {
+		if e.SQS, err = c.startFauxqs(ctx); err != nil {
+			return err
+		}
+	}
+	e.Streams = e.DynamoDB
+	c.ddb, c.sqs = e.DynamoDBClient(), e.SQSClient()
+	return nil
+}
+
+func (c *Cloud) createResources(ctx context.Context) error {
+	order, err := queueOrder(c.tmpl)
+	if err != nil {
+		return err
+	}
+	for _, id := range order {
+		if err := c.createQueue(ctx, id); err != nil {
+			return err
+		}
+	}
+	for _, id := range c.tmpl.Tables {
+		if err := c.createTable(ctx, id); err != nil {
+			return err
+		}
+	}
+	c.endpoints.Queues, c.endpoints.Tables = c.refs.queues, c.refs.tables
+	return nil
+}
+
+func (c *Cloud) startFunctions(ctx context.Context) error {
+	c.endpoints.Functions = map[string][]int{}
+	for _, id := range c.tmpl.Functions {
+		f, err := c.function(id)
+		if err != nil {
+			return err
+		}
+		bootstrap, err := c.build(ctx, f) // one build at a time: go build uses every core
+		if err != nil {
+			return err
+		}
+		n, ok := c.cfg.Environments[id]
+		if !ok {
+			n = 1
+			for _, ev := range f.Events {
+				if ev.Type == EventSQS {
+					n = 2
+				}
+			}
+		}
+		p, err := c.startPool(ctx, f, bootstrap, n)
+		if err != nil {
+			return err
+		}
+		c.functions[id], c.pools[id] = f, p
+		for _, env := range p.envs {
+			c.endpoints.Functions[id] = append(c.endpoints.Functions[id], env.proc.pid())
+		}
+	}
+	return nil
+}
+
+func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
+	streams := c.endpoints.StreamsClient()
+	for _, id := range c.tmpl.Functions {
+		f := c.functions[id]
+		timeout := time.Duration(f.Timeout)*time.Second + 5*time.Second
+		for _, ev := range f.Events {
+			switch ev.Type {
+			case EventSQS:
+				p := &sqsPoller{function: id, event: ev, queueURL: c.refs.queues[ev.Source].URL,
+					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
+				n := len(c.pools[id].envs)
+				if ev.MaxConcurrency > 0 {
+					n = min(n, ev.MaxConcurrency)
+				}
+				for range n {
+					c.goRun(func() { p.run(runCtx) })
+				}
+			case EventDynamoDB:
+				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
+					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
+				if err := p.init(ctx); err != nil {
+					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
+				}
+				c.goRun(func() { p.run(runCtx) })
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {
+	key := function + "/" + ev.Name
+	return func(f func(*MappingStats)) { c.stats.mapping(key, f) }
+}
+
+// sendToQueue sends a message to a queue of the template by ARN (on-failure destinations).
+func (c *Cloud) sendToQueue(ctx context.Context, queueARN, body string) error {
+	for _, q := range c.refs.queues {
+		if q.ARN == queueARN {
+			in := &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)}
+			if strings.HasSuffix(q.Name, ".fifo") {
+				in.MessageGroupId, in.MessageDeduplicationId = aws.String("lambda"), aws.String(fmt.Sprint(time.Now().UnixNano()))
+			}
+			_, err := c.sqs.SendMessage(ctx, in)
+			return err
+		}
+	}
+	return fmt.Errorf("destination %s is not a queue of the template", queueARN)
+}
+
+func (c *Cloud) goRun(f func()) {
+	c.wg.Add(1)
+	go func() { defer c.wg.Done(); f() }()
+}
+
+// startServers starts the Lambda Invoke API and, when the template has HttpApi events, the API.
+func (c *Cloud) startServers() error {
+	url, err := c.serve(lambdaAPI{c})
+	if err != nil {
+		return err
+	}
+	c.endpoints.LambdaURL = url
+	shim := &apiShim{invoker: c, onError: c.log.Warn}
+	for _, id := range c.tmpl.Functions {
+		for _, ev := range c.functions[id].Events {
+			if ev.Type == EventHTTPAPI {
+				shim.routes = append(shim.routes, newRoute(id, ev))
+				shim.timeout = max(shim.timeout, time.Duration(c.functions[id].Timeout)*time.Second+5*time.Second)
+			}
+		}
+	}
+	if len(shim.routes) > 0 {
+		if c.endpoints.APIURL, err = c.serve(shim); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Cloud) serve(h http.Handler) (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	c.mu.Lock()
+	c.servers = append(c.servers, srv)
+	c.mu.Unlock()
+	go func() { _ = srv.Serve(l) }()
+	return "http://" + l.Addr().String(), nil
+}
+
+// Endpoints returns what the cloud offers; the same is in StateDir/endpoints.json.
+func (c *Cloud) Endpoints() Endpoints { return c.endpoints }
+
+// StateDir returns the directory holding logs, builds, state.json and endpoints.json.
+func (c *Cloud) StateDir() string { return c.cfg.StateDir }
+
+// Invoke invokes a function by logical id on one of its idle execution environments (waiting
+// for one), as the pollers and the API do. It implements Invoker.
+func (c *Cloud) Invoke(ctx context.Context, function string, payload []byte) ([]byte, error) {
+	p, ok := c.pools[function]
+	if !ok {
+		return nil, fmt.Errorf("invoke %s: no such function in the template", function)
+	}
+	return c.invoke(ctx, p, payload)
+}
+
+// Stats returns what the cloud has done so far; the Lambda API serves the same at
+// GET LambdaURL + "/localcloud/stats".
+func (c *Cloud) Stats() Stats { return c.stats.snapshot() }
+
+// Kill kills execution environment n (1-based) of a function with SIGKILL, process group and
+// all, as a crash would; an invocation in flight on it fails and the pool restarts it.
+func (c *Cloud) Kill(function string, n int) error {
+	name := fmt.Sprintf("%s-%d", function, n)
+	c.mu.Lock()
+	p, ok := c.procs[name]
+	c.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("kill %s: no such environment", name)
+	}
+	return syscall.Kill(-p.pid(), syscall.SIGKILL)
+}
+
+// SetSupervisor records pid as the process that runs this cloud, so that Down from another
+// process stops it first. The CLI's serve command records itself.
+func (c *Cloud) SetSupervisor(pid int) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.saveStateLocked(pid)
+}
+
+// startTracked starts a child process logging to StateDir/logs/<name>.log and records it.
+func (c *Cloud) startTracked(name string, cmd *exec.Cmd) (*proc, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, errors.New("local cloud is closed")
+	}
+	p, err := startProc(name, cmd, filepath.Join(c.cfg.StateDir, "logs", name+".log"))
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := c.procs[name]; !ok {
+		c.order = append(c.order, name)
+	}
+	c.procs[name] = p
+	return p, c.saveStateLocked(-1)
+}
+
+// saveStateLocked writes state.json; supervisor -1 keeps the recorded one.
+func (c *Cloud) saveStateLocked(supervisor int) error {
+	path := filepath.Join(c.cfg.StateDir, "state.json")
+	if supervisor < 0 {
+		old, _ := ReadState(c.cfg.StateDir)
+		supervisor = old.Supervisor
+	}
+	s := State{Supervisor: supervisor}
+	for _, name := range c.order {
+		s.Processes = append(s.Processes, ProcessState{Name: name, PID: c.procs[name].pid()})
+	}
+	return writeJSON(path, s)
+}
+
+// Close stops pollers, servers and every process the cloud started, in reverse order.
+func (c *Cloud) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	servers := c.servers
+	c.mu.Unlock()
+	if c.cancel != nil {
+		c.cancel()
+	}
+	var errs []error
+	for _, s := range servers {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		errs = append(errs, s.Shutdown(ctx))
+		cancel()
+	}
+	c.wg.Wait()
+	c.mu.Lock() // no process starts once closed is set; copy under the lock all the same
+	procs := make([]*proc, 0, len(c.order))
+	for i := len(c.order) - 1; i >= 0; i-- {
+		procs = append(procs, c.procs[c.order[i]])
+	}
+	c.mu.Unlock()
+	for _, p := range procs {
+		p.stop(5 * time.Second)
+	}
+	_ = os.Remove(filepath.Join(c.cfg.StateDir, "state.json"))
+	_ = os.Remove(filepath.Join(c.cfg.StateDir, "endpoints.json"))
+	return errors.Join(errs...)
+}

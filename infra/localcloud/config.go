@@ -1,0 +1,117 @@
+package localcloud
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+)
+
+// The fixed identity of the local cloud: functions, pollers and clients all use it, so that
+// DynamoDB Local (which partitions data by access key and region) shows everyone one database.
+const (
+	Region          = "us-east-1"
+	Account         = "000000000000"
+	AccessKeyID     = "local"
+	SecretAccessKey = "local"
+)
+
+// RIEModule is the pinned AWS Lambda Runtime Interface Emulator.
+const RIEModule = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d"
+
+// Config says what to run and where. The zero value runs template.yaml of the module that
+// holds the working directory, with state in its .local directory.
+type Config struct {
+	// Root is the module root: infra/node_modules and .local/bin live under it. Default: the
+	// nearest directory holding go.mod, from the working directory upward.
+	Root string
+	// Template is the SAM template. Default: Root/template.yaml.
+	Template string
+	// StateDir holds logs, builds, state.json and endpoints.json. Default: Root/.local.
+	StateDir string
+	// Prefix starts every local table and queue name. Default: "onceflow-local".
+	Prefix string
+	// Environments is the number of execution environments per function logical id. Default:
+	// 2 for functions with an SQS event source, 1 otherwise.
+	Environments map[string]int
+	// DynamoDBEndpoint and SQSEndpoint, when set, point at emulators already running, which
+	// are then neither started nor stopped.
+	DynamoDBEndpoint, SQSEndpoint string
+	// RIE is the aws-lambda-rie binary. Default: Root/.local/bin/aws-lambda-rie.
+	RIE string
+	// Install lets Start install what is missing (npm ci in infra/, go install of RIEModule);
+	// without it a missing piece is an error that says how to get it.
+	Install bool
+	// Logger receives the local cloud's own log. Default: discard.
+	Logger *slog.Logger
+	// CrashAfterInvoke, when set, is asked after every invocation that succeeded; when it
+	// returns true the environment is killed and the response dropped, as if it crashed after
+	// the function committed its effects and before the caller saw the answer (fault
+	// injection: the messages of that batch are redelivered). It must be safe for concurrent use.
+	CrashAfterInvoke func(function string) bool
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if c.Root == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return c, err
+		}
+		c.Root = root
+	}
+	if c.Template == "" {
+		c.Template = filepath.Join(c.Root, "template.yaml")
+	}
+	if c.StateDir == "" {
+		c.StateDir = filepath.Join(c.Root, ".local")
+	}
+	if c.Prefix == "" {
+		c.Prefix = "onceflow-local"
+	}
+	if c.RIE == "" {
+		c.RIE = filepath.Join(c.Root, ".local", "bin", "aws-lambda-rie")
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	var err error
+	for _, p := range []*string{&c.Root, &c.Template, &c.StateDir, &c.RIE} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return c, err
+		}
+	}
+	return c, c.Validate()
+}
+
+// Validate reports every problem of the configuration.
+func (c Config) Validate() error {
+	var errs []error
+	for id, n := range c.Environments {
+		if n < 1 {
+			errs = append(errs, fmt.Errorf("environments of %s: %d, want at least 1", id, n))
+		}
+	}
+	if _, err := os.Stat(c.Template); err != nil {
+		errs = append(errs, fmt.Errorf("template: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working directory: set Config.Root")
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,10 @@
+// Package localcloud runs a SAM application on real local emulators, without Docker: Amazon's
+// DynamoDB Local and the fauxqs SQS emulator, with every table and queue of template.yaml
+// created from the template itself, each function built for the host and run under the AWS
+// Lambda Runtime Interface Emulator, SQS and DynamoDB stream event source mappings emulated by
+// pollers that invoke through the Lambda Invoke API, and a loopback HTTP API that speaks API
+// Gateway HTTP API (payload 2.0) events.
+//
+// Start returns a running Cloud and its Endpoints; Close (or Down, from another process)
+// stops exactly the processes it started.
+package localcloud

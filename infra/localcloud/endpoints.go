@@ -1,0 +1,101 @@
+package localcloud
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// Endpoints is what a running local cloud offers; Start returns it and writes it to
+// StateDir/endpoints.json.
+type Endpoints struct {
+	// APIURL is the base URL of the local HTTP API (no trailing slash), "" without HttpApi events.
+	APIURL string `json:"apiUrl,omitempty"`
+	// LambdaURL serves the Lambda Invoke API for every function by logical id
+	// (POST /2015-03-31/functions/{LogicalId}/invocations), through the environment pool.
+	LambdaURL string `json:"lambdaUrl"`
+	// DynamoDB, Streams and SQS are the emulator endpoints (Streams is DynamoDB's).
+	DynamoDB string `json:"dynamodb"`
+	Streams  string `json:"dynamodbStreams"`
+	SQS      string `json:"sqs"`
+	Region   string `json:"region"`
+	// Queues and Tables are the local resources by logical id.
+	Queues map[string]Queue `json:"queues"`
+	Tables map[string]Table `json:"tables"`
+	// Functions lists the process ids of each function's execution environments at start.
+	Functions map[string][]int `json:"functions"`
+}
+
+// ReadEndpoints reads the endpoints.json a running local cloud wrote into stateDir.
+func ReadEndpoints(stateDir string) (Endpoints, error) {
+	var e Endpoints
+	b, err := os.ReadFile(filepath.Join(stateDir, "endpoints.json"))
+	if err != nil {
+		return e, fmt.Errorf("read endpoints (is the local cloud up? `make up`): %w", err)
+	}
+	if err := json.Unmarshal(b, &e); err != nil {
+		return e, fmt.Errorf("read endpoints: %w", err)
+	}
+	return e, nil
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// AWSConfig is the configuration of the local identity: region and static credentials.
+// Clients built from it need a BaseEndpoint.
+func AWSConfig() aws.Config {
+	return aws.Config{
+		Region:      Region,
+		Credentials: credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
+	}
+}
+
+// DynamoDBClient returns a DynamoDB client for the local emulator.
+func (e Endpoints) DynamoDBClient() *dynamodb.Client {
+	return dynamodb.NewFromConfig(AWSConfig(), func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(e.DynamoDB) })
+}
+
+// StreamsClient returns a DynamoDB Streams client for the local emulator.
+func (e Endpoints) StreamsClient() *dynamodbstreams.Client {
+	ep := e.Streams
+	if ep == "" {
+		ep = e.DynamoDB
+	}
+	return dynamodbstreams.NewFromConfig(AWSConfig(), func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(ep) })
+}
+
+// SQSClient returns an SQS client for the local emulator.
+func (e Endpoints) SQSClient() *sqs.Client {
+	return sqs.NewFromConfig(AWSConfig(), func(o *sqs.Options) { o.BaseEndpoint = aws.String(e.SQS) })
+}
+
+// LambdaClient returns a Lambda client for LambdaURL, with a single attempt per Invoke so a
+// crashed invoke is never silently run again.
+func (e Endpoints) LambdaClient() *lambda.Client {
+	return newLambdaClient(e.LambdaURL)
+}
+
+func newLambdaClient(endpoint string) *lambda.Client {
+	return lambda.NewFromConfig(AWSConfig(), func(o *lambda.Options) {
+		o.BaseEndpoint = aws.String(endpoint)
+		o.RetryMaxAttempts = 1
+	})
+}

@@ -1,0 +1,297 @@
+package localcloud
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// refs answers !Ref and !GetAtt for the local resources.
+type refs struct {
+	functions map[string]bool
+	params    map[string]string
+	tables    map[string]Table
+	queues    map[string]Queue
+	prefix    string
+	region    string
+	account   string
+}
+
+func (r *refs) ref(name string) (string, error) {
+	switch name {
+	case "AWS::Region":
+		return r.region, nil
+	case "AWS::AccountId":
+		return r.account, nil
+	case "AWS::StackName":
+		return r.prefix, nil
+	case "AWS::Partition":
+		return "aws", nil
+	case "AWS::URLSuffix":
+		return "amazonaws.com", nil
+	case "AWS::NoValue":
+		return "", nil
+	}
+	if v, ok := r.params[name]; ok {
+		return v, nil
+	}
+	if t, ok := r.tables[name]; ok {
+		return t.Name, nil
+	}
+	if q, ok := r.queues[name]; ok {
+		return q.URL, nil
+	}
+	if r.functions[name] {
+		return name, nil // the local Lambda API names functions by logical id
+	}
+	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues and pseudo parameters resolve)", name)
+}
+
+func (r *refs) getAtt(name, attr string) (string, error) {
+	if t, ok := r.tables[name]; ok {
+		switch attr {
+		case "Arn":
+			return t.ARN, nil
+		case "StreamArn":
+			if t.StreamARN == "" {
+				return "", fmt.Errorf("!GetAtt %s.StreamArn: the table has no stream", name)
+			}
+			return t.StreamARN, nil
+		}
+	}
+	if q, ok := r.queues[name]; ok {
+		switch attr {
+		case "Arn":
+			return q.ARN, nil
+		case "QueueName":
+			return q.Name, nil
+		case "QueueUrl":
+			return q.URL, nil
+		}
+	}
+	if r.functions[name] && attr == "Arn" {
+		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", r.region, r.account, name), nil
+	}
+	return "", fmt.Errorf("!GetAtt %s.%s: no local value", name, attr)
+}
+
+// resolve turns a YAML node into plain Go values (map[string]any, []any, string, int64,
+// float64, bool, nil), evaluating Ref, GetAtt, Sub, Join and Select in short and long form.
+func (r *refs) resolve(n *yaml.Node) (any, error) {
+	if n == nil {
+		return nil, nil
+	}
+	if n.Kind == yaml.AliasNode {
+		return r.resolve(n.Alias)
+	}
+	if fn := strings.TrimPrefix(n.Tag, "!"); strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		return r.intrinsic(fn, n)
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		if len(n.Content) == 2 {
+			key := n.Content[0].Value
+			if key == "Ref" || strings.HasPrefix(key, "Fn::") {
+				return r.intrinsic(strings.TrimPrefix(key, "Fn::"), n.Content[1])
+			}
+		}
+		out := make(map[string]any, len(n.Content)/2)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, err := r.resolve(n.Content[i+1])
+			if err != nil {
+				return nil, err
+			}
+			out[n.Content[i].Value] = v
+		}
+		return out, nil
+	case yaml.SequenceNode:
+		out := make([]any, 0, len(n.Content))
+		for _, c := range n.Content {
+			v, err := r.resolve(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return out, nil
+	case yaml.DocumentNode:
+		if len(n.Content) == 1 {
+			return r.resolve(n.Content[0])
+		}
+		return nil, nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return nil, fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	return v, nil
+}
+
+// resolveString resolves a node that must give a string (numbers and booleans are formatted).
+func (r *refs) resolveString(n *yaml.Node) (string, error) {
+	v, err := r.resolve(n)
+	if err != nil {
+		return "", err
+	}
+	return stringify(v)
+}
+
+func stringify(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case nil:
+		return "", nil
+	case int, int64, float64, bool:
+		return fmt.Sprint(x), nil
+	}
+	return "", fmt.Errorf("want a string, got %T", v)
+}
+
+func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
+	// Strip the tag so the argument resolves as plain data.
+	plain := *arg
+	plain.Tag = ""
+	args, err := r.resolve(&plain)
+	if err != nil {
+		return nil, err
+	}
+	switch fn {
+	case "Ref":
+		name, _ := args.(string)
+		return r.ref(name)
+	case "GetAtt":
+		return r.getAttArgs(args)
+	case "Sub":
+		return r.sub(args)
+	case "Join":
+		return join(args)
+	case "Select":
+		return selectItem(args)
+	}
+	return nil, fmt.Errorf("line %d: intrinsic function %s is not supported locally", arg.Line, fn)
+}
+
+func (r *refs) getAttArgs(args any) (string, error) {
+	switch x := args.(type) {
+	case string:
+		name, attr, ok := strings.Cut(x, ".")
+		if !ok {
+			return "", fmt.Errorf("!GetAtt %q: want Resource.Attribute", x)
+		}
+		return r.getAtt(name, attr)
+	case []any:
+		if len(x) == 2 {
+			name, _ := x[0].(string)
+			attr, _ := x[1].(string)
+			return r.getAtt(name, attr)
+		}
+	}
+	return "", fmt.Errorf("!GetAtt %v: want Resource.Attribute or [Resource, Attribute]", args)
+}
+
+func (r *refs) sub(args any) (string, error) {
+	text, vars := "", map[string]any{}
+	switch x := args.(type) {
+	case string:
+		text = x
+	case []any:
+		if len(x) != 2 {
+			return "", fmt.Errorf("!Sub: want a string or [string, variables]")
+		}
+		text, _ = x[0].(string)
+		vars, _ = x[1].(map[string]any)
+	default:
+		return "", fmt.Errorf("!Sub: want a string or [string, variables]")
+	}
+	var b strings.Builder
+	for {
+		start := strings.Index(text, "${")
+		if start < 0 {
+			b.WriteString(text)
+			return b.String(), nil
+		}
+		end := strings.Index(text[start:], "}")
+		if end < 0 {
+			return "", fmt.Errorf("!Sub: unclosed ${ in %q", text)
+		}
+		b.WriteString(text[:start])
+		name := text[start+2 : start+end]
+		text = text[start+end+1:]
+		if strings.HasPrefix(name, "!") { // ${!Literal} writes ${Literal}
+			b.WriteString("${" + name[1:] + "}")
+			continue
+		}
+		val, err := r.subVar(name, vars)
+		if err != nil {
+			return "", err
+		}
+		b.WriteString(val)
+	}
+}
+
+func (r *refs) subVar(name string, vars map[string]any) (string, error) {
+	if v, ok := vars[name]; ok {
+		return stringify(v)
+	}
+	if res, attr, ok := strings.Cut(name, "."); ok && !strings.HasPrefix(name, "AWS::") {
+		return r.getAtt(res, attr)
+	}
+	return r.ref(name)
+}
+
+func join(args any) (string, error) {
+	x, ok := args.([]any)
+	if !ok || len(x) != 2 {
+		return "", fmt.Errorf("!Join: want [delimiter, [values]]")
+	}
+	delim, _ := x[0].(string)
+	items, _ := x[1].([]any)
+	parts := make([]string, 0, len(items))
+	for _, it := range items {
+		s, err := stringify(it)
+		if err != nil {
+			return "", fmt.Errorf("!Join: %w", err)
+		}
+		parts = append(parts, s)
+	}
+	return strings.Join(parts, delim), nil
+}
+
+func selectItem(args any) (any, error) {
+	x, ok := args.([]any)
+	if !ok || len(x) != 2 {
+		return nil, fmt.Errorf("!Select: want [index, [values]]")
+	}
+	idx, err := strconv.Atoi(fmt.Sprint(x[0]))
+	items, _ := x[1].([]any)
+	if err != nil || idx < 0 || idx >= len(items) {
+		return nil, fmt.Errorf("!Select: index %v out of range", x[0])
+	}
+	return items[idx], nil
+}
+
+// referencedResource returns the logical id a !Ref or !GetAtt node (short or long form) names,
+// or "".
+func referencedResource(n *yaml.Node) string {
+	if n == nil {
+		return ""
+	}
+	fn, arg := strings.TrimPrefix(n.Tag, "!"), n
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 {
+		fn, arg = strings.TrimPrefix(n.Content[0].Value, "Fn::"), n.Content[1]
+	}
+	switch fn {
+	case "Ref":
+		return arg.Value
+	case "GetAtt":
+		if arg.Kind == yaml.SequenceNode && len(arg.Content) > 0 {
+			return arg.Content[0].Value
+		}
+		name, _, _ := strings.Cut(arg.Value, ".")
+		return name
+	}
+	return ""
+}

@@ -1,0 +1,84 @@
+package localcloud_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+)
+
+// The tests share one local cloud of testdata/template.yaml, started on first use. It uses the
+// emulators of `make test` (DYNAMODB_ENDPOINT, SQS_ENDPOINT) when set, else starts its own;
+// names carry a unique prefix so runs never collide.
+var shared struct {
+	once  sync.Once
+	state string
+	cloud *localcloud.Cloud
+	err   error
+}
+
+// crashSQSConsumer, once set, kills the SQS consumer's environment after its next invocation.
+var crashSQSConsumer atomic.Bool
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cloud != nil {
+		if err := shared.cloud.Close(); err != nil {
+			fmt.Fprintln(os.Stderr, "close local cloud:", err)
+			code = 1
+		}
+	}
+	if shared.state != "" {
+		_ = os.RemoveAll(shared.state)
+	}
+	os.Exit(code)
+}
+
+func cloud(t *testing.T) *localcloud.Cloud {
+	t.Helper()
+	shared.once.Do(func() {
+		state, err := os.MkdirTemp("", "localcloud-test-")
+		shared.state = state
+		if err != nil {
+			shared.err = err
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		shared.cloud, shared.err = localcloud.Start(ctx, localcloud.Config{
+			Template:         "testdata/template.yaml",
+			StateDir:         state,
+			Prefix:           fmt.Sprintf("lc%d", time.Now().UnixNano()),
+			DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
+			SQSEndpoint:      os.Getenv("SQS_ENDPOINT"),
+			CrashAfterInvoke: func(function string) bool {
+				return function == "SQSConsumer" && crashSQSConsumer.CompareAndSwap(true, false)
+			},
+		})
+	})
+	if shared.err != nil {
+		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", shared.err)
+	}
+	return shared.cloud
+}
+
+// eventually retries check until it returns nil or the timeout passes.
+func eventually(t *testing.T, timeout time.Duration, check func() error) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := check()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %s: %v", timeout, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}

@@ -1,0 +1,106 @@
+package localcloud
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// proc is a child process in its own process group, its output in a log file.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	done chan struct{} // closed when the process has exited
+	err  error         // exit status, valid after done
+}
+
+func startProc(name string, cmd *exec.Cmd, logPath string) (*proc, error) {
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s: %w", name, err)
+	}
+	p := &proc{name: name, cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// exited reports whether the process has ended.
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stop sends SIGTERM to the process group, then SIGKILL after grace.
+func (p *proc) stop(grace time.Duration) {
+	if p == nil || p.exited() {
+		return
+	}
+	_ = syscall.Kill(-p.pid(), syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
+		<-p.done
+	}
+}
+
+// freePort asks the kernel for a free loopback port.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitReady polls probe until it succeeds, the process exits or the timeout passes.
+func waitReady(ctx context.Context, p *proc, timeout time.Duration, probe func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		err := probe(ctx)
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-p.done:
+			return fmt.Errorf("%s exited before it was ready: %v", p.name, p.err)
+		case <-ctx.Done():
+			return fmt.Errorf("%s not ready after %s: %w", p.name, timeout, errors.Join(err, ctx.Err()))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func dialProbe(addr string) func(context.Context) error {
+	return func(ctx context.Context) error {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return err
+		}
+		return c.Close()
+	}
+}

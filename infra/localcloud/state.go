@@ -1,0 +1,103 @@
+package localcloud
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// State records the processes a local cloud started, so that Down, from another process, stops
+// exactly those by process id. It lives in StateDir/state.json.
+type State struct {
+	// Supervisor is the process that runs the pollers and servers (the CLI's serve), 0 when
+	// the cloud runs inside a test or another program.
+	Supervisor int            `json:"supervisor,omitempty"`
+	Processes  []ProcessState `json:"processes"`
+}
+
+// ProcessState is one child process; each leads its own process group.
+type ProcessState struct {
+	Name string `json:"name"`
+	PID  int    `json:"pid"`
+}
+
+// ReadState reads StateDir/state.json.
+func ReadState(stateDir string) (State, error) {
+	var s State
+	b, err := os.ReadFile(filepath.Join(stateDir, "state.json"))
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(b, &s)
+}
+
+// Down stops the local cloud recorded in stateDir: it asks the supervisor to stop (which stops
+// its children), then kills the process group of every recorded process still alive. It is
+// a no-op when nothing is recorded.
+func Down(stateDir string) error {
+	s, err := ReadState(stateDir)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("down: %w", err)
+	}
+	if s.Supervisor > 0 && s.Supervisor != os.Getpid() && alive(s.Supervisor) {
+		_ = syscall.Kill(s.Supervisor, syscall.SIGTERM)
+		waitGone(s.Supervisor, 20*time.Second)
+	}
+	var errs []error
+	for _, p := range s.Processes {
+		if !alive(p.PID) {
+			continue
+		}
+		_ = syscall.Kill(-p.PID, syscall.SIGTERM)
+		if !waitGone(p.PID, 5*time.Second) {
+			_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+			if !waitGone(p.PID, 5*time.Second) {
+				errs = append(errs, fmt.Errorf("down: %s (pid %d) still running", p.Name, p.PID))
+			}
+		}
+	}
+	if s.Supervisor > 0 && alive(s.Supervisor) {
+		_ = syscall.Kill(s.Supervisor, syscall.SIGKILL)
+	}
+	if len(errs) == 0 {
+		_ = os.Remove(filepath.Join(stateDir, "state.json"))
+		_ = os.Remove(filepath.Join(stateDir, "endpoints.json"))
+	}
+	return errors.Join(errs...)
+}
+
+// alive reports whether pid runs and is not a zombie.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true
+	}
+	// The state follows the parenthesised command name: "pid (comm) S ...".
+	for i := len(b) - 1; i > 0; i-- {
+		if b[i] == ')' && i+2 < len(b) {
+			return b[i+2] != 'Z'
+		}
+	}
+	return true
+}
+
+func waitGone(pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if !alive(pid) {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return !alive(pid)
+}

@@ -1,0 +1,72 @@
+package localcloud
+
+import (
+	"sync"
+)
+
+// Stats counts what the local cloud did since Start, for summaries and assertions.
+type Stats struct {
+	// Functions by logical id.
+	Functions map[string]FunctionStats `json:"functions"`
+	// Mappings by "<Function>/<Event name>", for SQS and DynamoDB event sources.
+	Mappings map[string]MappingStats `json:"mappings"`
+}
+
+// FunctionStats counts invocations of one function.
+type FunctionStats struct {
+	Invocations int `json:"invocations"`
+	Failed      int `json:"failed"`   // function errors, timeouts and crashes
+	Restarts    int `json:"restarts"` // environments restarted after a crash or a kill
+}
+
+// MappingStats counts the work of one event source mapping.
+type MappingStats struct {
+	Batches       int `json:"batches"`       // invocations made
+	Records       int `json:"records"`       // messages or stream records delivered, redeliveries included
+	Succeeded     int `json:"succeeded"`     // deleted (SQS) or passed (streams)
+	Filtered      int `json:"filtered"`      // dropped by FilterCriteria (and deleted, for SQS)
+	Discarded     int `json:"discarded"`     // stream records given up after MaximumRetryAttempts
+	ItemFailures  int `json:"itemFailures"`  // records reported in batchItemFailures
+	FailedBatches int `json:"failedBatches"` // invocations that failed as a whole
+}
+
+// counters is the mutable form of Stats.
+type counters struct {
+	mu sync.Mutex
+	s  Stats
+}
+
+func (c *counters) function(id string, f func(*FunctionStats)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.s.Functions == nil {
+		c.s.Functions = map[string]FunctionStats{}
+	}
+	v := c.s.Functions[id]
+	f(&v)
+	c.s.Functions[id] = v
+}
+
+func (c *counters) mapping(key string, f func(*MappingStats)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.s.Mappings == nil {
+		c.s.Mappings = map[string]MappingStats{}
+	}
+	v := c.s.Mappings[key]
+	f(&v)
+	c.s.Mappings[key] = v
+}
+
+func (c *counters) snapshot() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := Stats{Functions: map[string]FunctionStats{}, Mappings: map[string]MappingStats{}}
+	for k, v := range c.s.Functions {
+		out.Functions[k] = v
+	}
+	for k, v := range c.s.Mappings {
+		out.Mappings[k] = v
+	}
+	return out
+}

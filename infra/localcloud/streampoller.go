@@ -1,0 +1,223 @@
+package localcloud
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+)
+
+// streamsAPI is what the stream poller needs of the DynamoDB Streams client.
+type streamsAPI interface {
+	DescribeStream(context.Context, *dynamodbstreams.DescribeStreamInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error)
+	GetShardIterator(context.Context, *dynamodbstreams.GetShardIteratorInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error)
+	GetRecords(context.Context, *dynamodbstreams.GetRecordsInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
+}
+
+// streamPoller emulates a DynamoDB stream event source mapping: one reader per stream that
+// reads every open shard after its parent, in order, retrying a failed batch from its first
+// failed record until it succeeds.
+type streamPoller struct {
+	function string
+	event    Event
+	streams  streamsAPI
+	invoker  Invoker
+	timeout  time.Duration
+	onError  func(msg string, args ...any)
+	count    func(func(*MappingStats))
+	send     func(ctx context.Context, queueARN, body string) error // to the on-failure destination
+	shards   map[string]*shard
+}
+
+type shard struct {
+	parent   string
+	iterator string
+	done     bool
+	failing  string // sequence number a failed batch is retried from
+	attempts int    // failed invocations of that batch
+}
+
+// init takes iterators for the shards that exist now, at the mapping's starting position, so
+// records written after Start returns are never missed with LATEST.
+func (p *streamPoller) init(ctx context.Context) error {
+	p.shards = map[string]*shard{}
+	return p.discover(ctx, types.ShardIteratorType(p.event.StartingPosition))
+}
+
+// discover adds shards not seen yet; shards born later start at TRIM_HORIZON.
+func (p *streamPoller) discover(ctx context.Context, position types.ShardIteratorType) error {
+	var start *string
+	for {
+		out, err := p.streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{
+			StreamArn: aws.String(p.event.SourceARN), ExclusiveStartShardId: start})
+		if err != nil {
+			return fmt.Errorf("describe stream %s: %w", p.event.SourceARN, err)
+		}
+		for _, s := range out.StreamDescription.Shards {
+			id := aws.ToString(s.ShardId)
+			if _, ok := p.shards[id]; ok {
+				continue
+			}
+			it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
+				StreamArn: aws.String(p.event.SourceARN), ShardId: s.ShardId, ShardIteratorType: position})
+			if err != nil {
+				return fmt.Errorf("shard iterator %s: %w", id, err)
+			}
+			p.shards[id] = &shard{parent: aws.ToString(s.ParentShardId), iterator: aws.ToString(it.ShardIterator)}
+		}
+		start = out.StreamDescription.LastEvaluatedShardId
+		if start == nil {
+			return nil
+		}
+	}
+}
+
+func (p *streamPoller) run(ctx context.Context) {
+	for ctx.Err() == nil {
+		busy, closed := false, false
+		for id, s := range p.shards {
+			if s.done || !p.parentDone(s) {
+				continue
+			}
+			got, err := p.poll(ctx, id, s)
+			if err != nil && ctx.Err() == nil {
+				p.onError("stream poll", "stream", p.event.Source, "shard", id, "err", err)
+				sleep(ctx, time.Second)
+			}
+			busy = busy || got
+			closed = closed || s.done
+		}
+		if closed || !busy {
+			if err := p.discover(ctx, types.ShardIteratorTypeTrimHorizon); err != nil && ctx.Err() == nil {
+				p.onError("stream discover", "stream", p.event.Source, "err", err)
+			}
+		}
+		if !busy {
+			sleep(ctx, 250*time.Millisecond) // Lambda polls each shard about four times a second
+		}
+	}
+}
+
+func (p *streamPoller) parentDone(s *shard) bool {
+	parent, ok := p.shards[s.parent]
+	return !ok || parent.done
+}
+
+// poll reads and delivers one batch of a shard; it reports whether there were records.
+func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, error) {
+	out, err := p.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{
+		ShardIterator: aws.String(s.iterator), Limit: aws.Int32(int32(min(p.event.BatchSize, 1000)))})
+	if err != nil {
+		return false, err
+	}
+	advance := func() {
+		s.iterator = aws.ToString(out.NextShardIterator)
+		s.done = out.NextShardIterator == nil
+		s.failing, s.attempts = "", 0
+	}
+	if len(out.Records) == 0 {
+		advance()
+		return false, nil
+	}
+	retryFrom, err := p.deliver(ctx, out.Records)
+	if err != nil {
+		return true, err
+	}
+	if retryFrom == "" {
+		advance()
+		return true, nil
+	}
+	if retryFrom != s.failing {
+		s.failing, s.attempts = retryFrom, 0
+	}
+	s.attempts++
+	if p.event.MaxRetries >= 0 && s.attempts > p.event.MaxRetries {
+		p.discard(ctx, id, out.Records, retryFrom, s.attempts)
+		advance()
+		return true, nil
+	}
+	it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
+		StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
+		ShardIteratorType: types.ShardIteratorTypeAtSequenceNumber, SequenceNumber: aws.String(retryFrom)})
+	if err != nil {
+		return true, fmt.Errorf("retry iterator: %w", err)
+	}
+	s.iterator = aws.ToString(it.ShardIterator)
+	sleep(ctx, time.Second)
+	return true, nil
+}
+
+// deliver invokes the function with the records FilterCriteria passes and returns the
+// sequence number to read again from: "" when the batch succeeded, the first failed record's
+// when it partly failed, the first record's when the invocation failed.
+func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
+	all, err := dynamoDBEvent(recs, p.event.SourceARN)
+	if err != nil {
+		return "", err
+	}
+	var ev events.DynamoDBEvent
+	for _, r := range all.Records {
+		if p.event.Filter.match(r) {
+			ev.Records = append(ev.Records, r)
+		}
+	}
+	if n := len(all.Records) - len(ev.Records); n > 0 {
+		p.count(func(s *MappingStats) { s.Filtered += n })
+	}
+	if len(ev.Records) == 0 {
+		return "", nil
+	}
+	first := ev.Records[0].Change.SequenceNumber
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		return "", err
+	}
+	ictx, cancel := context.WithTimeout(ctx, p.timeout)
+	out, err := p.invoker.Invoke(ictx, p.function, payload)
+	cancel()
+	p.count(func(s *MappingStats) {
+		s.Batches++
+		s.Records += len(ev.Records)
+		if err != nil {
+			s.FailedBatches++
+		}
+	})
+	if err != nil {
+		if !errors.Is(err, context.Canceled) {
+			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
+		}
+		return first, nil
+	}
+	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
+	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
+		passed(len(ev.Records))
+		return "", nil
+	}
+	var resp events.DynamoDBEventResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		p.onError("stream response is not a DynamoDBEventResponse: batch retried", "function", p.function, "err", err)
+		return first, nil
+	}
+	failed := map[string]bool{}
+	for _, f := range resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+	}
+	if len(failed) == 0 {
+		passed(len(ev.Records))
+		return "", nil
+	}
+	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
+	for i, r := range ev.Records {
+		if failed[r.Change.SequenceNumber] {
+			passed(i)
+			return r.Change.SequenceNumber, nil
+		}
+	}
+	return first, nil // an unknown identifier fails the whole batch, as on Lambda
+}
