@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -70,7 +71,7 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	c.tmpl = tmpl
-	c.refs = &refs{functions: map[string]bool{}, params: tmpl.Parameters, tables: map[string]Table{}, queues: map[string]Queue{},
+	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
 		prefix: c.cfg.Prefix, region: Region, account: Account}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
@@ -96,6 +97,16 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	return writeJSON(filepath.Join(c.cfg.StateDir, "endpoints.json"), c.endpoints)
+}
+
+// parameters returns the template's parameter defaults with the overrides applied.
+func parameters(defaults, overrides map[string]string) map[string]string {
+	out := maps.Clone(defaults)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, overrides)
+	return out
 }
 
 func (c *Cloud) startEmulators(ctx context.Context) error {

@@ -33,6 +33,10 @@ type Config struct {
 	StateDir string
 	// Prefix starts every local table and queue name. Default: "onceflow-local".
 	Prefix string
+	// Parameters override the template's parameter defaults by name, as `sam deploy
+	// --parameter-overrides` does; a parameter without a default must be given here to be
+	// referenced.
+	Parameters map[string]string
 	// Environments is the number of execution environments per function logical id. Default:
 	// 2 for functions with an SQS event source, 1 otherwise.
 	Environments map[string]int

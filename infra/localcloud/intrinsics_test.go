@@ -100,3 +100,15 @@ Resources:
 		t.Errorf("function properties = %#v\nwant %#v", got, want)
 	}
 }
+
+func TestParameters_overrides_replace_defaults_and_add_parameters_without_one(t *testing.T) {
+	defaults := map[string]string{"Stage": "dev", "LogLevel": "info"}
+	got := parameters(defaults, map[string]string{"LogLevel": "debug", "WebhookUrl": "http://127.0.0.1:1/hook"})
+	want := map[string]string{"Stage": "dev", "LogLevel": "debug", "WebhookUrl": "http://127.0.0.1:1/hook"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parameters = %v, want %v", got, want)
+	}
+	if defaults["LogLevel"] != "info" {
+		t.Error("parameters changed the template's defaults")
+	}
+}

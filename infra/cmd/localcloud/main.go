@@ -42,7 +42,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
-  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name]
+  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-param Name=Value ...]
   localcloud down [-state .local]
   localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
 	os.Exit(2)
@@ -51,6 +51,7 @@ func usage() {
 // options are the flags of up and serve.
 type options struct {
 	template, state, prefix, envs string
+	params                        map[string]string
 }
 
 func (o *options) flags(name string, args []string) (*flag.FlagSet, error) {
@@ -59,12 +60,23 @@ func (o *options) flags(name string, args []string) (*flag.FlagSet, error) {
 	fs.StringVar(&o.state, "state", ".local", "state directory (logs, builds, state.json, endpoints.json)")
 	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")
 	fs.StringVar(&o.envs, "envs", "", "execution environments per function, e.g. Consumer=3,Api=1")
+	fs.Func("param", "template parameter override Name=Value (repeatable)", func(kv string) error {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fmt.Errorf("want Name=Value, got %q", kv)
+		}
+		if o.params == nil {
+			o.params = map[string]string{}
+		}
+		o.params[k] = v
+		return nil
+	})
 	return fs, fs.Parse(args)
 }
 
 func (o *options) config() (localcloud.Config, error) {
 	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
-		Environments: map[string]int{}}
+		Environments: map[string]int{}, Parameters: o.params}
 	for _, kv := range strings.Split(o.envs, ",") {
 		if kv == "" {
 			continue
