@@ -279,6 +279,16 @@ func (c *Cloud) serve(h http.Handler) (string, error) {
 // Endpoints returns what the cloud offers; the same is in StateDir/endpoints.json.
 func (c *Cloud) Endpoints() Endpoints { return c.endpoints }
 
+// Functions returns the functions the cloud runs, by logical id, as resolved from the
+// template (environment, events and their sources).
+func (c *Cloud) Functions() map[string]Function {
+	out := make(map[string]Function, len(c.functions))
+	for id, f := range c.functions {
+		out[id] = *f
+	}
+	return out
+}
+
 // StateDir returns the directory holding logs, builds, state.json and endpoints.json.
 func (c *Cloud) StateDir() string { return c.cfg.StateDir }
 

@@ -37,6 +37,11 @@ type Config struct {
 	// --parameter-overrides` does; a parameter without a default must be given here to be
 	// referenced.
 	Parameters map[string]string
+	// VisibilityTimeout, when positive, replaces every queue's VisibilityTimeout (seconds), so
+	// that a batch left by a crash or a failed invocation is redelivered sooner in demos and
+	// tests. It departs from the template: AWS requires at least the function timeout, which
+	// is then not checked, and an invocation outliving it sees its messages delivered again.
+	VisibilityTimeout int
 	// Environments is the number of execution environments per function logical id. Default:
 	// 2 for functions with an SQS event source, 1 otherwise.
 	Environments map[string]int

@@ -92,7 +92,7 @@ func (c *Cloud) function(id string) (*Function, error) {
 			continue
 		}
 		// AWS refuses a mapping whose queue hides a message for less than the function may run.
-		if vis := c.visibility[ev.Source]; ev.Type == EventSQS && vis < f.Timeout {
+		if vis := c.visibility[ev.Source]; ev.Type == EventSQS && vis < f.Timeout && c.cfg.VisibilityTimeout == 0 {
 			return nil, fmt.Errorf("function %s: event %s: queue visibility timeout %d s is less than the function timeout %d s, which AWS rejects",
 				id, name, vis, f.Timeout)
 		}

@@ -119,6 +119,9 @@ func (c *Cloud) createQueue(ctx context.Context, id string) error {
 		}
 		attrs["RedrivePolicy"] = string(b)
 	}
+	if c.cfg.VisibilityTimeout > 0 {
+		attrs["VisibilityTimeout"] = strconv.Itoa(c.cfg.VisibilityTimeout)
+	}
 	name := c.cfg.Prefix + "-" + id
 	if attrs["FifoQueue"] == "true" {
 		name += ".fifo"
