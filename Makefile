@@ -86,7 +86,7 @@ LOCALCLOUD := .local/bin/localcloud
 RIE        := .local/bin/aws-lambda-rie
 RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: up down invoke $(LOCALCLOUD)
+.PHONY: up down invoke run $(LOCALCLOUD)
 
 $(RIE):
 	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
@@ -100,6 +100,15 @@ infra/node_modules/.package-lock.json: infra/package-lock.json
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
 up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
 	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))
+
+## run: the local cloud plus the demo workload, its summary and invariants, then down
+##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`)
+NOTES    ?= 200
+CREDITS  ?= 1000
+ACCOUNTS ?= 50
+run: $(LOCALCLOUD)
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS) \
+	  $(if $(KEEP),-keep) $(if $(ENVS),-envs $(ENVS))
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)

@@ -31,6 +31,8 @@ func main() {
 		err = down(args)
 	case "invoke":
 		err = invoke(args)
+	case "run":
+		err = runCmd(args)
 	default:
 		usage()
 	}
@@ -43,6 +45,7 @@ func main() {
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-param Name=Value ...]
+  localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud down [-state .local]
   localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
 	os.Exit(2)
@@ -55,7 +58,11 @@ type options struct {
 }
 
 func (o *options) flags(name string, args []string) (*flag.FlagSet, error) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	return o.parse(flag.NewFlagSet(name, flag.ContinueOnError), args)
+}
+
+// parse adds the common flags to fs and parses args.
+func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) {
 	fs.StringVar(&o.template, "template", "template.yaml", "SAM template")
 	fs.StringVar(&o.state, "state", ".local", "state directory (logs, builds, state.json, endpoints.json)")
 	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/workload"
+)
+
+// errInvariants is returned when the workload ran and an invariant failed.
+var errInvariants = errors.New("an invariant failed")
+
+// runCmd starts the local cloud in the foreground, runs the demo workload through it, prints
+// the summary, and stops the cloud (or keeps it up until SIGINT, SIGTERM or `make down`).
+func runCmd(args []string) error {
+	var o options
+	var wl workload.Config
+	var keep bool
+	var visibility int
+	var crashFn string
+	var crashAfter int
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.IntVar(&wl.Notes, "notes", 200, "notes to create")
+	fs.IntVar(&wl.Movements, "movements", 1000, "credits and debits to send")
+	fs.IntVar(&wl.Accounts, "accounts", 50, "accounts the movements spread over")
+	fs.Float64Var(&wl.RetryRate, "retry", 0.2, "share of API requests retried with the same key or reference")
+	fs.Float64Var(&wl.ResendRate, "resend", 0.1, "share of events re-sent to their queue under a new dedup id")
+	fs.IntVar(&wl.Malformed, "malformed", 3, "malformed messages injected into each consumer queue")
+	fs.Int64Var(&wl.Seed, "seed", 1, "seed of the workload's random choices")
+	fs.BoolVar(&keep, "keep", false, "keep the local cloud up after the summary, until interrupted or `make down`")
+	fs.IntVar(&visibility, "visibility", 10, "queue visibility timeout in seconds (0: the template's), so a crashed batch returns sooner")
+	fs.StringVar(&crashFn, "crash", "LedgerFunction", "function whose environment is killed once after a committed invocation (\"\": none)")
+	fs.IntVar(&crashAfter, "crash-after", 3, "crash after this invocation of -crash")
+	if _, err := o.parse(fs, args); err != nil {
+		return err
+	}
+	if s, err := localcloud.ReadState(o.state); err == nil && s.Supervisor > 0 && syscall.Kill(s.Supervisor, 0) == nil {
+		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", s.Supervisor)
+	}
+	cfg, err := o.config()
+	if err != nil {
+		return err
+	}
+	recv, err := workload.NewReceiver()
+	if err != nil {
+		return err
+	}
+	defer recv.Close()
+	if cfg.Parameters == nil {
+		cfg.Parameters = map[string]string{}
+	}
+	if _, set := cfg.Parameters["WebhookUrl"]; !set {
+		cfg.Parameters["WebhookUrl"] = recv.URL()
+	}
+	wl.Receiver = recv
+	if crashFn != "" {
+		wl.Crash = &workload.Crash{Function: crashFn, After: crashAfter}
+		cfg.CrashAfterInvoke = wl.Crash.Hook
+	}
+	cfg.VisibilityTimeout = visibility
+	wl.Progress = os.Stdout
+	if err := os.MkdirAll(filepath.Join(o.state, "logs"), 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(o.state, "logs", "localcloud.log")
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cfg.Logger = slog.New(slog.NewTextHandler(logf, nil))
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	began := time.Now()
+	fmt.Printf("starting the local cloud from %s (installs and builds what is missing; log %s)\n", o.template, logPath)
+	cloud, err := localcloud.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if err := cloud.SetSupervisor(os.Getpid()); err != nil {
+		return errors.Join(err, cloud.Close())
+	}
+	ep := cloud.Endpoints()
+	fmt.Printf("local cloud up in %s: API %s, DynamoDB %s, SQS %s\n", time.Since(began).Round(100*time.Millisecond), ep.APIURL, ep.DynamoDB, ep.SQS)
+	if visibility > 0 {
+		fmt.Printf("queue visibility timeout shortened to %d s for the demo (-visibility 0 keeps the template's)\n", visibility)
+	}
+	fmt.Printf("workload: %d notes, %d credits/debits over %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed per queue, crash %s\n",
+		wl.Notes, wl.Movements, wl.Accounts, wl.RetryRate*100, wl.ResendRate*100, wl.Malformed, crashFn)
+	rep, err := workload.Run(ctx, cloud, wl)
+	if err != nil {
+		return errors.Join(err, cloud.Close())
+	}
+	rep.Print(os.Stdout)
+	fmt.Printf("\ntotal %s (start-up included)\n", time.Since(began).Round(100*time.Millisecond))
+	if keep {
+		fmt.Printf("kept up: endpoints in %s; `make down` or Ctrl-C stops it\n", filepath.Join(o.state, "endpoints.json"))
+		<-ctx.Done()
+	}
+	if err := cloud.Close(); err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return errInvariants
+	}
+	return nil
+}

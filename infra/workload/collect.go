@@ -1,0 +1,81 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/onceflow/onceflow/internal/metrics"
+	"github.com/onceflow/onceflow/internal/outbox"
+)
+
+// collect counts what happened from the cloud's stats, the functions' metrics, the tables and
+// the queues.
+func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malformed map[string][]string) error {
+	st := r.cloud.Stats()
+	rep.Requests, rep.Retries = int(r.tr.requests.Load()), int(r.tr.retries.Load())
+	rep.TransientRetries, rep.Failed = int(r.tr.transient.Load()), int(r.tr.failed.Load())
+	r.tr.mu.Lock()
+	rep.Status = maps.Clone(r.tr.status)
+	r.tr.mu.Unlock()
+	for id, f := range st.Functions {
+		if id == "ApiFunction" {
+			rep.APIInvocations = f.Invocations
+		}
+	}
+	rep.Accepted = len(r.acceptedEvents())
+	rep.Resent, rep.ResentMsgs, rep.BrokerDedup = rs.events, rs.messages, rs.deduped
+	for _, m := range malformed {
+		rep.Malformed += len(m)
+	}
+	items, err := scan(ctx, r.ddb, r.t.appTable)
+	if err != nil {
+		return err
+	}
+	for _, item := range items {
+		if kindOf(item) == outbox.Kind {
+			rep.OutboxItems++
+		}
+	}
+	relay, err := emfCounts(r.t.logs, r.t.relay, r.offsets[r.t.relay])
+	if err != nil {
+		return err
+	}
+	rep.Published = int(relay[outbox.Published])
+	recs, err := records(ctx, r.ddb, r.t.idemTable)
+	if err != nil {
+		return err
+	}
+	for _, c := range r.t.consumers {
+		m := st.Mappings[c.Mapping]
+		emf, err := emfCounts(r.t.logs, c.Function, r.offsets[c.Function])
+		if err != nil {
+			return err
+		}
+		d, err := queueDepth(ctx, r.sqs, c.DLQURL)
+		if err != nil {
+			return err
+		}
+		cr := ConsumerReport{Name: c.Name, Function: c.Function, Delivered: m.Records, Acknowledged: m.Succeeded,
+			Redelivered: m.Records - m.Succeeded - m.Filtered,
+			Applied:     int(emf[metrics.Applied]), Duplicates: int(emf[metrics.Duplicate]), Rejected: int(emf[metrics.Rejected]),
+			Malformed: int(emf[metrics.Malformed]), DeadLettered: int(emf[metrics.DeadLettered]),
+			DLQDepth: d.total(), Restarts: st.Functions[c.Function].Restarts}
+		for k := range recs {
+			if strings.HasPrefix(k, c.Name+"#") {
+				cr.Records++
+			}
+		}
+		rep.Consumers = append(rep.Consumers, cr)
+	}
+	rep.Crash = "none injected"
+	if cr := r.cfg.Crash; cr != nil {
+		rep.Crash = fmt.Sprintf("%s: not triggered (fewer than %d invocations)", cr.Function, cr.After)
+		if cr.Fired() {
+			rep.Crash = fmt.Sprintf("%s environment killed after its invocation #%d committed, answer dropped; environments restarted: %d",
+				cr.Function, cr.After, st.Functions[cr.Function].Restarts)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package workload
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/internal/idempotency"
+)
+
+// depth is what SQS says a queue holds.
+type depth struct{ visible, inFlight, delayed int }
+
+func (d depth) total() int { return d.visible + d.inFlight + d.delayed }
+
+func queueDepth(ctx context.Context, client *sqs.Client, url string) (depth, error) {
+	out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameAll}})
+	if err != nil {
+		return depth{}, fmt.Errorf("queue attributes of %s: %w", url, err)
+	}
+	n := func(k sqstypes.QueueAttributeName) int { v, _ := strconv.Atoi(out.Attributes[string(k)]); return v }
+	return depth{n(sqstypes.QueueAttributeNameApproximateNumberOfMessages),
+		n(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible),
+		n(sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed)}, nil
+}
+
+// scan returns every item of a table, read consistently.
+func scan(ctx context.Context, ddb *dynamodb.Client, table string) ([]map[string]ddbtypes.AttributeValue, error) {
+	var items []map[string]ddbtypes.AttributeValue
+	p := dynamodb.NewScanPaginator(ddb, &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("scan %s: %w", table, err)
+		}
+		items = append(items, page.Items...)
+	}
+	return items, nil
+}
+
+// records returns the idempotency records by key, only finished ones (a lease in progress is
+// not a record of an outcome yet).
+func records(ctx context.Context, ddb *dynamodb.Client, table string) (map[string]idempotency.Record, error) {
+	items, err := scan(ctx, ddb, table)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]idempotency.Record, len(items))
+	for _, item := range items {
+		var r idempotency.Record
+		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+			return nil, fmt.Errorf("decode idempotency record: %w", err)
+		}
+		if r.Status == "" || r.Status == idempotency.StatusCompleted {
+			out[r.Key] = r
+		}
+	}
+	return out, nil
+}
+
+// logOffsets returns the current size of every log file of function, so that metrics are
+// counted from now on (logs are appended across runs and restarts).
+func logOffsets(dir, function string) map[string]int64 {
+	files, _ := filepath.Glob(filepath.Join(dir, function+"-*.log"))
+	out := map[string]int64{}
+	for _, f := range files {
+		if st, err := os.Stat(f); err == nil {
+			out[f] = st.Size()
+		}
+	}
+	return out
+}
+
+// emfCounts sums the Count metrics of the embedded-metric-format lines that function's
+// environments logged after offsets.
+func emfCounts(dir, function string, offsets map[string]int64) (map[string]float64, error) {
+	files, _ := filepath.Glob(filepath.Join(dir, function+"-*.log"))
+	sums := map[string]float64{}
+	for _, name := range files {
+		if err := emfFile(name, offsets[name], sums); err != nil {
+			return nil, err
+		}
+	}
+	return sums, nil
+}
+
+func emfFile(name string, offset int64, sums map[string]float64) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return err
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		line := sc.Text()
+		i := strings.IndexByte(line, '{')
+		if i < 0 || !strings.Contains(line, `"CloudWatchMetrics"`) {
+			continue
+		}
+		var doc struct {
+			AWS struct {
+				CloudWatchMetrics []struct {
+					Metrics []struct{ Name, Unit string }
+				}
+			} `json:"_aws"`
+		}
+		if json.Unmarshal([]byte(line[i:]), &doc) != nil {
+			continue
+		}
+		var values map[string]any
+		_ = json.Unmarshal([]byte(line[i:]), &values)
+		for _, cw := range doc.AWS.CloudWatchMetrics {
+			for _, m := range cw.Metrics {
+				if v, ok := values[m.Name].(float64); ok && m.Unit == "Count" {
+					sums[m.Name] += v
+				}
+			}
+		}
+	}
+	return sc.Err()
+}

@@ -1,0 +1,132 @@
+package workload
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// Report is what a workload did and whether the invariants held.
+type Report struct {
+	Duration time.Duration
+
+	// API traffic, counted by the workload's client.
+	Requests         int         // HTTP requests sent, every attempt
+	Retries          int         // deliberate retries with the same Idempotency-Key or reference
+	TransientRetries int         // attempts repeated after a 5xx or a network error
+	Failed           int         // logical requests that never got a 2xx
+	Status           map[int]int // answers by HTTP status
+	APIInvocations   int         // invocations of the API function (the cloud's stats)
+
+	// Events.
+	Accepted    int // distinct events the API accepted
+	OutboxItems int // outbox items in the app table
+	Published   int // messages the relay published (its Published metric)
+	Resent      int // events re-sent to their queues under a new deduplication id
+	ResentMsgs  int // messages those re-sends created (one per routed queue)
+	BrokerDedup int // repeated sends SQS deduplicated
+	Malformed   int // malformed messages injected, over all consumer queues
+
+	Consumers []ConsumerReport
+
+	Crash      string // what the crash injection did
+	Webhook    string // what the webhook receiver saw, "" without a notifier
+	Invariants []Invariant
+}
+
+// ConsumerReport counts the work of one consumer.
+type ConsumerReport struct {
+	Name, Function string
+	Delivered      int // messages delivered by the event source mapping, redeliveries included
+	Acknowledged   int // deleted after an invocation
+	Redelivered    int // delivered again after a failed item, a failed invocation or a crash
+	Applied        int // Applied metric
+	Duplicates     int // Duplicate metric
+	Rejected       int // Rejected metric
+	Malformed      int // Malformed metric
+	DeadLettered   int // DeadLettered metric
+	Records        int // idempotency records of this consumer
+	DLQDepth       int // messages in its dead-letter queue
+	Restarts       int // environments restarted
+}
+
+// Invariant is one checked property.
+type Invariant struct {
+	Name   string
+	OK     bool
+	Detail string // what was compared, or what failed
+}
+
+// OK reports whether every invariant holds.
+func (r *Report) OK() bool {
+	for _, inv := range r.Invariants {
+		if !inv.OK {
+			return false
+		}
+	}
+	return len(r.Invariants) > 0
+}
+
+// Print writes the summary table and the invariants.
+func (r *Report) Print(w io.Writer) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	row := func(label string, v ...any) {
+		cells := make([]string, len(v))
+		for i, x := range v {
+			cells[i] = fmt.Sprint(x)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", label, strings.Join(cells, "\t"))
+	}
+	fmt.Fprintf(w, "\nonceflow workload: done in %s\n\n", r.Duration)
+	row("API requests (HTTP, every attempt)", r.Requests)
+	row("  deliberate retries (same key / reference)", r.Retries)
+	row("  retries after a 5xx or network error", r.TransientRetries)
+	row("  API function invocations", r.APIInvocations)
+	row("  requests never accepted", r.Failed)
+	row("events accepted (distinct)", r.Accepted)
+	row("outbox items", r.OutboxItems)
+	row("events published by the relay (messages)", r.Published)
+	row("events re-sent with a new dedup id (messages)", fmt.Sprintf("%d (%d)", r.Resent, r.ResentMsgs))
+	row("broker-deduplicated (repeated sends)", r.BrokerDedup)
+	row("malformed messages injected", r.Malformed)
+	tw.Flush()
+	fmt.Fprintln(w)
+	head := []any{}
+	for _, c := range r.Consumers {
+		head = append(head, c.Name)
+	}
+	row("consumer", head...)
+	col := func(label string, f func(ConsumerReport) int) {
+		v := []any{}
+		for _, c := range r.Consumers {
+			v = append(v, f(c))
+		}
+		row(label, v...)
+	}
+	col("delivered (with redeliveries)", func(c ConsumerReport) int { return c.Delivered })
+	col("acknowledged", func(c ConsumerReport) int { return c.Acknowledged })
+	col("redelivered (retries)", func(c ConsumerReport) int { return c.Redelivered })
+	col("applied", func(c ConsumerReport) int { return c.Applied })
+	col("consumer duplicates", func(c ConsumerReport) int { return c.Duplicates })
+	col("rejected", func(c ConsumerReport) int { return c.Rejected })
+	col("malformed", func(c ConsumerReport) int { return c.Malformed })
+	col("dead-lettered", func(c ConsumerReport) int { return c.DeadLettered })
+	col("in dead-letter queue", func(c ConsumerReport) int { return c.DLQDepth })
+	col("idempotency records", func(c ConsumerReport) int { return c.Records })
+	col("environments restarted", func(c ConsumerReport) int { return c.Restarts })
+	tw.Flush()
+	fmt.Fprintf(w, "\ncrash: %s\n", r.Crash)
+	if r.Webhook != "" {
+		fmt.Fprintf(w, "webhook: %s\n", r.Webhook)
+	}
+	fmt.Fprintln(w, "\ninvariants:")
+	for _, inv := range r.Invariants {
+		verdict := "PASS"
+		if !inv.OK {
+			verdict = "FAIL"
+		}
+		fmt.Fprintf(w, "  %s  %s: %s\n", verdict, inv.Name, inv.Detail)
+	}
+}

@@ -1,0 +1,224 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// run is one workload in progress.
+type run struct {
+	cfg     Config
+	cloud   Cloud
+	t       *topology
+	ddb     *dynamodb.Client
+	sqs     *sqs.Client
+	start   time.Time
+	reqs    []request
+	tr      traffic
+	offsets map[string]map[string]int64 // function → log file → size at start
+	phase   string
+}
+
+// Run drives the workload through cloud, waits until the pipeline is drained, and returns
+// what happened with the invariants checked. An error means the workload could not be run or
+// observed; failed invariants are in the Report (see Report.OK).
+func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	t, err := discover(cloud)
+	if err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	ep := cloud.Endpoints()
+	r := &run{cfg: cfg, cloud: cloud, t: t, ddb: ep.DynamoDBClient(), sqs: ep.SQSClient(), start: time.Now(),
+		reqs: plan(cfg), offsets: map[string]map[string]int64{}}
+	r.tr.status = map[int]int{}
+	r.offsets[t.relay] = logOffsets(t.logs, t.relay)
+	for _, c := range t.consumers {
+		r.offsets[c.Function] = logOffsets(t.logs, c.Function)
+	}
+	rep := &Report{}
+
+	r.phase = "requests"
+	stop := r.progress(ctx)
+	drive(ctx, ep.APIURL, cfg, r.reqs, &r.tr)
+	malformed, err := injectMalformed(ctx, r.sqs, t, cfg.Malformed)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	r.phase = "draining"
+	drained := r.drain(ctx)
+	r.phase = "re-sending"
+	rs, err := resend(ctx, r.ddb, r.sqs, t, r.acceptedEvents(), cfg.ResendRate, cfg.Seed)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	r.phase = "draining re-sends"
+	drained = errorsJoin(drained, r.drain(ctx))
+	stop()
+	rep.Duration = time.Since(r.start).Round(100 * time.Millisecond)
+	if err := r.collect(ctx, rep, rs, malformed); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if err := r.verify(ctx, rep, malformed, drained); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	return rep, nil
+}
+
+// acceptedEvents returns the ids of the events the API accepted, sorted.
+func (r *run) acceptedEvents() []string {
+	var ids []string
+	for _, q := range r.reqs {
+		switch {
+		case q.note != nil && q.note.ID != "":
+			ids = append(ids, noteEventID(q.note.ID))
+		case q.move != nil && q.move.EventID != "":
+			ids = append(ids, q.move.EventID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// expected returns, per consumer name, the idempotency keys the accepted events must leave.
+func (r *run) expected() map[string][]string {
+	out := map[string][]string{}
+	for _, q := range r.reqs {
+		var typ, id string
+		switch {
+		case q.note != nil && q.note.ID != "":
+			typ, id = "note.created", noteEventID(q.note.ID)
+		case q.move != nil && q.move.EventID != "":
+			typ, id = q.move.Type, q.move.EventID
+		default:
+			continue
+		}
+		for _, c := range r.t.consumersOf(typ) {
+			out[c.Name] = append(out[c.Name], c.Name+"#"+id)
+		}
+	}
+	return out
+}
+
+// drain waits until every consumer queue is empty and every accepted event has its record
+// at every consumer, twice in a row; it returns why it gave up after cfg.DrainTimeout.
+func (r *run) drain(ctx context.Context) error {
+	deadline := time.Now().Add(r.cfg.DrainTimeout)
+	want := r.expected()
+	calm := 0
+	for {
+		missing, err := r.pending(ctx, want)
+		switch {
+		case err != nil:
+			missing = err.Error()
+			calm = 0
+		case missing == "":
+			if calm++; calm == 2 {
+				return nil
+			}
+		default:
+			calm = 0
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not drained after %s: %s", r.cfg.DrainTimeout, missing)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// pending says what is not done yet, "" when nothing.
+func (r *run) pending(ctx context.Context, want map[string][]string) (string, error) {
+	var out []string
+	for _, c := range r.t.consumers {
+		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
+		if err != nil {
+			return "", err
+		}
+		if d.total() > 0 {
+			out = append(out, fmt.Sprintf("%s holds %d", c.Queue, d.total()))
+		}
+	}
+	recs, err := records(ctx, r.ddb, r.t.idemTable)
+	if err != nil {
+		return "", err
+	}
+	for name, keys := range want {
+		n := 0
+		for _, k := range keys {
+			if _, ok := recs[k]; !ok {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, fmt.Sprintf("%s lacks %d records", name, n))
+		}
+	}
+	return strings.Join(out, ", "), nil
+}
+
+// progress prints a line every cfg.ProgressEvery until the returned stop is called.
+func (r *run) progress(ctx context.Context) (stop func()) {
+	if r.cfg.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(r.cfg.ProgressEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				r.printProgress(ctx, r.cfg.Progress)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func (r *run) printProgress(ctx context.Context, w io.Writer) {
+	st := r.cloud.Stats()
+	var qs []string
+	for _, c := range r.t.consumers {
+		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
+		if err != nil {
+			continue
+		}
+		m := st.Mappings[c.Mapping]
+		qs = append(qs, fmt.Sprintf("%s %d queued %d in flight %d acked", c.Name, d.visible+d.delayed, d.inFlight, m.Succeeded))
+	}
+	fmt.Fprintf(w, "[%5.1fs] %-17s api %d/%d done (%d HTTP) · relay %d records · %s\n",
+		time.Since(r.start).Seconds(), r.phase, r.tr.done.Load(), len(r.reqs), r.tr.requests.Load(),
+		st.Mappings[r.t.relayMapping].Succeeded, strings.Join(qs, " · "))
+}
+
+func errorsJoin(a, b error) error {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return fmt.Errorf("%w; %w", a, b)
+}

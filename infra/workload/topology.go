@@ -1,0 +1,106 @@
+package workload
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/config"
+)
+
+// Cloud is what the workload needs of a running local cloud; *localcloud.Cloud implements it.
+type Cloud interface {
+	Endpoints() localcloud.Endpoints
+	Stats() localcloud.Stats
+	Functions() map[string]localcloud.Function
+	StateDir() string
+}
+
+// consumer is an idempotent consumer function and its queues, as the template wires them.
+type consumer struct {
+	Function   string // logical id
+	Mapping    string // "<Function>/<Event>", the key of its Stats
+	Name       string // CONSUMER_NAME: the first part of its idempotency keys
+	Queue      string // logical id of its source queue
+	QueueURL   string
+	DLQURL     string // DEAD_LETTER_QUEUE_URL
+	EventTypes []string
+}
+
+// topology is the part of the application the workload touches.
+type topology struct {
+	appTable, idemTable string
+	relay               string              // logical id of the function with the outbox stream
+	relayMapping        string              // its Stats key
+	routes              map[string][]string // event type → queue URLs, as the relay routes them
+	consumers           []consumer          // sorted by function
+	queues              map[string]string   // every queue: URL → logical id
+	logs                string              // directory of the function logs
+}
+
+func discover(c Cloud) (*topology, error) {
+	ep := c.Endpoints()
+	t := &topology{appTable: ep.Tables["AppTable"].Name, idemTable: ep.Tables["IdempotencyTable"].Name,
+		routes: map[string][]string{}, queues: map[string]string{}, logs: filepath.Join(c.StateDir(), "logs")}
+	if t.appTable == "" || t.idemTable == "" {
+		return nil, fmt.Errorf("the template has no AppTable or IdempotencyTable")
+	}
+	for id, q := range ep.Queues {
+		t.queues[q.URL] = id
+	}
+	fns := c.Functions()
+	ids := make([]string, 0, len(fns))
+	for id := range fns {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		f := fns[id]
+		for _, ev := range f.Events {
+			switch ev.Type {
+			case localcloud.EventDynamoDB:
+				t.relay, t.relayMapping = id, id+"/"+ev.Name
+				for typ, vars := range config.OutboxRoutes {
+					for _, v := range vars {
+						if url := f.Env[v]; url != "" {
+							t.routes[typ] = append(t.routes[typ], url)
+						}
+					}
+				}
+			case localcloud.EventSQS:
+				t.consumers = append(t.consumers, consumer{Function: id, Mapping: id + "/" + ev.Name,
+					Name: f.Env[config.ConsumerName], Queue: ev.Source, QueueURL: ep.Queues[ev.Source].URL,
+					DLQURL: f.Env[config.DeadLetterQueueURL]})
+			}
+		}
+	}
+	if t.relay == "" || len(t.consumers) == 0 {
+		return nil, fmt.Errorf("the template has no outbox relay or no SQS consumer")
+	}
+	for i := range t.consumers {
+		c := &t.consumers[i]
+		for typ, urls := range t.routes {
+			if slices.Contains(urls, c.QueueURL) {
+				c.EventTypes = append(c.EventTypes, typ)
+			}
+		}
+		sort.Strings(c.EventTypes)
+		if c.Name == "" || c.DLQURL == "" || len(c.EventTypes) == 0 {
+			return nil, fmt.Errorf("consumer %s: want CONSUMER_NAME, DEAD_LETTER_QUEUE_URL and a queue the relay routes to", c.Function)
+		}
+	}
+	return t, nil
+}
+
+// consumersOf returns the consumers that receive events of typ.
+func (t *topology) consumersOf(typ string) []consumer {
+	var out []consumer
+	for _, c := range t.consumers {
+		if slices.Contains(c.EventTypes, typ) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
