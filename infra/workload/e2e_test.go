@@ -1,0 +1,80 @@
+package workload_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/workload"
+)
+
+// The end-to-end test: the application of template.yaml on the local cloud (the emulators of
+// `make test` when DYNAMODB_ENDPOINT and SQS_ENDPOINT are set), a small workload with retries,
+// re-sends, malformed messages and a crash after commit, and every invariant checked.
+func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	recv, err := workload.NewReceiver()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	crash := &workload.Crash{Function: "LedgerFunction", After: 3}
+	cloud, err := localcloud.Start(ctx, localcloud.Config{
+		StateDir:          t.TempDir(),
+		Prefix:            fmt.Sprintf("e2e%d", time.Now().UnixNano()),
+		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
+		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
+		Install:           true,
+		Parameters:        map[string]string{"WebhookUrl": recv.URL()},
+		VisibilityTimeout: 5,
+		CrashAfterInvoke:  crash.Hook,
+	})
+	if err != nil {
+		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", err)
+	}
+	defer func() {
+		if err := cloud.Close(); err != nil {
+			t.Errorf("close the local cloud: %v", err)
+		}
+	}()
+
+	rep, err := workload.Run(ctx, cloud, workload.Config{Notes: 20, Movements: 100, Accounts: 5,
+		Receiver: recv, Crash: crash, DrainTimeout: 90 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	rep.Print(&out)
+	t.Log(out.String())
+
+	if !rep.OK() {
+		t.Error("an invariant failed (see the summary above)")
+	}
+	// The faults were really injected and really seen.
+	dups, dead := 0, 0
+	for _, c := range rep.Consumers {
+		dups += c.Duplicates
+		dead += c.DLQDepth
+	}
+	checks := []struct {
+		want string
+		ok   bool
+	}{
+		{"requests were retried", rep.Retries > 0},
+		{"events were re-sent", rep.Resent > 0 && rep.ResentMsgs >= rep.Resent},
+		{"every repeated send was deduplicated by the broker", rep.BrokerDedup == rep.ResentMsgs},
+		{"the crash fired", crash.Fired()},
+		{"re-sends and the crashed batch came back as consumer duplicates", dups > rep.ResentMsgs},
+		{"the dead-letter queues hold the malformed messages", rep.Malformed > 0 && dead == rep.Malformed},
+	}
+	for _, c := range checks {
+		if !c.ok {
+			t.Errorf("want: %s", c.want)
+		}
+	}
+}
