@@ -107,8 +107,7 @@ NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS) \
-	  $(if $(KEEP),-keep) $(if $(ENVS),-envs $(ENVS))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)
