@@ -33,7 +33,7 @@ const DefaultNotifierName = "note-notifier"
 // a new consumer with its own queue adds its variable to the type's list here and sets it on
 // OutboxRelayFunction in template.yaml; no relay code changes.
 var OutboxRoutes = map[string][]string{
-	"note.created":     {NotesQueueURL},
+	"note.created":     {NotesQueueURL, NotificationsQueueURL},
 	"account.credited": {LedgerQueueURL},
 	"account.debited":  {LedgerQueueURL},
 }
