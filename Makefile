@@ -28,12 +28,13 @@ lint:
 # (BuildMethod: makefile) into $(ARTIFACTS_DIR)/bootstrap: static, arm64, provided.al2023.
 # `make build` builds every function for this machine into .local/build/<fn>/bootstrap.
 # ---------------------------------------------------------------------------------------------
-FUNCTIONS     := api outbox-relay note-tagger ledger
+FUNCTIONS     := api outbox-relay note-tagger ledger note-notifier
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags "-s -w"
 LAMBDA_BUILD   = GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
 SAM           ?= sam
 
 .PHONY: build build-ApiFunction build-OutboxRelayFunction build-NoteTaggerFunction build-LedgerFunction \
+	build-NoteNotifierFunction \
 	sam-build deploy $(addprefix invoke-,$(FUNCTIONS))
 
 build-ApiFunction:
@@ -44,6 +45,8 @@ build-NoteTaggerFunction:
 	$(LAMBDA_BUILD) ./functions/note-tagger
 build-LedgerFunction:
 	$(LAMBDA_BUILD) ./functions/ledger
+build-NoteNotifierFunction:
+	$(LAMBDA_BUILD) ./functions/note-notifier
 
 ## build: every function's bootstrap for this machine, into .local/build/<fn>/bootstrap
 build:
@@ -66,10 +69,12 @@ invoke-api:          EVENT ?= events/api-create-note.json
 invoke-outbox-relay: EVENT ?= events/outbox-relay-insert.json
 invoke-note-tagger:  EVENT ?= events/note-tagger-batch.json
 invoke-ledger:       EVENT ?= events/ledger-batch.json
+invoke-note-notifier: EVENT ?= events/note-notifier-batch.json
 invoke-api:          FN := ApiFunction
 invoke-outbox-relay: FN := OutboxRelayFunction
 invoke-note-tagger:  FN := NoteTaggerFunction
 invoke-ledger:       FN := LedgerFunction
+invoke-note-notifier: FN := NoteNotifierFunction
 $(addprefix invoke-,$(FUNCTIONS)): sam-build
 	$(SAM) local invoke $(FN) -e $(EVENT)
 

@@ -127,13 +127,15 @@ func TestTemplate_has_every_resource_the_application_needs(t *testing.T) {
 		"AppTable": "AWS::DynamoDB::Table", "IdempotencyTable": "AWS::DynamoDB::Table",
 		"NotesQueue": "AWS::SQS::Queue", "NotesDeadLetterQueue": "AWS::SQS::Queue",
 		"LedgerQueue": "AWS::SQS::Queue", "LedgerDeadLetterQueue": "AWS::SQS::Queue",
+		"NoteNotifierFunction": "AWS::Serverless::Function",
+		"NotificationsQueue":   "AWS::SQS::Queue", "NotificationsDeadLetterQueue": "AWS::SQS::Queue",
 	}
 	for id, typ := range want {
 		if got := get(tpl, "Resources", id, "Type"); got != typ {
 			t.Errorf("resource %s has type %v; want %s", id, got, typ)
 		}
 	}
-	for _, p := range []string{"Stage", "RetentionDays", "LogLevel"} {
+	for _, p := range []string{"Stage", "RetentionDays", "LogLevel", "WebhookUrl"} {
 		if get(tpl, "Parameters", p) == nil {
 			t.Errorf("parameter %s is missing", p)
 		}
@@ -143,7 +145,7 @@ func TestTemplate_has_every_resource_the_application_needs(t *testing.T) {
 		get(g, "Handler") != "bootstrap" || get(g, "Tracing") != "Active" || get(g, "LoggingConfig", "LogFormat") != "JSON" {
 		t.Errorf("Globals.Function = %v; want provided.al2023, arm64, bootstrap, tracing, JSON logs", g)
 	}
-	for _, o := range []string{"ApiUrl", "NotesQueueUrl", "LedgerQueueUrl", "AppTableName", "IdempotencyTableName"} {
+	for _, o := range []string{"ApiUrl", "NotesQueueUrl", "LedgerQueueUrl", "NotificationsQueueUrl", "AppTableName", "IdempotencyTableName"} {
 		if get(tpl, "Outputs", o) == nil {
 			t.Errorf("output %s is missing", o)
 		}
@@ -292,10 +294,11 @@ func TestTemplate_every_function_has_a_build_target_sample_events_and_its_enviro
 		t.Fatal(err)
 	}
 	loaders := map[string]func(func(string) string) error{
-		"ApiFunction":         func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
-		"OutboxRelayFunction": func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
-		"NoteTaggerFunction":  func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
-		"LedgerFunction":      func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+		"ApiFunction":          func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
+		"OutboxRelayFunction":  func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
+		"NoteTaggerFunction":   func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+		"LedgerFunction":       func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+		"NoteNotifierFunction": func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
 	}
 	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
 	for id := range loaders {
@@ -361,9 +364,40 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 	for _, w := range []string{
 		"ApproximateNumberOfMessagesVisible NotesDeadLetterQueue", "ApproximateNumberOfMessagesVisible LedgerDeadLetterQueue",
 		"ApproximateAgeOfOldestMessage NotesQueue", "ApproximateAgeOfOldestMessage LedgerQueue",
+		"ApproximateNumberOfMessagesVisible NotificationsDeadLetterQueue", "ApproximateAgeOfOldestMessage NotificationsQueue",
 	} {
 		if !watched[w] {
 			t.Errorf("no alarm on %s", w)
 		}
+	}
+}
+
+// The relay sends each event type to every queue config.OutboxRoutes names: each of those
+// variables must be set on the relay to a queue of the template, and the relay may send to it.
+func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *testing.T) {
+	tpl := loadTemplate(t)
+	relay := get(tpl, "Resources", "OutboxRelayFunction")
+	vars, _ := get(relay, "Properties", "Environment", "Variables").(doc)
+	allowed := map[string]bool{}
+	for _, st := range get(relay, "Properties", "Policies").([]any) {
+		for _, s := range get(st, "Statement").([]any) {
+			if a, _ := get(s, "Action").([]any); slices.Contains(a, any("sqs:SendMessage")) {
+				for _, r := range get(s, "Resource").([]any) {
+					allowed[refTarget(r)] = true
+				}
+			}
+		}
+	}
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	for typ, names := range config.OutboxRoutes {
+		for _, name := range names {
+			q := refTarget(vars[name])
+			if queues[q] == nil || !allowed[q] {
+				t.Errorf("%s routes %s to %v (queue %q): want a queue of the template the relay may send to", name, typ, vars[name], q)
+			}
+		}
+	}
+	if got := config.OutboxRoutes["note.created"]; !slices.Contains(got, config.NotificationsQueueURL) || !slices.Contains(got, config.NotesQueueURL) {
+		t.Errorf("note.created routes to %v; want the notes and the notifications queues", got)
 	}
 }

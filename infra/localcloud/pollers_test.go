@@ -162,7 +162,8 @@ func TestSQSPoller_redelivers_a_batch_whose_environment_crashed_after_commit(t *
 }
 
 func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T) {
-	ep := cloud(t).Endpoints()
+	c := cloud(t)
+	ep := c.Endpoints()
 	ctx, db, table := context.Background(), ep.DynamoDBClient(), aws.String(ep.Tables["NotesTable"].Name)
 	put := func(pk, text string) {
 		t.Helper()
@@ -173,9 +174,17 @@ func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T
 	}
 	id := time.Now().UnixNano()
 	gated, after := fmt.Sprintf("note#%d-gated", id), fmt.Sprintf("note#%d-after", id)
+	failures := func() int { return c.Stats().Mappings["StreamConsumer/Changes"].ItemFailures }
+	before := failures()
 	put(gated, "gate")
 	put(after, "after")
-	time.Sleep(2 * time.Second) // several failed deliveries
+	// Several failed deliveries (fewer than MaximumRetryAttempts), however slow the machine.
+	eventually(t, 60*time.Second, func() error {
+		if n := failures() - before; n < 2 {
+			return fmt.Errorf("%d failed deliveries of the gated record, want 2", n)
+		}
+		return nil
+	})
 	for _, pk := range []string{gated, after} {
 		if _, err := getItem(ep, "seen#"+pk); err == nil {
 			t.Fatalf("%s was handled while the record before it kept failing", pk)
@@ -183,7 +192,7 @@ func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T
 	}
 	put("gate#"+gated, "open")
 	for _, pk := range []string{gated, after} {
-		eventually(t, 20*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
+		eventually(t, 60*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
 	}
 }
 
@@ -195,9 +204,9 @@ func TestStreamPoller_discards_after_maximum_retries_to_the_on_failure_destinati
 		Item: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "text": &types.AttributeValueMemberS{Value: "poison"}}}); err != nil {
 		t.Fatal(err)
 	}
-	// MaximumRetryAttempts 5: six invocations a second apart, then the failure record.
+	// MaximumRetryAttempts 8: nine invocations a second apart, then the failure record.
 	var body string
-	eventually(t, 30*time.Second, func() error {
+	eventually(t, 90*time.Second, func() error {
 		out, err := ep.SQSClient().ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(ep.Queues["StreamFailures"].URL), WaitTimeSeconds: 1})
 		if err != nil {
@@ -222,7 +231,7 @@ func TestStreamPoller_discards_after_maximum_retries_to_the_on_failure_destinati
 	if err := json.Unmarshal([]byte(body), &rec); err != nil {
 		t.Fatalf("%v: %s", err, body)
 	}
-	if rec.RequestContext.Condition != "RetryAttemptsExhausted" || rec.RequestContext.ApproximateInvokeCount != 6 ||
+	if rec.RequestContext.Condition != "RetryAttemptsExhausted" || rec.RequestContext.ApproximateInvokeCount != 9 ||
 		rec.DDBStreamBatchInfo.StreamArn != ep.Tables["NotesTable"].StreamARN || rec.DDBStreamBatchInfo.BatchSize < 1 {
 		t.Errorf("failure record = %s", body)
 	}

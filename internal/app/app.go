@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/metrics"
 	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/internal/notify"
 	"github.com/onceflow/onceflow/internal/outbox"
 	"github.com/onceflow/onceflow/internal/publish"
 )
@@ -48,6 +49,22 @@ func NewLedger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMes
 func NewConsumer(cfg config.Consumer, h idempotency.Handler, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
 	c, err := idempotency.New(db, h, idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable,
 		Retention: cfg.Retention, Logger: logger, Metrics: m})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	return batch.New(c, batch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+}
+
+// NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
+// effect POSTs each note.created event to cfg.WebhookURL with its Idempotency-Key, and which
+// moves malformed and permanently refused messages to the configured dead-letter queue.
+func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+	hook, err := notify.New(notify.Config{URL: cfg.WebhookURL})
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	c, err := idempotency.NewLeased(db, hook, idempotency.LeaseConfig{Config: idempotency.Config{Name: cfg.Name,
+		Table: cfg.IdempotencyTable, Retention: cfg.Retention, Logger: logger, Metrics: m}})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -32,10 +33,14 @@ type system struct {
 	app, idem, stream   string
 	notesQ, ledgerQ     string
 	notesDLQ, ledgerDLQ string
+	notificationsQ      string
+	notificationsDLQ    string
 	api                 interface {
 		Handle(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 	}
 	tagger, ledger *batch.Processor
+	notifier       *batch.Processor
+	hook           *webhook // the note-notifier's webhook receiver, on loopback
 	logs           *bytes.Buffer
 }
 
@@ -47,6 +52,8 @@ func newSystem(t *testing.T) *system {
 	s.idem = apptest.IdempotencyTable(t, s.db)
 	s.notesQ, s.ledgerQ = apptest.FIFOQueue(t, s.sqs, "notes"), apptest.FIFOQueue(t, s.sqs, "ledger")
 	s.notesDLQ, s.ledgerDLQ = apptest.FIFOQueue(t, s.sqs, "notes-dlq"), apptest.FIFOQueue(t, s.sqs, "ledger-dlq")
+	s.notificationsQ, s.notificationsDLQ = apptest.FIFOQueue(t, s.sqs, "notifications"), apptest.FIFOQueue(t, s.sqs, "notifications-dlq")
+	s.hook = newWebhook(t)
 	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
 	var err error
 	if s.api, err = app.NewAPI(config.API{AppTable: s.app}, s.db, logger); err != nil {
@@ -59,6 +66,11 @@ func newSystem(t *testing.T) *system {
 		t.Fatal(err)
 	}
 	if s.ledger, err = app.NewLedger(consumer("ledger", s.ledgerDLQ), s.db, s.sqs, logger, nil); err != nil {
+		t.Fatal(err)
+	}
+	notifier := config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, WebhookURL: s.hook.URL,
+		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention}
+	if s.notifier, err = app.NewNoteNotifier(notifier, s.db, s.sqs, logger, nil); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -225,8 +237,9 @@ func TestLedger_dead_letters_the_malformed_sample(t *testing.T) {
 	}
 }
 
-// TestApplication_end_to_end runs requests through the API, the relay over the real stream,
-// the FIFO queues on fauxqs and both consumers, twice over, and reads the results back.
+// TestApplication_end_to_end runs requests through the API, the relay (routed by
+// config.OutboxRoutes) over the real stream, the FIFO queues on fauxqs and the three
+// consumers, twice over, and reads the results back.
 func TestApplication_end_to_end(t *testing.T) {
 	s := newSystem(t)
 	requests := []string{"api-create-note.json", "api-credit.json", "api-debit.json", "api-create-note.json", "api-credit.json"}
@@ -242,9 +255,12 @@ func TestApplication_end_to_end(t *testing.T) {
 			noteID = between(resp.Body, `"id":"`, `"`)
 		}
 	}
-	relay, err := app.NewRelay(config.Relay{Routes: map[string][]string{
-		"note.created": {s.notesQ}, "account.credited": {s.ledgerQ}, "account.debited": {s.ledgerQ}}},
-		s.sqs, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
+	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ}
+	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	relay, err := app.NewRelay(cfg, s.sqs, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +274,7 @@ func TestApplication_end_to_end(t *testing.T) {
 		q string
 		p *batch.Processor
 		n int
-	}{{s.notesQ, s.tagger, 1}, {s.ledgerQ, s.ledger, 2}} {
+	}{{s.notesQ, s.tagger, 1}, {s.ledgerQ, s.ledger, 2}, {s.notificationsQ, s.notifier, 1}} {
 		msgs := apptest.Drain(t, s.sqs, c.q)
 		if len(msgs) != c.n {
 			t.Fatalf("queue received %d messages; want %d", len(msgs), c.n)
@@ -275,5 +291,8 @@ func TestApplication_end_to_end(t *testing.T) {
 	}
 	if _, body := s.get(t, "/tags/travel"); !strings.Contains(body, `"count":1`) {
 		t.Fatalf("tag = %s; want count 1", body)
+	}
+	if got := s.hook.keys(); !slices.Equal(got, []string{hookKey(noteID)}) {
+		t.Fatalf("webhook keys = %v; want the note's one key, once", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strconv"
 	"time"
@@ -19,14 +20,20 @@ const (
 	LogLevel           = "LOG_LEVEL"
 	RetentionDays      = "RETENTION_DAYS"
 	ConsumerName       = "CONSUMER_NAME"
+	// NotificationsQueueURL is the note-notifier's own queue, a second route of note.created.
+	NotificationsQueueURL = "NOTIFICATIONS_QUEUE_URL"
+	WebhookURL            = "WEBHOOK_URL"
 )
+
+// DefaultNotifierName is the note-notifier's consumer name when CONSUMER_NAME is unset.
+const DefaultNotifierName = "note-notifier"
 
 // OutboxRoutes maps each event type the outbox relay publishes to the environment variables
 // holding the URLs of the FIFO queues that receive it. An event type may go to several queues:
 // a new consumer with its own queue adds its variable to the type's list here and sets it on
 // OutboxRelayFunction in template.yaml; no relay code changes.
 var OutboxRoutes = map[string][]string{
-	"note.created":     {NotesQueueURL},
+	"note.created":     {NotesQueueURL, NotificationsQueueURL},
 	"account.credited": {LedgerQueueURL},
 	"account.debited":  {LedgerQueueURL},
 }
@@ -60,6 +67,17 @@ type Consumer struct {
 	AppTable           string        // APP_TABLE: where the effects go
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the records go
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed messages go
+	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 15 days
+}
+
+// Notifier configures the note-notifier function, a leased consumer whose effect is a webhook
+// call.
+type Notifier struct {
+	Common
+	Name               string        // CONSUMER_NAME: part of every idempotency key; default note-notifier
+	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the lease records go
+	WebhookURL         string        // WEBHOOK_URL: absolute http or https URL the notifications are posted to
+	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed and refused messages go
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 15 days
 }
 
@@ -131,31 +149,82 @@ func LoadConsumer(getenv func(string) string) (Consumer, error) {
 		AppTable:           getenv(AppTable),
 		IdempotencyTable:   getenv(IdempotencyTable),
 		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
-		Retention:          DefaultRetention,
 	}
-	var errs []error
-	if s := getenv(RetentionDays); s != "" {
-		days, err := strconv.Atoi(s)
-		if err != nil || days < 1 {
-			errs = append(errs, fmt.Errorf("%s: %q is not a positive whole number of days", RetentionDays, s))
-		} else {
-			c.Retention = time.Duration(days) * 24 * time.Hour
-		}
-	}
-	return c, errors.Join(append(errs, c.Validate())...)
+	var err error
+	c.Retention, err = loadRetention(getenv)
+	return c, errors.Join(err, c.Validate())
 }
 
 // Validate reports every problem of c.
 func (c Consumer) Validate() error {
-	errs := []error{
+	return errors.Join(
 		c.validate(),
 		required(ConsumerName, c.Name),
 		required(AppTable, c.AppTable),
 		required(IdempotencyTable, c.IdempotencyTable),
 		required(DeadLetterQueueURL, c.DeadLetterQueueURL),
+		validRetention(c.Retention),
+	)
+}
+
+// LoadNotifier reads the note-notifier's configuration.
+func LoadNotifier(getenv func(string) string) (Notifier, error) {
+	c := Notifier{
+		Common:             loadCommon(getenv),
+		Name:               getenv(ConsumerName),
+		IdempotencyTable:   getenv(IdempotencyTable),
+		WebhookURL:         getenv(WebhookURL),
+		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
 	}
-	if c.Retention <= 0 {
-		errs = append(errs, fmt.Errorf("%s: retention must be positive", RetentionDays))
+	if c.Name == "" {
+		c.Name = DefaultNotifierName
 	}
-	return errors.Join(errs...)
+	var err error
+	c.Retention, err = loadRetention(getenv)
+	return c, errors.Join(err, c.Validate())
+}
+
+// Validate reports every problem of c.
+func (c Notifier) Validate() error {
+	return errors.Join(
+		c.validate(),
+		required(ConsumerName, c.Name),
+		required(IdempotencyTable, c.IdempotencyTable),
+		webhook(c.WebhookURL),
+		required(DeadLetterQueueURL, c.DeadLetterQueueURL),
+		validRetention(c.Retention),
+	)
+}
+
+// loadRetention reads RETENTION_DAYS, DefaultRetention when unset. A bad value is reported
+// and DefaultRetention returned with it.
+func loadRetention(getenv func(string) string) (time.Duration, error) {
+	s := getenv(RetentionDays)
+	if s == "" {
+		return DefaultRetention, nil
+	}
+	days, err := strconv.Atoi(s)
+	if err != nil || days < 1 {
+		return DefaultRetention, fmt.Errorf("%s: %q is not a positive whole number of days", RetentionDays, s)
+	}
+	return time.Duration(days) * 24 * time.Hour, nil
+}
+
+func validRetention(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%s: retention must be positive", RetentionDays)
+	}
+	return nil
+}
+
+// webhook reports a WEBHOOK_URL that is not an absolute http or https URL with a host.
+func webhook(s string) error {
+	if s == "" {
+		return required(WebhookURL, s)
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s: %q is not an absolute http(s) URL", WebhookURL, s)
+	}
+	return nil
 }

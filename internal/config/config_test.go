@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,10 +34,13 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 		{"api", func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
 			map[string]string{"LOG_LEVEL": "loud"}, []string{"APP_TABLE", "LOG_LEVEL"}},
 		{"relay", func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
-			nil, []string{"NOTES_QUEUE_URL", "LEDGER_QUEUE_URL"}},
+			nil, []string{"NOTES_QUEUE_URL", "LEDGER_QUEUE_URL", "NOTIFICATIONS_QUEUE_URL"}},
 		{"consumer", func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
 			map[string]string{"RETENTION_DAYS": "0"},
 			[]string{"CONSUMER_NAME", "APP_TABLE", "IDEMPOTENCY_TABLE", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS"}},
+		{"notifier", func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
+			map[string]string{"RETENTION_DAYS": "two", "LOG_LEVEL": "loud"},
+			[]string{"IDEMPOTENCY_TABLE", "WEBHOOK_URL", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS", "LOG_LEVEL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,14 +58,45 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 }
 
 func TestLoadRelay_routes_each_event_type_to_its_queues(t *testing.T) {
-	c, err := config.LoadRelay(env(map[string]string{"NOTES_QUEUE_URL": "n", "LEDGER_QUEUE_URL": "l"}))
+	c, err := config.LoadRelay(env(map[string]string{"NOTES_QUEUE_URL": "n", "LEDGER_QUEUE_URL": "l", "NOTIFICATIONS_QUEUE_URL": "nn"}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"note.created": "n", "account.credited": "l", "account.debited": "l"}
-	for typ, url := range want {
-		if got := c.Routes[typ]; len(got) != 1 || got[0] != url {
-			t.Errorf("route %s = %v; want [%s]", typ, got, url)
+	want := map[string][]string{"note.created": {"n", "nn"}, "account.credited": {"l"}, "account.debited": {"l"}}
+	for typ, urls := range want {
+		if got := c.Routes[typ]; !slices.Equal(got, urls) {
+			t.Errorf("route %s = %v; want %v", typ, got, urls)
+		}
+	}
+}
+
+func TestLoadNotifier_applies_defaults_and_reads_every_variable(t *testing.T) {
+	c, err := config.LoadNotifier(env(map[string]string{
+		"IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL": "https://hooks.example.com/notes",
+		"DEAD_LETTER_QUEUE_URL": "https://q/dlq.fifo",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Notifier{Common: config.Common{LogLevel: "info"}, Name: "note-notifier", IdempotencyTable: "idem",
+		WebhookURL: "https://hooks.example.com/notes", DeadLetterQueueURL: "https://q/dlq.fifo", Retention: config.DefaultRetention}
+	if c != want {
+		t.Fatalf("config = %+v\nwant     %+v", c, want)
+	}
+	c, err = config.LoadNotifier(env(map[string]string{
+		"CONSUMER_NAME": "notifier-b", "IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL": "http://127.0.0.1:8080/hook",
+		"DEAD_LETTER_QUEUE_URL": "d", "RETENTION_DAYS": "2", "LOG_LEVEL": "debug",
+	}))
+	if err != nil || c.Name != "notifier-b" || c.Retention != 48*time.Hour || c.LogLevel != "debug" {
+		t.Fatalf("config = %+v, %v; want name notifier-b, 2 days, debug", c, err)
+	}
+}
+
+func TestLoadNotifier_requires_an_absolute_http_webhook_url(t *testing.T) {
+	for _, url := range []string{"", "hooks.example.com/notes", "/notes", "ftp://example.com/x", "https://", "http://%zz"} {
+		_, err := config.LoadNotifier(env(map[string]string{"IDEMPOTENCY_TABLE": "i", "DEAD_LETTER_QUEUE_URL": "d", "WEBHOOK_URL": url}))
+		if err == nil || !strings.Contains(err.Error(), "WEBHOOK_URL") {
+			t.Errorf("WEBHOOK_URL %q: error %v; want one naming WEBHOOK_URL", url, err)
 		}
 	}
 }

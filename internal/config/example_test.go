@@ -8,10 +8,11 @@ import (
 
 func ExampleLoadRelay() {
 	env := map[string]string{
-		"NOTES_QUEUE_URL":  "https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo",
-		"LEDGER_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger.fifo",
+		"NOTES_QUEUE_URL":         "https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo",
+		"LEDGER_QUEUE_URL":        "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger.fifo",
+		"NOTIFICATIONS_QUEUE_URL": "https://sqs.eu-west-1.amazonaws.com/123456789012/notifications.fifo",
 	}
 	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
 	fmt.Println(err, cfg.Routes["note.created"])
-	// Output: <nil> [https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo]
+	// Output: <nil> [https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo https://sqs.eu-west-1.amazonaws.com/123456789012/notifications.fifo]
 }
