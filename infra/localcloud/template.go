@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"go.yaml.in/yaml/v3"
@@ -21,6 +22,7 @@ const (
 type Template struct {
 	Dir        string                // directory of the template file; CodeUri is relative to it
 	Parameters map[string]string     // parameter defaults
+	Declared   []string              // every parameter the template declares, with or without a default
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
@@ -29,6 +31,9 @@ type Template struct {
 	// BuildMethod is a function's Metadata.BuildMethod ("makefile", ...), by logical id.
 	BuildMethod map[string]string
 }
+
+// Declares reports whether the template declares parameter name.
+func (t *Template) Declares(name string) bool { return slices.Contains(t.Declared, name) }
 
 // LoadTemplate reads a SAM template file.
 func LoadTemplate(path string) (*Template, error) {
@@ -65,6 +70,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 		BuildMethod: map[string]string{},
 	}
 	for name, p := range mapping(lookup(root, "Parameters")) {
+		t.Declared = append(t.Declared, name)
 		if d := lookup(p, "Default"); d != nil {
 			t.Parameters[name] = d.Value
 		}

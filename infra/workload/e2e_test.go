@@ -18,7 +18,7 @@ import (
 func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	recv, err := workload.NewReceiver()
+	recv, err := workload.NewReceiver(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"sync"
@@ -14,19 +15,20 @@ import (
 type Receiver struct {
 	srv *http.Server
 	url string
+	log *slog.Logger
 
 	mu    sync.Mutex
 	calls int
 	keys  map[string]map[string]int // note id → Idempotency-Key → calls
 }
 
-// NewReceiver starts a Receiver on a free loopback port.
-func NewReceiver() (*Receiver, error) {
+// NewReceiver starts a Receiver on a free loopback port; logger, when not nil, logs every call.
+func NewReceiver(logger *slog.Logger) (*Receiver, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	r := &Receiver{url: "http://" + l.Addr().String() + "/notifications", keys: map[string]map[string]int{}}
+	r := &Receiver{url: "http://" + l.Addr().String() + "/notifications", log: logger, keys: map[string]map[string]int{}}
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = r.srv.Serve(l) }()
 	return r, nil
@@ -55,6 +57,9 @@ func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	r.keys[body.NoteID][key]++
 	r.mu.Unlock()
+	if r.log != nil {
+		r.log.Info("webhook call", "noteId", body.NoteID, "idempotencyKey", key)
+	}
 	w.WriteHeader(http.StatusOK)
 }
 

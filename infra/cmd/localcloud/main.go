@@ -15,6 +15,7 @@ import (
 	"syscall"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/workload"
 )
 
 func main() {
@@ -109,6 +110,13 @@ func serve(args []string) error {
 		return err
 	}
 	cfg.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	recv, err := webhookReceiver(&cfg)
+	if err != nil {
+		return err
+	}
+	if recv != nil {
+		defer recv.Close()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	cloud, err := localcloud.Start(ctx, cfg)
@@ -122,6 +130,28 @@ func serve(args []string) error {
 	<-ctx.Done()
 	cfg.Logger.Info("stopping")
 	return cloud.Close()
+}
+
+// webhookReceiver starts a loopback webhook receiver that logs every call, and gives its URL to
+// the template's WebhookUrl parameter, unless -param set one or the template has none.
+func webhookReceiver(cfg *localcloud.Config) (*workload.Receiver, error) {
+	if _, set := cfg.Parameters["WebhookUrl"]; set {
+		return nil, nil
+	}
+	t, err := localcloud.LoadTemplate(cfg.Template)
+	if err != nil || !t.Declares("WebhookUrl") {
+		return nil, err
+	}
+	recv, err := workload.NewReceiver(cfg.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Parameters == nil {
+		cfg.Parameters = map[string]string{}
+	}
+	cfg.Parameters["WebhookUrl"] = recv.URL()
+	cfg.Logger.Info("webhook receiver on loopback", "url", recv.URL())
+	return recv, nil
 }
 
 func down(args []string) error {

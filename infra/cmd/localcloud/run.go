@@ -50,7 +50,7 @@ func runCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	recv, err := workload.NewReceiver()
+	recv, err := workload.NewReceiver(nil)
 	if err != nil {
 		return err
 	}
