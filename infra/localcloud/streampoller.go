@@ -41,6 +41,7 @@ type shard struct {
 	done     bool
 	failing  string // sequence number a failed batch is retried from
 	attempts int    // failed invocations of that batch
+	last     string // sequence number of the last record read past, "" before the first
 }
 
 // init takes iterators for the shards that exist now, at the mapping's starting position, so
@@ -114,12 +115,15 @@ func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, err
 	out, err := p.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{
 		ShardIterator: aws.String(s.iterator), Limit: aws.Int32(int32(min(p.event.BatchSize, 1000)))})
 	if err != nil {
-		return false, err
+		return false, p.reposition(ctx, id, s, err)
 	}
 	advance := func() {
 		s.iterator = aws.ToString(out.NextShardIterator)
 		s.done = out.NextShardIterator == nil
 		s.failing, s.attempts = "", 0
+		if n := len(out.Records); n > 0 && out.Records[n-1].Dynamodb != nil {
+			s.last = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
+		}
 	}
 	if len(out.Records) == 0 {
 		advance()
@@ -151,6 +155,31 @@ func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, err
 	s.iterator = aws.ToString(it.ShardIterator)
 	sleep(ctx, time.Second)
 	return true, nil
+}
+
+// reposition takes a new iterator for a shard whose iterator expired or points at trimmed
+// records (DynamoDB Local's TRIM_HORIZON iterator of an empty shard can go stale while other
+// tables' streams advance): right after the last record read past, or at the trim horizon
+// before the first, as Lambda's pollers resume from sequence numbers. It returns err.
+func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err error) error {
+	var trimmed *types.TrimmedDataAccessException
+	var expired *types.ExpiredIteratorException
+	if !errors.As(err, &trimmed) && !errors.As(err, &expired) {
+		return err
+	}
+	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
+		ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
+	if s.failing != "" {
+		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAtSequenceNumber, aws.String(s.failing)
+	} else if s.last != "" {
+		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(s.last)
+	}
+	it, ierr := p.streams.GetShardIterator(ctx, in)
+	if ierr != nil {
+		return errors.Join(err, fmt.Errorf("new iterator: %w", ierr))
+	}
+	s.iterator = aws.ToString(it.ShardIterator)
+	return fmt.Errorf("iterator repositioned %s: %w", in.ShardIteratorType, err)
 }
 
 // deliver invokes the function with the records FilterCriteria passes and returns the
