@@ -43,6 +43,8 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 		return err
 	}
 	rep.Published = int(relay[outbox.Published])
+	rm := st.Mappings[r.t.relayMapping]
+	rep.RelayRecords, rep.RelayFailedBatches = rm.Records, rm.FailedBatches
 	recs, err := records(ctx, r.ddb, r.t.idemTable)
 	if err != nil {
 		return err

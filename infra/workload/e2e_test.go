@@ -3,7 +3,9 @@ package workload_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,8 +26,28 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 	}
 	defer recv.Close()
 	crash := &workload.Crash{Function: "LedgerFunction", After: 3}
+	state, err := os.MkdirTemp("", "onceflow-e2e-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Logf("logs of every process kept in %s", filepath.Join(state, "logs"))
+			return
+		}
+		_ = os.RemoveAll(state)
+	}()
+	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	logf, err := os.Create(filepath.Join(state, "logs", "localcloud.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
 	cloud, err := localcloud.Start(ctx, localcloud.Config{
-		StateDir:          t.TempDir(),
+		Logger:            slog.New(slog.NewTextHandler(logf, nil)),
+		StateDir:          state,
 		Prefix:            fmt.Sprintf("e2e%d", time.Now().UnixNano()),
 		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
 		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
@@ -44,7 +66,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 	}()
 
 	rep, err := workload.Run(ctx, cloud, workload.Config{Notes: 20, Movements: 100, Accounts: 5,
-		Receiver: recv, Crash: crash, DrainTimeout: 90 * time.Second})
+		Receiver: recv, Crash: crash, DrainTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,13 +21,14 @@ type Report struct {
 	APIInvocations   int         // invocations of the API function (the cloud's stats)
 
 	// Events.
-	Accepted    int // distinct events the API accepted
-	OutboxItems int // outbox items in the app table
-	Published   int // messages the relay published (its Published metric)
-	Resent      int // events re-sent to their queues under a new deduplication id
-	ResentMsgs  int // messages those re-sends created (one per routed queue)
-	BrokerDedup int // repeated sends SQS deduplicated
-	Malformed   int // malformed messages injected, over all consumer queues
+	Accepted                         int // distinct events the API accepted
+	OutboxItems                      int // outbox items in the app table
+	Published                        int // messages the relay published (its Published metric)
+	RelayRecords, RelayFailedBatches int // stream records the relay's mapping delivered, and failed invocations
+	Resent                           int // events re-sent to their queues under a new deduplication id
+	ResentMsgs                       int // messages those re-sends created (one per routed queue)
+	BrokerDedup                      int // repeated sends SQS deduplicated
+	Malformed                        int // malformed messages injected, over all consumer queues
 
 	Consumers []ConsumerReport
 
@@ -87,6 +88,7 @@ func (r *Report) Print(w io.Writer) {
 	row("  requests never accepted", r.Failed)
 	row("events accepted (distinct)", r.Accepted)
 	row("outbox items", r.OutboxItems)
+	row("stream records delivered to the relay (failed batches)", fmt.Sprintf("%d (%d)", r.RelayRecords, r.RelayFailedBatches))
 	row("events published by the relay (messages)", r.Published)
 	row("events re-sent with a new dedup id (messages)", fmt.Sprintf("%d (%d)", r.Resent, r.ResentMsgs))
 	row("broker-deduplicated (repeated sends)", r.BrokerDedup)
