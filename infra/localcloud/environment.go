@@ -114,11 +114,13 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 		}
 	}
 	out, err := invokeVia(ctx, env.client, p.fn.ID, "function", payload)
+	rss := childPeakRSS(env.proc.pid())
 	c.stats.function(p.fn.ID, func(s *FunctionStats) {
 		s.Invocations++
 		if err != nil {
 			s.Failed++
 		}
+		s.PeakRSSKiB = max(s.PeakRSSKiB, rss)
 	})
 	if err == nil && c.cfg.CrashAfterInvoke != nil && c.cfg.CrashAfterInvoke(p.fn.ID) {
 		err = errors.New("environment killed after the invocation returned (Config.CrashAfterInvoke)")

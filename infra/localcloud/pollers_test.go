@@ -132,6 +132,13 @@ func TestStats_count_deliveries_and_item_failures(t *testing.T) {
 	if f := s.Functions["SQSConsumer"]; f.Invocations < m.Batches {
 		t.Errorf("function stats = %+v, want at least %d invocations", f, m.Batches)
 	}
+	if m.LargestBatch < 1 || m.LargestBatch > 5 {
+		t.Errorf("largest batch = %d, want 1 to the mapping's BatchSize 5", m.LargestBatch)
+	}
+	// A Go bootstrap's peak RSS is a few MiB at least, and far below a gigabyte.
+	if kib := s.Functions["SQSConsumer"].PeakRSSKiB; kib < 1024 || kib > 1<<20 {
+		t.Errorf("peak RSS = %d KiB, want the bootstrap's VmHWM", kib)
+	}
 }
 
 func TestSQSPoller_redelivers_a_batch_whose_environment_crashed_after_commit(t *testing.T) {

@@ -79,6 +79,7 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 	p.count(func(s *MappingStats) {
 		s.Batches++
 		s.Records += len(msgs)
+		s.LargestBatch = max(s.LargestBatch, len(msgs))
 		if err != nil {
 			s.FailedBatches++
 		}

@@ -17,6 +17,9 @@ type FunctionStats struct {
 	Invocations int `json:"invocations"`
 	Failed      int `json:"failed"`   // function errors, timeouts and crashes
 	Restarts    int `json:"restarts"` // environments restarted after a crash or a kill
+	// PeakRSSKiB is the largest peak resident set size (VmHWM) of any of the function's
+	// bootstrap processes, read after each invocation: what its MemorySize must hold.
+	PeakRSSKiB int `json:"peakRssKiB"`
 }
 
 // MappingStats counts the work of one event source mapping.
@@ -28,6 +31,7 @@ type MappingStats struct {
 	Discarded     int `json:"discarded"`     // stream records given up after MaximumRetryAttempts
 	ItemFailures  int `json:"itemFailures"`  // records reported in batchItemFailures
 	FailedBatches int `json:"failedBatches"` // invocations that failed as a whole
+	LargestBatch  int `json:"largestBatch"`  // most records delivered in one invocation
 }
 
 // counters is the mutable form of Stats.

@@ -213,6 +213,7 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 	p.count(func(s *MappingStats) {
 		s.Batches++
 		s.Records += len(ev.Records)
+		s.LargestBatch = max(s.LargestBatch, len(ev.Records))
 		if err != nil {
 			s.FailedBatches++
 		}

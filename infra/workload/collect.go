@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/onceflow/onceflow/internal/metrics"
@@ -19,11 +20,20 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	r.tr.mu.Lock()
 	rep.Status = maps.Clone(r.tr.status)
 	r.tr.mu.Unlock()
+	fns := r.cloud.Functions()
 	for id, f := range st.Functions {
 		if id == "ApiFunction" {
 			rep.APIInvocations = f.Invocations
 		}
+		mem := FunctionMemory{Function: id, PeakRSSKiB: f.PeakRSSKiB, MemorySize: fns[id].MemorySize}
+		for key, m := range st.Mappings {
+			if strings.HasPrefix(key, id+"/") {
+				mem.LargestBatch = max(mem.LargestBatch, m.LargestBatch)
+			}
+		}
+		rep.Memory = append(rep.Memory, mem)
 	}
+	slices.SortFunc(rep.Memory, func(a, b FunctionMemory) int { return strings.Compare(a.Function, b.Function) })
 	rep.Accepted = len(r.acceptedEvents())
 	rep.Resent, rep.ResentMsgs, rep.BrokerDedup = rs.events, rs.messages, rs.deduped
 	for _, m := range malformed {

@@ -93,10 +93,20 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		{"the crash fired", crash.Fired()},
 		{"re-sends and the crashed batch came back as consumer duplicates", dups > rep.ResentMsgs},
 		{"the dead-letter queues hold the malformed messages", rep.Malformed > 0 && dead == rep.Malformed},
+		{"every function's peak memory was measured, within its MemorySize", measuredWithin(rep.Memory)},
 	}
 	for _, c := range checks {
 		if !c.ok {
 			t.Errorf("want: %s", c.want)
 		}
 	}
+}
+
+func measuredWithin(mem []workload.FunctionMemory) bool {
+	for _, m := range mem {
+		if m.PeakRSSKiB <= 0 || m.MemorySize <= 0 || m.PeakRSSKiB > m.MemorySize*1024 {
+			return false
+		}
+	}
+	return len(mem) > 0
 }

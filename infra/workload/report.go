@@ -31,6 +31,7 @@ type Report struct {
 	Malformed                        int // malformed messages injected, over all consumer queues
 
 	Consumers []ConsumerReport
+	Memory    []FunctionMemory // per function, by logical id
 
 	Crash      string // what the crash injection did
 	Webhook    string // what the webhook receiver saw, "" without a notifier
@@ -51,6 +52,14 @@ type ConsumerReport struct {
 	Records        int // idempotency records of this consumer
 	DLQDepth       int // messages in its dead-letter queue
 	Restarts       int // environments restarted
+}
+
+// FunctionMemory is how much memory a function's bootstrap used, against its MemorySize.
+type FunctionMemory struct {
+	Function     string
+	PeakRSSKiB   int // largest VmHWM of its bootstrap processes
+	LargestBatch int // most records one invocation got from its event sources (0: HTTP API)
+	MemorySize   int // MB, from the template
 }
 
 // Invariant is one checked property.
@@ -118,6 +127,12 @@ func (r *Report) Print(w io.Writer) {
 	col("in dead-letter queue", func(c ConsumerReport) int { return c.DLQDepth })
 	col("idempotency records", func(c ConsumerReport) int { return c.Records })
 	col("environments restarted", func(c ConsumerReport) int { return c.Restarts })
+	tw.Flush()
+	fmt.Fprintln(w)
+	row("function", "peak RSS", "largest batch", "MemorySize")
+	for _, m := range r.Memory {
+		row(m.Function, fmt.Sprintf("%.1f MiB", float64(m.PeakRSSKiB)/1024), m.LargestBatch, fmt.Sprintf("%d MB", m.MemorySize))
+	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ncrash: %s\n", r.Crash)
 	if r.Webhook != "" {
