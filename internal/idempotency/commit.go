@@ -77,7 +77,7 @@ func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Re
 			}
 		case permanent:
 			res.Outcome = Failed
-			return res, &EffectError{EventType: rec.EventType, Problem: err.Error()}
+			return res, &EffectError{EventType: rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
 		}
 		if !c.cfg.Retry.wait(ctx, attempt) {
 			res.Outcome = Failed

@@ -92,3 +92,25 @@ func TestConsumer_99_writes_and_the_record_commit_in_one_transaction(t *testing.
 		t.Errorf("%d transactions, want 1", n)
 	}
 }
+
+func TestConsumer_a_transaction_dynamodb_refuses_as_invalid_is_dead_lettered_not_retried(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	// The app table's key is pk and sk: a key without sk is refused with a ValidationException.
+	h := idempotency.HandlerFunc(func(context.Context, envelope.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(f.app), Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}}}}}}, nil
+	})
+	c := f.consumerFor(t, "c", h)
+	before := f.requests.Of("TransactWriteItems")
+	res, err := c.Process(context.Background(), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
+	}
+	if !strings.Contains(err.Error(), "DynamoDB refused the transaction") {
+		t.Errorf("error %q does not say DynamoDB refused it", err)
+	}
+	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+		t.Errorf("%d transactions sent, want 1: a refused request is not retried", n)
+	}
+}

@@ -9,15 +9,17 @@ import (
 var ErrInvalidEffect = errors.New("invalid effect")
 
 // EffectError reports an effect that DynamoDB could never commit: too many writes, too large,
-// or two writes to one item. It is a bug in the handler, not in the message: the message is
-// dead-lettered with this error as its reason so it can be replayed once the handler is fixed.
+// two writes to one item, or a request DynamoDB refused as invalid (a ValidationException, for
+// example a key that does not match the table's schema). It is a bug in the handler or its
+// tables, not in the message: the message is dead-lettered with this error as its reason so it
+// can be replayed once the cause is fixed.
 type EffectError struct {
 	EventType string
 	Problem   string
 }
 
 func (e *EffectError) Error() string {
-	return fmt.Sprintf("invalid effect for %s: %s; fix the handler, then redrive the message", e.EventType, e.Problem)
+	return fmt.Sprintf("invalid effect for %s: %s; fix the handler (or the tables it writes), then redrive the message", e.EventType, e.Problem)
 }
 
 // Is makes errors.Is(err, ErrInvalidEffect) true.
