@@ -401,3 +401,31 @@ func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *test
 		t.Errorf("note.created routes to %v; want the notes and the notifications queues", got)
 	}
 }
+
+// TestTemplate_records_outlive_every_redelivery_path checks that an idempotency record lives
+// longer than the longest time a message can still come back: its source queue's retention,
+// then (a FIFO dead-letter queue resets the enqueue time) the dead-letter queue's retention,
+// then, redriven, the source queue's retention again.
+func TestTemplate_records_outlive_every_redelivery_path(t *testing.T) {
+	tpl := loadTemplate(t)
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	longest := 0
+	for id, q := range queues {
+		dl := refTarget(get(q, "Properties", "RedrivePolicy", "deadLetterTargetArn"))
+		if dl == "" {
+			continue
+		}
+		src, dlq := num(get(q, "Properties", "MessageRetentionPeriod")), num(get(queues[dl], "Properties", "MessageRetentionPeriod"))
+		if src == 0 || dlq == 0 {
+			t.Errorf("%s or %s: set MessageRetentionPeriod explicitly", id, dl)
+		}
+		longest = max(longest, src+dlq+src)
+	}
+	p := get(tpl, "Parameters", "RetentionDays")
+	for _, field := range []string{"MinValue", "Default"} {
+		if days := num(get(p, field)); days*86400 <= longest {
+			t.Errorf("RetentionDays %s is %d days; records must outlive %d s (%.1f days) of queue, dead-letter queue and redrive retention",
+				field, days, longest, float64(longest)/86400)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/onceflow/onceflow/internal/idempotency"
 )
 
 // Environment variable names the functions read.
@@ -38,8 +40,9 @@ var OutboxRoutes = map[string][]string{
 	"account.debited":  {LedgerQueueURL},
 }
 
-// DefaultRetention is how long idempotency records are kept when RETENTION_DAYS is unset.
-const DefaultRetention = 15 * 24 * time.Hour
+// DefaultRetention is how long idempotency records are kept when RETENTION_DAYS is unset: the
+// engine's default.
+const DefaultRetention = idempotency.DefaultRetention
 
 // Common is what every function reads.
 type Common struct {
@@ -67,7 +70,7 @@ type Consumer struct {
 	AppTable           string        // APP_TABLE: where the effects go
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the records go
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed messages go
-	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 15 days
+	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
 }
 
 // Notifier configures the note-notifier function, a leased consumer whose effect is a webhook
@@ -78,7 +81,7 @@ type Notifier struct {
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the lease records go
 	WebhookURL         string        // WEBHOOK_URL: absolute http or https URL the notifications are posted to
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed and refused messages go
-	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 15 days
+	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
 }
 
 func loadCommon(getenv func(string) string) Common {

@@ -25,9 +25,11 @@ type DB interface {
 	DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 }
 
-// DefaultRetention outlives every redelivery path: SQS keeps a message at most 14 days, and a
-// redrive from the dead-letter queue needs a margin on top.
-const DefaultRetention = 15 * 24 * time.Hour
+// DefaultRetention outlives every redelivery path of this project's queues: a message can wait
+// 4 days on its queue, 14 in its FIFO dead-letter queue (moving it there resets its enqueue
+// time) and, redriven, 4 more on its queue: 22 days. Queues kept longer need a longer
+// retention: source retention twice plus dead-letter retention, at most 42 days on SQS.
+const DefaultRetention = 30 * 24 * time.Hour
 
 // Config configures a Consumer. Name and Table are required; the zero value of every other
 // field means its default.
