@@ -55,7 +55,9 @@ func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Re
 
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := c.db.TransactWriteItems(ctx, in)
+		callCtx, cancel := c.cfg.Retry.bound(ctx)
+		_, err := c.db.TransactWriteItems(callCtx, in)
+		cancel()
 		res.Commit += time.Since(start)
 		v := classify(err, recordIndex)
 		switch v.kind {
@@ -96,7 +98,9 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 		return res, true, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
 	start := time.Now()
-	_, err = c.db.PutItem(ctx, &dynamodb.PutItemInput{
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	_, err = c.db.PutItem(callCtx, &dynamodb.PutItemInput{
 		TableName:                           aws.String(c.cfg.Table),
 		Item:                                item,
 		ConditionExpression:                 cond.Condition(),
@@ -124,7 +128,9 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 func (c *Consumer) existing(ctx context.Context, res Result, old map[string]types.AttributeValue, hash string) (Result, error) {
 	if old == nil { // ALL_OLD not honoured: read the record (consistently) instead
 		start := time.Now()
-		out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
+		callCtx, cancel := c.cfg.Retry.bound(ctx)
+		defer cancel()
+		out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
 			Key: Record{Key: res.Key}.key(), ConsistentRead: aws.Bool(true)})
 		res.Commit += time.Since(start)
 		if err != nil {

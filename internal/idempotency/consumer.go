@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -80,6 +81,9 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Name == "" {
 		errs = append(errs, errors.New("consumer name is required (Config.Name)"))
+	}
+	if strings.Contains(c.Name, keySeparator) {
+		errs = append(errs, fmt.Errorf("consumer name %q contains %q, which separates it from the event id in keys; choose a name without it", c.Name, keySeparator))
 	}
 	if c.Table == "" {
 		errs = append(errs, errors.New("idempotency table is required (Config.Table)"))

@@ -59,13 +59,21 @@ func TestConsumer_redelivery_after_commit_is_a_duplicate(t *testing.T) {
 	c := f.consumer(t, "counter")
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	before := f.requests.Total()
 	if res, err := c.Process(context.Background(), msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first delivery = %+v, %v", res, err)
 	}
+	if n := f.requests.Total() - before; n != 1 {
+		t.Errorf("a new event took %d DynamoDB requests (%s), want 1", n, f.requests)
+	}
 	// The function crashed after the commit: SQS delivers the same message again.
+	before = f.requests.Total()
 	res, err := c.Process(context.Background(), redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Applied {
 		t.Fatalf("redelivery = %+v, %v; want duplicate of applied", res, err)
+	}
+	if n := f.requests.Total() - before; n != 1 {
+		t.Errorf("a duplicate took %d DynamoDB requests (%s), want 1: the failed transaction returns the record", n, f.requests)
 	}
 	if got := f.counter(t, id); got != 1 {
 		t.Errorf("counter = %d after a redelivery, want 1", got)

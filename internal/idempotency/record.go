@@ -42,7 +42,11 @@ type Record struct {
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.
-func Key(consumer, eventID string) string { return consumer + "#" + eventID }
+func Key(consumer, eventID string) string { return consumer + keySeparator + eventID }
+
+// keySeparator separates the consumer name from the event id in a key; consumer names may not
+// contain it, so no two consumer and event pairs share a key.
+const keySeparator = "#"
 
 // Attribute names of the record used in conditions.
 const (

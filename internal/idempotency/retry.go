@@ -55,3 +55,12 @@ func (r Retry) wait(ctx context.Context, attempt int) bool {
 		return true
 	}
 }
+
+// bound returns a context for one DynamoDB call that ends Margin before ctx's deadline, so a
+// hung request still leaves time to report the message failed before the invocation ends.
+func (r Retry) bound(ctx context.Context) (context.Context, context.CancelFunc) {
+	if deadline, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, deadline.Add(-r.Margin))
+	}
+	return context.WithCancel(ctx)
+}
