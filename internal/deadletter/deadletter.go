@@ -28,7 +28,11 @@ const (
 )
 
 // MaxReasonBytes bounds the reason attribute; longer reasons are cut at a character boundary.
-const MaxReasonBytes = 4096
+// MinReasonBytes of it are kept however large the body.
+const (
+	MaxReasonBytes = 4096
+	MinReasonBytes = 256
+)
 
 // maxMessageBytes is the SQS message size limit that body and attributes must fit together.
 // SQS now allows up to 1 MiB, but 256 KiB was the default maximum of queues for years; a
@@ -50,8 +54,9 @@ func New(client SendMessageAPI, queueURL string) *Queue {
 
 // DeadLetter sends msg's body unchanged to the queue with reason and its origin as message
 // attributes. On a FIFO queue it keeps msg's MessageGroupId (its message id when it has none)
-// and deduplicates on msg's MessageDeduplicationId, or its message id when it has none, so
-// dead-lettering one message twice within SQS's five-minute window stores it once.
+// and deduplicates on msg's message id, so dead-lettering one delivery twice within SQS's
+// five-minute window stores it once, while the same event redriven and failing again (a new
+// message) is stored again.
 func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
 	in := &sqs.SendMessageInput{
 		QueueUrl:          aws.String(q.url),
@@ -60,7 +65,9 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 	}
 	if q.fifo {
 		in.MessageGroupId = aws.String(firstNonEmpty(msg.Attributes["MessageGroupId"], msg.MessageId))
-		in.MessageDeduplicationId = aws.String(firstNonEmpty(msg.Attributes["MessageDeduplicationId"], msg.MessageId))
+		// The message id, not the event's dedup id: a repeat of this delivery is dropped, but
+		// the same event redriven and failing again is a new message and must be kept.
+		in.MessageDeduplicationId = aws.String(msg.MessageId)
 	}
 	budget := maxMessageBytes - len(msg.Body)
 	for name, value := range map[string]string{
@@ -72,7 +79,10 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		budget -= addString(in.MessageAttributes, name, value)
 	}
 	if reason != nil {
-		limit := min(MaxReasonBytes, budget-len(AttrReason)-len("String"))
+		// Never less than MinReasonBytes: a dead letter without its reason helps nobody, and a
+		// queue whose size limit that exceeds refuses the send, which fails the message
+		// instead (SQS's redrive policy then moves it, nothing lost).
+		limit := min(MaxReasonBytes, max(MinReasonBytes, budget-len(AttrReason)-len("String")))
 		addString(in.MessageAttributes, AttrReason, truncate(sanitize(reason.Error()), limit))
 	}
 	if _, err := q.client.SendMessage(ctx, in); err != nil {

@@ -117,7 +117,7 @@ func TestQueue_dead_letters_body_group_and_reason_to_a_fifo_queue(t *testing.T) 
 	checks := []struct{ name, got, want string }{
 		{"body", aws.ToString(m.Body), msg.Body},
 		{"MessageGroupId", m.Attributes["MessageGroupId"], "account-42"},
-		{"MessageDeduplicationId", m.Attributes["MessageDeduplicationId"], "evt-1"},
+		{"MessageDeduplicationId", m.Attributes["MessageDeduplicationId"], "msg-1"},
 		{"reason", attr(m, deadletter.AttrReason), `malformed message: type: "nope" is not handled`},
 		{"sourceMessageId", attr(m, deadletter.AttrSourceMessageID), "msg-1"},
 		{"sourceQueueArn", attr(m, deadletter.AttrSourceQueueARN), msg.EventSourceARN},
@@ -135,31 +135,50 @@ func TestQueue_dead_letters_body_group_and_reason_to_a_fifo_queue(t *testing.T) 
 }
 
 func TestQueue_dead_lettering_a_message_twice_stores_it_once(t *testing.T) {
-	tests := []struct {
-		name string
-		msg  events.SQSMessage
-	}{
-		{"deduplicated on the source's dedup id", source("msg-1")},
-		{"deduplicated on the message id when there is no dedup id", func() events.SQSMessage {
-			m := source("msg-2")
-			delete(m.Attributes, "MessageDeduplicationId")
-			return m
-		}()},
+	c := client(t)
+	url := createQueue(t, c, true, nil)
+	q := deadletter.New(c, url)
+	// The function crashed after the first dead-letter send: the same delivery comes back.
+	for range 2 {
+		if err := q.DeadLetter(t.Context(), source("msg-1"), errors.New("bad")); err != nil {
+			t.Fatalf("DeadLetter: %v", err)
+		}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := client(t)
-			url := createQueue(t, c, true, nil)
-			q := deadletter.New(c, url)
-			for range 2 {
-				if err := q.DeadLetter(t.Context(), tt.msg, errors.New("bad")); err != nil {
-					t.Fatalf("DeadLetter: %v", err)
-				}
-			}
-			if got := receiveAll(t, c, url); len(got) != 1 {
-				t.Errorf("queue holds %d messages; want 1", len(got))
-			}
-		})
+	if got := receiveAll(t, c, url); len(got) != 1 {
+		t.Errorf("queue holds %d messages; want 1", len(got))
+	}
+}
+
+func TestQueue_a_redriven_message_that_fails_again_is_dead_lettered_again(t *testing.T) {
+	c := client(t)
+	url := createQueue(t, c, true, nil)
+	q := deadletter.New(c, url)
+	// Redriven to its queue, the event comes back as a new message with the same dedup id and
+	// fails again within five minutes: the broker must not drop the second dead letter.
+	for _, id := range []string{"msg-1", "msg-1-redriven"} {
+		if err := q.DeadLetter(t.Context(), source(id), errors.New("bad")); err != nil {
+			t.Fatalf("DeadLetter: %v", err)
+		}
+	}
+	if got := receiveAll(t, c, url); len(got) != 2 {
+		t.Errorf("queue holds %d messages; want 2: a dead letter silently dropped would lose the message", len(got))
+	}
+}
+
+func TestQueue_keeps_a_short_reason_even_beside_a_large_body(t *testing.T) {
+	c := client(t)
+	url := createQueue(t, c, true, nil) // SQS's (and the emulator's) default: 1 MiB
+	msg := source("msg-large")
+	msg.Body = strings.Repeat("x", 256*1024-64) // nothing left of a 256 KiB budget
+	if err := deadletter.New(c, url).DeadLetter(t.Context(), msg, errors.New("malformed message: id: missing; "+strings.Repeat("detail ", 100))); err != nil {
+		t.Fatalf("DeadLetter: %v", err)
+	}
+	got := receiveAll(t, c, url)
+	if len(got) != 1 {
+		t.Fatalf("received %d messages; want 1", len(got))
+	}
+	if r := attr(got[0], deadletter.AttrReason); !strings.HasPrefix(r, "malformed message: id: missing") {
+		t.Errorf("reason = %q; want at least its beginning", r)
 	}
 }
 
