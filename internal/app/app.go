@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/batch"
@@ -68,5 +69,8 @@ func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.S
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	return batch.New(c, batch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+	// A message starts only while one webhook call and its claim and completion still fit in
+	// the invocation, so a slow receiver never times the whole batch out.
+	return batch.New(c, batch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
+		DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
 }

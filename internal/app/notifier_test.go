@@ -178,3 +178,19 @@ func TestNoteNotifier_a_live_lease_held_by_another_delivery_is_a_batch_item_fail
 		t.Fatalf("webhook calls after the redelivery = %v; want still one per note", got)
 	}
 }
+
+// With less time left than one webhook call needs, the notifier starts no message: a call cut
+// short by Lambda's timeout would return the whole batch instead.
+func TestNoteNotifier_starts_no_call_that_cannot_finish_in_the_invocation(t *testing.T) {
+	s := newSystem(t)
+	batch := sqsSample(t, "note-notifier-batch.json")
+	short, cancel := context.WithTimeout(context.Background(), notify.DefaultTimeout+time.Second)
+	defer cancel()
+	resp, err := s.notifier.Handle(short, batch)
+	if err != nil || !slices.Equal(failures(resp), messageIDs(batch)) {
+		t.Fatalf("failures %v, err %v; want every message reported failed unstarted", failures(resp), err)
+	}
+	if keys := s.hook.keys(); len(keys) != 0 {
+		t.Errorf("webhook called %d times with too little time left", len(keys))
+	}
+}

@@ -183,11 +183,11 @@ func (c *LeasedConsumer) run(ctx context.Context, res Result, ev envelope.Event,
 
 // detached returns a context for completing or releasing a record after the effect: not
 // cancelled with ctx (an effect that ran out of time must still be recorded or released),
-// and ending at ctx's deadline or after grace, whichever is later.
+// and ending at ctx's deadline, the invocation's end, or after grace when ctx has none.
 func detached(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
-	end := time.Now().Add(grace)
-	if d, ok := ctx.Deadline(); ok && d.After(end) {
-		end = d
+	end, ok := ctx.Deadline()
+	if !ok {
+		end = time.Now().Add(grace)
 	}
 	return context.WithDeadline(context.WithoutCancel(ctx), end)
 }

@@ -104,7 +104,11 @@ func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) err
 // extended while the effect runs, and the context is cancelled with a LeaseLostError when an
 // extension is refused. stop returns that error, if any.
 func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, func() error) {
-	effectCtx, cancel := context.WithCancelCause(ctx)
+	// The effect stops Retry.Margin before the invocation's deadline, leaving time to
+	// complete or release the record and report the message before Lambda times out.
+	inTime, cancelInTime := c.cfg.Retry.bound(ctx)
+	effectCtx, cancelCause := context.WithCancelCause(inTime)
+	cancel := func(cause error) { cancelCause(cause); cancelInTime() }
 	if c.cfg.Heartbeat <= 0 {
 		bounded, cancelBound := context.WithDeadline(effectCtx, l.until)
 		return bounded, func() error { cancelBound(); cancel(nil); return nil }
