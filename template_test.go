@@ -163,6 +163,11 @@ func TestTemplate_tables_are_on_demand_encrypted_recoverable_with_ttl(t *testing
 		if get(p, "TimeToLiveSpecification", "Enabled") != true || get(p, "TimeToLiveSpecification", "AttributeName") != "expiresAt" {
 			t.Errorf("%s: want TTL on expiresAt", id)
 		}
+		// Losing the idempotency records to a stack deletion or replacement would let every
+		// redelivery apply its event again.
+		if get(tbl, "DeletionPolicy") != "Retain" || get(tbl, "UpdateReplacePolicy") != "Retain" {
+			t.Errorf("%s: want DeletionPolicy and UpdateReplacePolicy Retain", id)
+		}
 	}
 	if got := get(tpl, "Resources", "AppTable", "Properties", "StreamSpecification", "StreamViewType"); got != "NEW_IMAGE" {
 		t.Errorf("AppTable stream view = %v; want NEW_IMAGE", got)
@@ -426,6 +431,44 @@ func TestTemplate_records_outlive_every_redelivery_path(t *testing.T) {
 		if days := num(get(p, field)); days*86400 <= longest {
 			t.Errorf("RetentionDays %s is %d days; records must outlive %d s (%.1f days) of queue, dead-letter queue and redrive retention",
 				field, days, longest, float64(longest)/86400)
+		}
+	}
+}
+
+// TestSamconfig_parameter_overrides_satisfy_the_template checks that `sam deploy` with
+// samconfig.toml passes the template's parameter constraints, and that it does not deploy a
+// placeholder webhook.
+func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
+	tpl := loadTemplate(t)
+	raw, err := os.ReadFile("samconfig.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := regexp.MustCompile(`(?m)^parameter_overrides\s*=\s*"(.*)"\s*$`).FindAllStringSubmatch(string(raw), -1)
+	if len(lines) == 0 {
+		t.Fatal("samconfig.toml has no parameter_overrides")
+	}
+	pair := regexp.MustCompile(`(\w+)=\\"([^\\]*)\\"`)
+	for _, line := range lines {
+		for _, kv := range pair.FindAllStringSubmatch(line[1], -1) {
+			name, value := kv[1], kv[2]
+			p, ok := get(tpl, "Parameters", name).(doc)
+			if !ok {
+				t.Errorf("samconfig.toml overrides %s, which the template does not declare", name)
+				continue
+			}
+			if name == "WebhookUrl" {
+				t.Errorf("samconfig.toml sets WebhookUrl=%q: a placeholder would dead-letter every notification; leave it to the deployer", value)
+			}
+			if min, ok := p["MinValue"]; ok && num(value) < num(min) {
+				t.Errorf("%s=%s is below the template's MinValue %v", name, value, min)
+			}
+			if allowed, ok := p["AllowedValues"].([]any); ok && !slices.Contains(allowed, any(value)) {
+				t.Errorf("%s=%s is not one of %v", name, value, allowed)
+			}
+			if pat, ok := p["AllowedPattern"].(string); ok && !regexp.MustCompile("^(?:"+pat+")$").MatchString(value) {
+				t.Errorf("%s=%s does not match %s", name, value, pat)
+			}
 		}
 	}
 }
