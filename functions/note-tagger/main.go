@@ -3,37 +3,25 @@
 package main
 
 import (
-	"context"
+	"log/slog"
 	"os"
 
-	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/logging"
 	"github.com/onceflow/onceflow/internal/metrics"
 )
 
 func main() {
-	cfg, err := config.LoadConsumer(os.Getenv)
-	logger := logging.New(os.Stdout, cfg.LogLevel)
-	if err != nil {
-		logger.Error("invalid configuration", "error", err)
-		os.Exit(1)
-	}
-	aws, err := awsconfig.LoadDefaultConfig(context.Background())
-	if err != nil {
-		logger.Error("load AWS configuration", "error", err)
-		os.Exit(1)
-	}
-	m := metrics.New(os.Stdout, app.Namespace, map[string]string{"Consumer": cfg.Name})
-	p, err := app.NewNoteTagger(cfg, dynamodb.NewFromConfig(aws), sqs.NewFromConfig(aws), logger, m)
-	if err != nil {
-		logger.Error("wire note-tagger", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(p.Handle)
+	app.Start("note-tagger", config.LoadConsumer, func(cfg config.Consumer, awsCfg aws.Config, logger *slog.Logger) (any, error) {
+		p, err := app.NewNoteTagger(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger,
+			metrics.New(os.Stdout, app.Namespace, map[string]string{"Consumer": cfg.Name}))
+		if err != nil {
+			return nil, err
+		}
+		return p.Handle, nil
+	})
 }

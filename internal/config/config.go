@@ -49,6 +49,9 @@ type Common struct {
 	LogLevel string // LOG_LEVEL: debug, info, warn or error; default info
 }
 
+// Level is the log level, for the logger built before the rest of the configuration is used.
+func (c Common) Level() string { return c.LogLevel }
+
 // API configures the api function.
 type API struct {
 	Common
