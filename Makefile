@@ -11,12 +11,12 @@ test:
 
 ## bench: the engine benchmarks against DynamoDB Local (figures printed, see README)
 bench:
-	infra/emulators.sh $(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./internal/...
+	infra/emulators.sh $(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./pkg/...
 
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./internal/envelope/
+	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/cloudevent/
 
 ## lint: gofmt and go vet
 lint:

@@ -12,7 +12,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/metrics"
+	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
 func main() {

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/onceflow/onceflow/internal/metrics"
-	"github.com/onceflow/onceflow/internal/outbox"
+	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
 // collect counts what happened from the cloud's stats, the functions' metrics, the tables and

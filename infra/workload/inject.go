@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/outbox"
+	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
 // malformedBodies are messages no consumer can ever process, one per kind of problem; %s is a

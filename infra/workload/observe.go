@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // depth is what SQS says a queue holds.

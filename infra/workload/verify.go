@@ -17,9 +17,9 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/idempotency"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // verify checks the invariants and adds them to rep.

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/outbox"
+	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
 // maxReferenceLength bounds a movement's reference.

@@ -16,10 +16,10 @@ import (
 
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/apptest"
-	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 var now = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
@@ -265,10 +265,10 @@ func TestAPI_get_account_shows_balance_and_entries(t *testing.T) {
 }
 
 // apply commits a ledger event's effect directly: effects are data.
-func apply(t *testing.T, f *fixture, ev envelope.Event) {
+func apply(t *testing.T, f *fixture, ev cloudevent.Event) {
 	t.Helper()
 	var d ledger.MovementData
-	if err := envelope.DecodeData(ev, &d); err != nil {
+	if err := cloudevent.DecodeData(ev, &d); err != nil {
 		t.Fatal(err)
 	}
 	eff, err := ledger.Credit(f.table, ev, d)

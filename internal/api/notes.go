@@ -17,8 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // IdempotencyKeyHeader makes POST /notes idempotent.
@@ -91,7 +91,7 @@ func (h *Handler) createNote(ctx context.Context, req events.APIGatewayV2HTTPReq
 	id := h.cfg.NewID()
 	writes, note, err := notes.Create(h.cfg.Table, id, *body.Title, *body.Content, now)
 	if err != nil {
-		var mal *envelope.MalformedError
+		var mal *cloudevent.MalformedError
 		if errors.As(err, &mal) {
 			return respondField(badField(mal.Field, "%s", mal.Problem)), nil
 		}

@@ -6,16 +6,16 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/internal/api"
-	"github.com/onceflow/onceflow/internal/batch"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/deadletter"
-	"github.com/onceflow/onceflow/internal/idempotency"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/metrics"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/notify"
-	"github.com/onceflow/onceflow/internal/outbox"
-	"github.com/onceflow/onceflow/internal/publish"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // Namespace is the CloudWatch metrics namespace of every function.
@@ -36,30 +36,30 @@ func NewRelay(cfg config.Relay, client publish.Sender, logger *slog.Logger, m *m
 }
 
 // NewNoteTagger returns the note-tagger function's handler.
-func NewNoteTagger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+func NewNoteTagger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
 	return NewConsumer(cfg, notes.Tagger(cfg.AppTable), db, client, logger, m)
 }
 
 // NewLedger returns the ledger function's handler.
-func NewLedger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+func NewLedger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
 	return NewConsumer(cfg, ledger.Handler(cfg.AppTable), db, client, logger, m)
 }
 
 // NewConsumer returns an SQS batch handler that applies h's effects exactly once and moves
 // malformed messages to the configured dead-letter queue.
-func NewConsumer(cfg config.Consumer, h idempotency.Handler, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+func NewConsumer(cfg config.Consumer, h idempotency.Handler, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
 	c, err := idempotency.New(db, h, idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable,
 		Retention: cfg.Retention, Logger: logger, Metrics: m})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	return batch.New(c, batch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+	return sqsbatch.New(c, sqsbatch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
 }
 
 // NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
 // effect POSTs each note.created event to cfg.WebhookURL with its Idempotency-Key, and which
 // moves malformed and permanently refused messages to the configured dead-letter queue.
-func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*batch.Processor, error) {
+func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
 	hook, err := notify.New(notify.Config{URL: cfg.WebhookURL})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
@@ -71,6 +71,6 @@ func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.S
 	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
-	return batch.New(c, batch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
+	return sqsbatch.New(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
 		DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
 }

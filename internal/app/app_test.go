@@ -19,11 +19,11 @@ import (
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/apptest"
-	"github.com/onceflow/onceflow/internal/batch"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/idempotency"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // system is one test's tables, queues and functions, wired as the functions' mains wire them.
@@ -38,8 +38,8 @@ type system struct {
 	api                 interface {
 		Handle(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
 	}
-	tagger, ledger *batch.Processor
-	notifier       *batch.Processor
+	tagger, ledger *sqsbatch.Processor
+	notifier       *sqsbatch.Processor
 	hook           *webhook // the note-notifier's webhook receiver, on loopback
 	logs           *bytes.Buffer
 }
@@ -82,7 +82,7 @@ func ctx(t *testing.T) context.Context {
 	return c
 }
 
-func handle(t *testing.T, p *batch.Processor, ev events.SQSEvent) {
+func handle(t *testing.T, p *sqsbatch.Processor, ev events.SQSEvent) {
 	t.Helper()
 	resp, err := p.Handle(ctx(t), ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -272,7 +272,7 @@ func TestApplication_end_to_end(t *testing.T) {
 	}
 	for _, c := range []struct {
 		q string
-		p *batch.Processor
+		p *sqsbatch.Processor
 		n int
 	}{{s.notesQ, s.tagger, 1}, {s.ledgerQ, s.ledger, 2}, {s.notificationsQ, s.notifier, 1}} {
 		msgs := apptest.Drain(t, s.sqs, c.q)

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/apptest"
-	"github.com/onceflow/onceflow/internal/idempotency"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // webhook is a loopback receiver of the note-notifier's calls: it records the Idempotency-Key

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // Environment variable names the functions read.

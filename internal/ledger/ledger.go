@@ -11,8 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/envelope"
-	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // Event types and the source of the events this package publishes.
@@ -41,11 +41,11 @@ type MovementData struct {
 func (d MovementData) Validate() error {
 	switch {
 	case d.AccountID == "":
-		return envelope.Malformed("data.accountId", "missing")
+		return cloudevent.Malformed("data.accountId", "missing")
 	case d.Amount <= 0:
-		return envelope.Malformed("data.amount", "is %d; want a positive integer", d.Amount)
+		return cloudevent.Malformed("data.amount", "is %d; want a positive integer", d.Amount)
 	case d.Amount > MaxAmount:
-		return envelope.Malformed("data.amount", "is %d; at most %d", d.Amount, MaxAmount)
+		return cloudevent.Malformed("data.amount", "is %d; at most %d", d.Amount, MaxAmount)
 	}
 	return nil
 }
@@ -79,20 +79,20 @@ func EventID(accountID, reference string) string {
 
 // NewEvent builds the event of a credit (typ Credited) or debit (Debited) of amount on
 // account id identified by the caller's reference.
-func NewEvent(typ, accountID, reference string, amount int64, at time.Time) (envelope.Event, error) {
+func NewEvent(typ, accountID, reference string, amount int64, at time.Time) (cloudevent.Event, error) {
 	if typ != Credited && typ != Debited {
-		return envelope.Event{}, fmt.Errorf("ledger event type %q is not %s or %s", typ, Credited, Debited)
+		return cloudevent.Event{}, fmt.Errorf("ledger event type %q is not %s or %s", typ, Credited, Debited)
 	}
-	return envelope.New(EventID(accountID, reference), Source, typ, accountID, at, MovementData{AccountID: accountID, Amount: amount})
+	return cloudevent.New(EventID(accountID, reference), Source, typ, accountID, at, MovementData{AccountID: accountID, Amount: amount})
 }
 
 // Handler returns the ledger consumer's handler: account.credited and account.debited.
 func Handler(table string) *idempotency.Router {
 	r := idempotency.NewRouter()
-	idempotency.Route(r, Credited, func(ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+	idempotency.Route(r, Credited, func(ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 		return Credit(table, ev, d)
 	})
-	idempotency.Route(r, Debited, func(ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+	idempotency.Route(r, Debited, func(ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 		return Debit(table, ev, d)
 	})
 	return r
@@ -100,20 +100,20 @@ func Handler(table string) *idempotency.Router {
 
 // Credit is the effect of a credit: the balance grows by the amount (the account is created
 // on its first credit) and an entry is written.
-func Credit(table string, ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	return movement(table, ev, d, "credit", d.Amount, nil)
 }
 
 // Debit is the effect of a debit: the balance shrinks by the amount if it stays at or above
 // zero, else the event is rejected with ReasonInsufficientFunds; an entry is written.
-func Debit(table string, ev envelope.Event, d MovementData) (idempotency.Effect, error) {
+func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
 	return movement(table, ev, d, "debit", -d.Amount, &enough)
 }
 
-func movement(table string, ev envelope.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
+func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
-		return idempotency.Effect{}, envelope.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
+		return idempotency.Effect{}, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
 	}
 	b := expression.NewBuilder().WithUpdate(expression.
 		Add(expression.Name("balance"), expression.Value(delta)).

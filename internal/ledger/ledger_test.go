@@ -6,13 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
-func event(t *testing.T, typ, subject string, data any) envelope.Event {
+func event(t *testing.T, typ, subject string, data any) cloudevent.Event {
 	t.Helper()
-	ev, err := envelope.New("mv-1", ledger.Source, typ, subject, time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC), data)
+	ev, err := cloudevent.New("mv-1", ledger.Source, typ, subject, time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestHandler_malformed_movements(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ledger.Handler("app").Effect(context.Background(), event(t, ledger.Credited, tt.subject, tt.data))
-			if !errors.Is(err, envelope.ErrMalformed) {
+			if !errors.Is(err, cloudevent.ErrMalformed) {
 				t.Fatalf("err = %v; want malformed", err)
 			}
 		})
@@ -82,7 +82,7 @@ func TestEventID_is_stable_per_account_and_reference(t *testing.T) {
 	if a != b || a == ledger.EventID("acc-2", "inv-1") || a == ledger.EventID("acc-1", "inv-2") {
 		t.Fatalf("EventID not stable and distinct: %s %s", a, b)
 	}
-	if len(a) > envelope.MaxIDLength {
-		t.Fatalf("EventID %q longer than %d", a, envelope.MaxIDLength)
+	if len(a) > cloudevent.MaxIDLength {
+		t.Fatalf("EventID %q longer than %d", a, cloudevent.MaxIDLength)
 	}
 }

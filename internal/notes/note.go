@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/envelope"
-	"github.com/onceflow/onceflow/internal/outbox"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
 // Event types and the source of the events this package publishes.
@@ -67,13 +67,13 @@ type CreatedData struct {
 func (d CreatedData) Validate() error {
 	switch {
 	case d.NoteID == "":
-		return envelope.Malformed("data.noteId", "missing")
+		return cloudevent.Malformed("data.noteId", "missing")
 	case d.Title == "":
-		return envelope.Malformed("data.title", "missing")
+		return cloudevent.Malformed("data.title", "missing")
 	case utf8.RuneCountInString(d.Title) > MaxTitle:
-		return envelope.Malformed("data.title", "longer than %d characters", MaxTitle)
+		return cloudevent.Malformed("data.title", "longer than %d characters", MaxTitle)
 	case len(d.Content) > MaxContent:
-		return envelope.Malformed("data.content", "longer than %d bytes", MaxContent)
+		return cloudevent.Malformed("data.content", "longer than %d bytes", MaxContent)
 	}
 	return nil
 }
@@ -90,7 +90,7 @@ func Create(table, id, title, content string, now time.Time) ([]types.TransactWr
 	}
 	n := Note{PK: "NOTE#" + id, SK: "NOTE", Kind: "note", ID: id, Title: title, Content: content,
 		Tags: []string{}, CreatedAt: now.UTC().Format(time.RFC3339Nano)}
-	ev, err := envelope.New(CreatedEventID(id), Source, Created, id, now, data)
+	ev, err := cloudevent.New(CreatedEventID(id), Source, Created, id, now, data)
 	if err != nil {
 		return nil, Note{}, err
 	}

@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/envelope"
-	"github.com/onceflow/onceflow/internal/idempotency"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // ReasonNoteMissing is the rejection reason when the tagged note does not exist.
@@ -27,7 +27,7 @@ type membership struct {
 // Tagger returns the note-tagger's handler: note.created events only, decided by TagEffect.
 func Tagger(table string) *idempotency.Router {
 	r := idempotency.NewRouter()
-	idempotency.Route(r, Created, func(ev envelope.Event, d CreatedData) (idempotency.Effect, error) {
+	idempotency.Route(r, Created, func(ev cloudevent.Event, d CreatedData) (idempotency.Effect, error) {
 		return TagEffect(table, ev, d)
 	})
 	return r
@@ -36,9 +36,9 @@ func Tagger(table string) *idempotency.Router {
 // TagEffect is the effect of tagging a created note: its tag set, and per tag a counter
 // increment and a membership item. At most 2*MaxTags+1 writes, well under the transaction
 // limit. The note must exist; if not, the event is rejected.
-func TagEffect(table string, ev envelope.Event, d CreatedData) (idempotency.Effect, error) {
+func TagEffect(table string, ev cloudevent.Event, d CreatedData) (idempotency.Effect, error) {
 	if ev.Subject != d.NoteID {
-		return idempotency.Effect{}, envelope.Malformed("subject", "%q is not data.noteId %q", ev.Subject, d.NoteID)
+		return idempotency.Effect{}, cloudevent.Malformed("subject", "%q is not data.noteId %q", ev.Subject, d.NoteID)
 	}
 	tags := Tags(d.Title, d.Content)
 	note, err := expression.NewBuilder().

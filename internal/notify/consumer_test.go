@@ -8,10 +8,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/envelope"
-	"github.com/onceflow/onceflow/internal/idempotency"
 	"github.com/onceflow/onceflow/internal/notify"
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // The note-notifier as deployed: a LeasedConsumer running a Notifier, on DynamoDB Local.
@@ -47,9 +47,9 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 	}
 }
 
-func sqsMessage(t *testing.T, ev envelope.Event) events.SQSMessage {
+func sqsMessage(t *testing.T, ev cloudevent.Event) events.SQSMessage {
 	t.Helper()
-	body, err := envelope.Encode(ev)
+	body, err := cloudevent.Encode(ev)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"net/http/httptest"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // A Notifier is the side effect of a LeasedConsumer; here it is called directly.
@@ -22,7 +22,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	ev, _ := envelope.New("note-created-1", "onceflow/api", notify.NoteCreated, "1",
+	ev, _ := cloudevent.New("note-created-1", "onceflow/api", notify.NoteCreated, "1",
 		time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), map[string]string{"noteId": "1", "title": "Hello"})
 	fmt.Println(n.Run(context.Background(), ev, "note-notifier#note-created-1"))
 	// Output:

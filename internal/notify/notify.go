@@ -13,7 +13,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/envelope"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // NoteCreated is the event type the Notifier handles.
@@ -84,7 +84,7 @@ func IdempotencyKey(key string) string {
 // Run posts the notification of ev with the Idempotency-Key derived from key. An event of
 // another type or without a note id is malformed; a network error, a timeout, a 5xx, 408 or
 // 429 is transient; any other non-2xx answer is a permanent StatusError.
-func (n *Notifier) Run(ctx context.Context, ev envelope.Event, key string) error {
+func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	note, err := notification(ev)
 	if err != nil {
 		return err
@@ -115,19 +115,19 @@ func (n *Notifier) Run(ctx context.Context, ev envelope.Event, key string) error
 
 // notification reads a note.created event leniently (fields it does not use are ignored: the
 // notifier must not dead-letter notes because the notes domain grew a field).
-func notification(ev envelope.Event) (Notification, error) {
+func notification(ev cloudevent.Event) (Notification, error) {
 	if ev.Type != NoteCreated {
-		return Notification{}, envelope.Malformed("type", "%q is not handled by the notifier; it handles %s", ev.Type, NoteCreated)
+		return Notification{}, cloudevent.Malformed("type", "%q is not handled by the notifier; it handles %s", ev.Type, NoteCreated)
 	}
 	var data struct {
 		NoteID string `json:"noteId"`
 		Title  string `json:"title"`
 	}
 	if err := json.Unmarshal(ev.Data, &data); err != nil {
-		return Notification{}, envelope.Malformed("data", "invalid for %s: %v", ev.Type, err)
+		return Notification{}, cloudevent.Malformed("data", "invalid for %s: %v", ev.Type, err)
 	}
 	if data.NoteID == "" {
-		return Notification{}, envelope.Malformed("data.noteId", "missing")
+		return Notification{}, cloudevent.Malformed("data.noteId", "missing")
 	}
 	return Notification{Type: ev.Type, EventID: ev.ID, NoteID: data.NoteID, Title: data.Title, OccurredAt: ev.Time}, nil
 }

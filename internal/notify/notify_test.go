@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/envelope"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // call is what the webhook receiver saw of one request.
@@ -54,9 +54,9 @@ func (r *receiver) Calls() []call {
 
 var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
-func noteCreated(t *testing.T, id string, data any) envelope.Event {
+func noteCreated(t *testing.T, id string, data any) cloudevent.Event {
 	t.Helper()
-	ev, err := envelope.New(id, "onceflow/api", notify.NoteCreated, "note-1", at, data)
+	ev, err := cloudevent.New(id, "onceflow/api", notify.NoteCreated, "note-1", at, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +138,10 @@ func TestNotifier_times_out_as_a_transient_error(t *testing.T) {
 func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
 	t.Parallel()
 	r := newReceiver(t, http.StatusOK)
-	other, _ := envelope.New("e1", "s", "account.credited", "a", at, map[string]any{"accountId": "a", "amount": 1})
+	other, _ := cloudevent.New("e1", "s", "account.credited", "a", at, map[string]any{"accountId": "a", "amount": 1})
 	tests := []struct {
 		name string
-		ev   envelope.Event
+		ev   cloudevent.Event
 	}{
 		{"other type", other},
 		{"no note id", noteCreated(t, "e2", map[string]string{"title": "x"})},
@@ -150,7 +150,7 @@ func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := notifier(t, r.URL, 0).Run(context.Background(), tt.ev, "k")
-			if !errors.Is(err, envelope.ErrMalformed) || !permanent(err) {
+			if !errors.Is(err, cloudevent.ErrMalformed) || !permanent(err) {
 				t.Errorf("Run = %v; want malformed", err)
 			}
 		})

@@ -1,0 +1,53 @@
+package idempotency_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// note is the benchmark's event data: a note of realistic size.
+type note struct {
+	NoteID  string `json:"noteId"`
+	Title   string `json:"title"`
+	Content string `json:"content"`
+}
+
+func newBenchFixture(b *testing.B) *fixture {
+	f := &fixture{requests: &testenv.Requests{}}
+	f.db = testenv.DynamoDB(b, dynamodb.WithAPIOptions(f.requests.Middleware))
+	f.app = testenv.CreateTable(b, f.db, "bench-app", true)
+	f.records = testenv.CreateTable(b, f.db, "bench-idem", false)
+	return f
+}
+
+func testenvName() string { return testenv.Name("b") }
+
+func (f *fixture) noteMessage(tb testing.TB, id string) events.SQSMessage {
+	return message(tb, "m-"+id, id, "note.created", note{NoteID: id, Title: "Quarterly #planning notes",
+		Content: "Agenda: #budget review, #hiring plan, roadmap for the next quarter and open questions."})
+}
+
+// noteItem is the effect of a note event: one Put of the note item.
+func (f *fixture) noteItem(ev cloudevent.Event) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk":      &types.AttributeValueMemberS{Value: "NOTE#" + ev.ID},
+		"sk":      &types.AttributeValueMemberS{Value: "NOTE"},
+		"payload": &types.AttributeValueMemberS{Value: string(ev.Data)},
+	}
+}
+
+func (f *fixture) noteHandler() idempotency.Handler {
+	return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{
+			Put: &types.Put{TableName: aws.String(f.app), Item: f.noteItem(ev)}}}}}, nil
+	})
+}

@@ -1,0 +1,116 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+func put(table, pk, sk string, extra map[string]types.AttributeValue) idempotency.Write {
+	item := map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}
+	for k, v := range extra {
+		item[k] = v
+	}
+	return idempotency.Write{TransactWriteItem: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item}}}
+}
+
+func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	big := &types.AttributeValueMemberS{Value: strings.Repeat("x", 300_000)}
+	manyPuts := func(n int) []idempotency.Write {
+		ws := make([]idempotency.Write, n)
+		for i := range ws {
+			ws[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", nil)
+		}
+		return ws
+	}
+	tooBig := manyPuts(15)
+	for i := range tooBig {
+		tooBig[i].Put.Item["blob"] = big
+	}
+	cases := []struct {
+		name    string
+		writes  []idempotency.Write
+		problem string
+	}{
+		{"100 writes", manyPuts(100), "100 writes"},
+		{"over 4 MB", tooBig, "bytes"},
+		{"one item twice", []idempotency.Write{put(f.app, "a", "x", nil), put(f.app, "b", "x", nil), put(f.app, "a", "x", nil)}, "writes 0 and 2 target the same item"},
+		{"the record itself", []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(f.records), Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c#ev"}}}}}}, "idempotency record"},
+		{"no operation", []idempotency.Write{{}}, "0 operations"},
+		{"no table", []idempotency.Write{put("", "a", "x", nil)}, "no table"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+				return idempotency.Effect{Writes: tc.writes}, nil
+			})
+			c := f.consumerFor(t, "c", h)
+			before := f.requests.Total()
+			res, err := c.Process(context.Background(), message(t, "m", "ev", "test.any", counted{Counter: "x", By: 1}))
+			if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+				t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
+			}
+			if !strings.Contains(err.Error(), tc.problem) {
+				t.Errorf("error %q does not say %q", err, tc.problem)
+			}
+			if n := f.requests.Total() - before; n != 0 {
+				t.Errorf("%d DynamoDB requests for an invalid effect, want 0", n)
+			}
+		})
+	}
+}
+
+func TestConsumer_99_writes_and_the_record_commit_in_one_transaction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ws := make([]idempotency.Write, idempotency.MaxEffectWrites)
+	for i := range ws {
+		ws[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", nil)
+	}
+	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{Writes: ws}, nil
+	})
+	c := f.consumerFor(t, "c", h)
+	before := f.requests.Of("TransactWriteItems")
+	res, err := c.Process(context.Background(), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("Process = %+v, %v", res, err)
+	}
+	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+		t.Errorf("%d transactions, want 1", n)
+	}
+}
+
+func TestConsumer_a_transaction_dynamodb_refuses_as_invalid_is_dead_lettered_not_retried(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	// The app table's key is pk and sk: a key without sk is refused with a ValidationException.
+	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(f.app), Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}}}}}}, nil
+	})
+	c := f.consumerFor(t, "c", h)
+	before := f.requests.Of("TransactWriteItems")
+	res, err := c.Process(context.Background(), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
+	}
+	if !strings.Contains(err.Error(), "DynamoDB refused the transaction") {
+		t.Errorf("error %q does not say DynamoDB refused it", err)
+	}
+	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+		t.Errorf("%d transactions sent, want 1: a refused request is not retried", n)
+	}
+}

@@ -1,0 +1,198 @@
+package idempotency_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// counted is the data of a test event whose effect adds By to a counter: applying it twice
+// is visible.
+type counted struct {
+	Counter string `json:"counter"`
+	By      int    `json:"by"`
+}
+
+func (c counted) Validate() error {
+	if c.Counter == "" {
+		return cloudevent.Malformed("data.counter", "missing")
+	}
+	if c.By <= 0 {
+		return cloudevent.Malformed("data.by", "must be positive, got %d", c.By)
+	}
+	return nil
+}
+
+// fixture is one test's tables, client and consumer.
+type fixture struct {
+	db       *dynamodb.Client
+	requests *testenv.Requests
+	app      string // table of effects
+	records  string // idempotency table
+	logs     *bytes.Buffer
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{requests: &testenv.Requests{}, logs: &bytes.Buffer{}}
+	f.db = testenv.DynamoDB(t, dynamodb.WithAPIOptions(f.requests.Middleware))
+	f.app = testenv.CreateTable(t, f.db, "app", true)
+	f.records = testenv.CreateTable(t, f.db, "idem", false)
+	return f
+}
+
+// router handles "test.counted" (ADD by to the counter) and "test.capped" (the same, guarded
+// by a cap of 10, rejected with "over the cap" beyond it).
+func (f *fixture) router() *idempotency.Router {
+	r := idempotency.NewRouter()
+	idempotency.Route(r, "test.counted", func(ev cloudevent.Event, d counted) (idempotency.Effect, error) {
+		return idempotency.Effect{Writes: []idempotency.Write{f.add(d, nil)}}, nil
+	})
+	idempotency.Route(r, "test.capped", func(ev cloudevent.Event, d counted) (idempotency.Effect, error) {
+		cond := expression.Name("n").AttributeNotExists().Or(expression.Name("n").LessThanEqual(expression.Value(10 - d.By)))
+		w := f.add(d, &cond)
+		w.Reason = "over the cap"
+		return idempotency.Effect{Writes: []idempotency.Write{w}}, nil
+	})
+	return r
+}
+
+func (f *fixture) add(d counted, cond *expression.ConditionBuilder) idempotency.Write {
+	b := expression.NewBuilder().WithUpdate(expression.Add(expression.Name("n"), expression.Value(d.By)))
+	if cond != nil {
+		b = b.WithCondition(*cond)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		panic(err)
+	}
+	return idempotency.Write{TransactWriteItem: types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(f.app),
+		Key:                       counterKey(d.Counter),
+		UpdateExpression:          expr.Update(),
+		ConditionExpression:       expr.Condition(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}}}
+}
+
+func counterKey(name string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "COUNTER#" + name},
+		"sk": &types.AttributeValueMemberS{Value: "COUNTER"},
+	}
+}
+
+func (f *fixture) consumer(t *testing.T, name string, mod ...func(*idempotency.Config)) *idempotency.Consumer {
+	t.Helper()
+	return f.consumerFor(t, name, f.router(), mod...)
+}
+
+func (f *fixture) consumerFor(t testing.TB, name string, h idempotency.Handler, mod ...func(*idempotency.Config)) *idempotency.Consumer {
+	t.Helper()
+	cfg := idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+		Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := idempotency.New(f.db, h, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// counter reads a counter's value (0 when absent).
+func (f *fixture) counter(t *testing.T, name string) int {
+	t.Helper()
+	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(f.app), Key: counterKey(name), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct{ N int }
+	if err := attributevalue.UnmarshalMap(out.Item, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v.N
+}
+
+func (f *fixture) record(t *testing.T, key string) (idempotency.Record, bool) {
+	t.Helper()
+	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
+		TableName: aws.String(f.records), ConsistentRead: aws.Bool(true),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r idempotency.Record
+	if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r, out.Item != nil
+}
+
+// message builds an SQS FIFO message carrying a CloudEvent.
+var fixedTime = mustTime("2026-11-30T10:00:00Z")
+
+func mustTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func message(t testing.TB, msgID, eventID, typ string, data any) events.SQSMessage {
+	t.Helper()
+	ev, err := cloudevent.New(eventID, "test", typ, "group-1", fixedTime, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := cloudevent.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sqsMessage(msgID, string(body), 1)
+}
+
+func sqsMessage(msgID, body string, receiveCount int) events.SQSMessage {
+	return events.SQSMessage{
+		MessageId: msgID, Body: body, EventSource: "aws:sqs",
+		EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:test.fifo",
+		Attributes: map[string]string{
+			"MessageGroupId":          "group-1",
+			"SequenceNumber":          "1000" + msgID,
+			"ApproximateReceiveCount": strconv.Itoa(receiveCount),
+		},
+	}
+}
+
+func redelivered(m events.SQSMessage, receiveCount int) events.SQSMessage {
+	m.Attributes = map[string]string{"MessageGroupId": m.Attributes["MessageGroupId"],
+		"SequenceNumber": m.Attributes["SequenceNumber"], "ApproximateReceiveCount": strconv.Itoa(receiveCount)}
+	return m
+}
+
+func permanent(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
+}
+
+func unique(t *testing.T) string { return fmt.Sprintf("%s-%s", t.Name(), testenv.Name("e")) }

@@ -1,0 +1,193 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+)
+
+// SideEffect runs an effect that cannot join a DynamoDB transaction: an HTTP call, an
+// e-mail. key is the idempotency key of the event for this consumer; the effect passes it
+// (or a value derived from it) downstream, so that a receiver can drop the repeat a crash
+// between the call and its completion makes unavoidable. ctx ends when the lease is lost or
+// runs out: the effect must stop then. Returning an error that matches cloudevent.ErrMalformed,
+// or has Permanent() true, dead-letters the message; any other error fails it so SQS
+// redelivers it. Side effects are called concurrently for different events.
+type SideEffect interface {
+	Run(ctx context.Context, ev cloudevent.Event, key string) error
+}
+
+// SideEffectFunc adapts a function to SideEffect.
+type SideEffectFunc func(ctx context.Context, ev cloudevent.Event, key string) error
+
+// Run calls f.
+func (f SideEffectFunc) Run(ctx context.Context, ev cloudevent.Event, key string) error {
+	return f(ctx, ev, key)
+}
+
+// Status of a record written by a LeasedConsumer.
+const (
+	StatusInProgress = "in-progress" // an owner holds the lease and is running the effect
+	StatusCompleted  = "completed"   // the effect ran; Outcome says how
+)
+
+// Lease lengths.
+const (
+	// DefaultLeaseMargin is added to the invocation's remaining time to make the default lease.
+	DefaultLeaseMargin = 2 * time.Second
+	// MaxLease is the lease when neither LeaseConfig.Lease nor a context deadline sets one:
+	// the longest a Lambda invocation can run.
+	MaxLease = 15 * time.Minute
+)
+
+// LeaseConfig configures a LeasedConsumer: the Config of the transactional mode (KeyAttributes
+// aside) and the lease. The zero value of every lease field means its default.
+type LeaseConfig struct {
+	Config
+	// Lease is how long a claim holds the record before another delivery may take it over.
+	// Default: the invocation's remaining time (the context's deadline) plus LeaseMargin.
+	// Without a Heartbeat the effect's context ends when the lease does.
+	Lease time.Duration
+	// LeaseMargin is added to the remaining time for the default lease. Default
+	// DefaultLeaseMargin.
+	LeaseMargin time.Duration
+	// Heartbeat, when positive, extends the lease by Lease every Heartbeat while the effect
+	// runs, conditional on still owning it; losing the lease cancels the effect's context.
+	// It must be shorter than Lease.
+	Heartbeat time.Duration
+	// WaitForCompletion bounds how long a delivery that finds another owner's live lease
+	// polls for that owner to finish (a duplicate then) before it fails the message. Default
+	// 0: fail at once, and let SQS redeliver it after the visibility timeout.
+	WaitForCompletion time.Duration
+}
+
+func (c LeaseConfig) withDefaults() LeaseConfig {
+	c.Config = c.Config.withDefaults()
+	if c.LeaseMargin == 0 {
+		c.LeaseMargin = DefaultLeaseMargin
+	}
+	return c
+}
+
+// Validate reports every problem with c.
+func (c LeaseConfig) Validate() error {
+	errs := []error{c.Config.Validate()}
+	for _, d := range []struct {
+		name string
+		v    time.Duration
+	}{{"lease", c.Lease}, {"lease margin", c.LeaseMargin}, {"heartbeat", c.Heartbeat}, {"wait for completion", c.WaitForCompletion}} {
+		if d.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %v is negative", d.name, d.v))
+		}
+	}
+	if c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat >= c.Lease {
+		errs = append(errs, fmt.Errorf("heartbeat %v must be shorter than the lease %v", c.Heartbeat, c.Lease))
+	}
+	return errors.Join(errs...)
+}
+
+// LeasedConsumer applies a SideEffect at most once per lease and records its completion, the
+// idempotent consumer for effects outside DynamoDB: a fenced lease. A delivery claims the
+// record with a random owner token; completion and release are conditional on that token, so
+// a late owner can never overwrite or delete another's record. It is safe for concurrent use.
+type LeasedConsumer struct {
+	db     DB
+	effect SideEffect
+	cfg    LeaseConfig
+	// core shares the transactional mode's configuration, cache, record building, duplicate
+	// and conflict logic, logging and metrics; its Handler is unused.
+	core *Consumer
+}
+
+// NewLeased returns a LeasedConsumer running effect under a lease on its record in db.
+func NewLeased(db DB, effect SideEffect, cfg LeaseConfig) (*LeasedConsumer, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("idempotency config: %w", err)
+	}
+	if db == nil || effect == nil {
+		return nil, errors.New("idempotency: a DB and a SideEffect are required")
+	}
+	core := &Consumer{db: db, cfg: cfg.Config, cache: newCache(cfg.CacheSize)}
+	return &LeasedConsumer{db: db, effect: effect, cfg: cfg, core: core}, nil
+}
+
+// Name is the consumer name.
+func (c *LeasedConsumer) Name() string { return c.cfg.Name }
+
+// HandleMessage processes one SQS message, for the batch processor, with the error contract
+// of Consumer.HandleMessage: nil when done with (applied, duplicate), an error with
+// Permanent() true when it can never succeed (malformed, conflict, a permanent effect
+// error), and any other error (ErrLeaseHeld, ErrLeaseLost, a failed effect) when a
+// redelivery may succeed.
+func (c *LeasedConsumer) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
+	_, err := c.Process(ctx, msg)
+	return err
+}
+
+// Process processes one SQS message and logs and counts its outcome, once.
+func (c *LeasedConsumer) Process(ctx context.Context, msg events.SQSMessage) (Result, error) {
+	start := time.Now()
+	res, ev, err := c.process(ctx, msg)
+	c.core.report(ctx, msg, ev, res, err, time.Since(start))
+	return res, err
+}
+
+func (c *LeasedConsumer) process(ctx context.Context, msg events.SQSMessage) (Result, cloudevent.Event, error) {
+	ev, err := cloudevent.Decode([]byte(msg.Body))
+	if err != nil {
+		return Result{Outcome: Malformed}, ev, err
+	}
+	res := Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
+	hash := ev.PayloadHash()
+	if hit, ok := c.core.cache.get(res.Key, c.cfg.Now()); ok {
+		return c.core.known(res, hit.hash, hit.outcome, hit.reason, hash), ev, c.core.conflictErr(res.Key, hit.hash, hash)
+	}
+	l, res, err := c.acquire(ctx, res, c.core.record(ev, msg, hash, c.cfg.Now()))
+	if l == nil {
+		return res, ev, err
+	}
+	res, err = c.run(ctx, res, ev, l)
+	return res, ev, err
+}
+
+// run runs the effect under the lease, then completes the record, or releases it when the
+// effect failed.
+func (c *LeasedConsumer) run(ctx context.Context, res Result, ev cloudevent.Event, l *lease) (Result, error) {
+	effectCtx, stop := c.hold(ctx, l)
+	err := c.effect.Run(effectCtx, ev, l.rec.Key)
+	lost := stop()
+	finishCtx, cancel := detached(ctx, c.cfg.LeaseMargin)
+	defer cancel()
+	if err == nil {
+		return c.complete(finishCtx, res, l) // after a lost heartbeat, completion reports it
+	}
+	res.Outcome = Failed
+	if errors.Is(err, cloudevent.ErrMalformed) {
+		res.Outcome = Malformed
+	}
+	err = fmt.Errorf("side effect of %s %s: %w", ev.Type, ev.ID, err)
+	if lost != nil {
+		return res, errors.Join(err, lost) // not ours to release any more
+	}
+	if rerr := c.release(finishCtx, &res, l); rerr != nil {
+		return res, errors.Join(err, rerr)
+	}
+	return res, err
+}
+
+// detached returns a context for completing or releasing a record after the effect: not
+// cancelled with ctx (an effect that ran out of time must still be recorded or released),
+// and ending at ctx's deadline, the invocation's end, or after grace when ctx has none.
+func detached(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	end, ok := ctx.Deadline()
+	if !ok {
+		end = time.Now().Add(grace)
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), end)
+}

@@ -1,0 +1,41 @@
+package idempotency_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// An effect that would outlive the invocation is stopped in time for its record to be
+// released and the message reported failed before Lambda's deadline: a timeout would return
+// the whole batch.
+func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	const margin = 400 * time.Millisecond
+	slow := idempotency.SideEffectFunc(func(ctx context.Context, _ cloudevent.Event, _ string) error {
+		<-ctx.Done() // longer than the invocation has
+		return context.Cause(ctx)
+	})
+	c := f.leased(t, "notifier", nil, slow, func(cfg *idempotency.LeaseConfig) {
+		cfg.Retry.Margin = margin
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	id := unique(t)
+	res, err := c.Process(ctx, message(t, "m1", id, "test.counted", counted{Counter: "x", By: 1}))
+	left := time.Until(deadline)
+	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
+		t.Fatalf("Process = %+v, %v; want a transient failure", res, err)
+	}
+	if left < margin/2 {
+		t.Errorf("Process returned %v before the deadline; want about %v left", left, margin)
+	}
+	if _, found := f.record(t, idempotency.Key("notifier", id)); found {
+		t.Error("the lease was not released: the next delivery would wait for it to expire")
+	}
+}

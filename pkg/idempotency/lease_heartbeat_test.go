@@ -1,0 +1,130 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(t *testing.T) {
+	t.Parallel()
+	f, r := newFixture(t), newReceiver(t)
+	id := unique(t)
+	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	long := newGate(r)
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)).Process(context.Background(), msg)
+		done <- err
+	}()
+	<-long.started
+	time.Sleep(1200 * time.Millisecond) // three lease lengths
+
+	res, err := f.leased(t, "notifier", nil, r.effect()).Process(context.Background(), redelivered(msg, 2))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) {
+		t.Errorf("delivery during the long effect = %+v, %v; want the lease still held", res, err)
+	}
+	close(long.open)
+	if err := <-done; err != nil {
+		t.Fatalf("long effect = %v; want applied", err)
+	}
+	if rec, _ := f.record(t, idempotency.Key("notifier", id)); rec.Status != idempotency.StatusCompleted {
+		t.Errorf("record = %+v; want completed", rec)
+	}
+}
+
+func TestLeased_without_heartbeat_the_effect_context_ends_with_the_lease(t *testing.T) {
+	t.Parallel()
+	f, r := newFixture(t), newReceiver(t)
+	id := unique(t)
+	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	never := newGate(r) // never opened: only the lease can end it
+
+	start := time.Now()
+	res, err := f.leased(t, "notifier", nil, never, withLease(300*time.Millisecond, 0)).Process(context.Background(), msg)
+	if res.Outcome != idempotency.Failed || !errors.Is(err, context.DeadlineExceeded) || permanent(err) {
+		t.Fatalf("effect past its lease = %+v, %v; want failed by the lease's deadline", res, err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("effect ran %v; want it stopped at the 300ms lease", took)
+	}
+	if _, ok := f.record(t, idempotency.Key("notifier", id)); ok {
+		t.Error("record still there; want it released")
+	}
+}
+
+func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
+	t.Parallel()
+	f, r := newFixture(t), newReceiver(t)
+	id := unique(t)
+	key := idempotency.Key("notifier", id)
+	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	stuck := newGate(r) // never opened: only a lost lease can end it
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)).Process(context.Background(), msg)
+		done <- err
+	}()
+	<-stuck.started
+
+	if res, err := f.leased(t, "notifier", nil, r.effect(), later).Process(context.Background(), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("take-over = %+v, %v; want applied", res, err)
+	}
+	taken, _ := f.record(t, key)
+	select {
+	case err := <-done:
+		var lost *idempotency.LeaseLostError
+		if !errors.As(err, &lost) || lost.Op != "heartbeat" || permanent(err) {
+			t.Errorf("first owner = %v; want its heartbeat's LeaseLostError", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the effect was not cancelled after its lease was lost")
+	}
+	if final, _ := f.record(t, key); final != taken {
+		t.Errorf("record changed by the first owner:\n got %+v\nwant %+v", final, taken)
+	}
+}
+
+func TestLeased_malformed_message_claims_nothing_and_makes_no_call(t *testing.T) {
+	t.Parallel()
+	f, r := newFixture(t), newReceiver(t)
+	res, err := f.leased(t, "notifier", nil, r.effect()).Process(context.Background(), sqsMessage("m1", `{"specversion":"1.0"}`, 1))
+	if res.Outcome != idempotency.Malformed || !permanent(err) {
+		t.Errorf("Process = %+v, %v; want malformed, permanent", res, err)
+	}
+	if n := len(r.Calls()); n != 0 {
+		t.Errorf("receiver called %d times, want 0", n)
+	}
+}
+
+func TestNewLeased_rejects_an_invalid_config(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		cfg  idempotency.LeaseConfig
+		want string
+	}{
+		{"heartbeat not shorter than the lease", idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t"},
+			Lease: time.Second, Heartbeat: time.Second}, "shorter than the lease"},
+		{"negative wait", idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t"},
+			WaitForCompletion: -time.Second}, "wait for completion"},
+		{"no name", idempotency.LeaseConfig{Config: idempotency.Config{Table: "t"}}, "Config.Name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			noop := idempotency.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
+			_, err := idempotency.NewLeased(fakeDB{}, noop, tt.cfg)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("NewLeased = %v; want an error mentioning %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// fakeDB satisfies idempotency.DB for tests that never reach DynamoDB.
+type fakeDB struct{ idempotency.DB }

@@ -1,0 +1,169 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// receiver is a webhook receiver on loopback: it records the Idempotency-Key of every call
+// and applies each key's effect once, as a well-behaved downstream service does.
+type receiver struct {
+	*httptest.Server
+	mu      sync.Mutex
+	calls   []string       // Idempotency-Key of every call, in order
+	applied map[string]int // effects applied, by key: never more than 1
+	failing int            // answer 500 to this many calls before the first success
+}
+
+func newReceiver(t *testing.T) *receiver {
+	r := &receiver{applied: map[string]int{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		key := req.Header.Get("Idempotency-Key")
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.calls = append(r.calls, key)
+		if r.failing > 0 {
+			r.failing--
+			http.Error(w, "try later", http.StatusInternalServerError)
+			return
+		}
+		if r.applied[key] == 0 {
+			r.applied[key]++
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(r.Close)
+	return r
+}
+
+// Calls returns the Idempotency-Key of every call so far.
+func (r *receiver) Calls() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.calls...)
+}
+
+// Applied returns how many distinct keys had their effect applied.
+func (r *receiver) Applied() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.applied)
+}
+
+func (r *receiver) failNext(n int) {
+	r.mu.Lock()
+	r.failing = n
+	r.mu.Unlock()
+}
+
+// call POSTs the event id to the receiver with key as its Idempotency-Key.
+func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, strings.NewReader(`{"id":"`+ev.ID+`"}`))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := r.Client().Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("webhook answered %s", resp.Status)
+	}
+	return nil
+}
+
+// effect is the receiver's call as a SideEffect.
+func (r *receiver) effect() idempotency.SideEffect { return idempotency.SideEffectFunc(r.call) }
+
+// errProcessDied is what a crashed process's DynamoDB calls return: none of them lands.
+var errProcessDied = errors.New("the process died")
+
+// crashingDB passes calls to DynamoDB until die is called, and fails every call after,
+// as if the process had died: a record it claimed stays in progress under its lease.
+type crashingDB struct {
+	idempotency.DB
+	dead atomic.Bool
+}
+
+func (d *crashingDB) die() { d.dead.Store(true) }
+
+func (d *crashingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if d.dead.Load() {
+		return nil, errProcessDied
+	}
+	return d.DB.UpdateItem(ctx, in, opts...)
+}
+
+func (d *crashingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if d.dead.Load() {
+		return nil, errProcessDied
+	}
+	return d.DB.DeleteItem(ctx, in, opts...)
+}
+
+// gate is a side effect that calls the receiver and then waits until it is opened (or its
+// context ends): an effect that is still running while the test acts.
+type gate struct {
+	r       *receiver
+	started chan struct{}
+	open    chan struct{}
+	once    sync.Once
+}
+
+func newGate(r *receiver) *gate {
+	return &gate{r: r, started: make(chan struct{}), open: make(chan struct{})}
+}
+
+func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
+	err := g.r.call(ctx, ev, key)
+	g.once.Do(func() { close(g.started) })
+	select {
+	case <-g.open:
+		return err
+	case <-ctx.Done():
+		return errors.Join(err, context.Cause(ctx))
+	}
+}
+
+// leased returns a LeasedConsumer on the fixture's idempotency table, through db (the
+// fixture's client when nil).
+func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect idempotency.SideEffect, mod ...func(*idempotency.LeaseConfig)) *idempotency.LeasedConsumer {
+	t.Helper()
+	if db == nil {
+		db = f.db
+	}
+	cfg := idempotency.LeaseConfig{Config: idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+		Logger: f.sharedLogger()}}
+	for _, m := range mod {
+		m(&cfg)
+	}
+	c, err := idempotency.NewLeased(db, effect, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// sharedLoggers holds one logger per fixture: one slog handler serialises its writes, so
+// consumers logging at once from several goroutines share the fixture's buffer safely.
+var sharedLoggers sync.Map // *fixture -> *slog.Logger
+
+func (f *fixture) sharedLogger() *slog.Logger {
+	l, _ := sharedLoggers.LoadOrStore(f, slog.New(slog.NewJSONHandler(f.logs, nil)))
+	return l.(*slog.Logger)
+}

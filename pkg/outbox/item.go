@@ -1,0 +1,80 @@
+package outbox
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+)
+
+// Kind is the kind attribute of outbox items.
+const Kind = "outbox"
+
+// Retention is how long an outbox item stays in the table after it is written: longer than the
+// stream's 24-hour retention, so the relay always finds it.
+const Retention = 7 * 24 * time.Hour
+
+// Item is an outbox item as stored in the app table.
+type Item struct {
+	PK          string `dynamodbav:"pk"`
+	SK          string `dynamodbav:"sk"`
+	Kind        string `dynamodbav:"kind"`
+	EventID     string `dynamodbav:"eventId"`
+	EventType   string `dynamodbav:"eventType"`
+	Subject     string `dynamodbav:"subject"`
+	Body        string `dynamodbav:"body"`
+	PayloadHash string `dynamodbav:"payloadHash"`
+	CreatedAt   string `dynamodbav:"createdAt"`
+	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+}
+
+// Key returns the primary key of the outbox item of eventID.
+func Key(eventID string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: "OUTBOX#" + eventID},
+		"sk": &types.AttributeValueMemberS{Value: "OUTBOX"},
+	}
+}
+
+// NewItem builds the outbox item of ev, written at now.
+func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
+	if ev.ID == "" || ev.Subject == "" || ev.Type == "" {
+		return Item{}, fmt.Errorf("outbox item: event id, type and subject are required")
+	}
+	body, err := cloudevent.Encode(ev)
+	if err != nil {
+		return Item{}, err
+	}
+	return Item{PK: "OUTBOX#" + ev.ID, SK: "OUTBOX", Kind: Kind, EventID: ev.ID, EventType: ev.Type,
+		Subject: ev.Subject, Body: string(body), PayloadHash: ev.PayloadHash(),
+		CreatedAt: now.UTC().Format(time.RFC3339Nano), ExpiresAt: now.Add(Retention).Unix()}, nil
+}
+
+// Write returns the transaction write that records ev in table's outbox, at now. It fails the
+// transaction if the event id is already in the outbox; with ALL_OLD the cancellation reason
+// carries the stored item, whose PayloadHash tells a retry from a conflicting reuse.
+func Write(table string, ev cloudevent.Event, now time.Time) (types.TransactWriteItem, error) {
+	item, err := NewItem(ev, now)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	av, err := attributevalue.MarshalMap(item)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("marshal outbox item %s: %w", ev.ID, err)
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name("pk"))).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("outbox condition: %w", err)
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(table), Item: av,
+		ConditionExpression:                 cond.Condition(),
+		ExpressionAttributeNames:            cond.Names(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}, nil
+}

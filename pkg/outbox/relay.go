@@ -1,0 +1,172 @@
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/publish"
+)
+
+// Metric names the relay records.
+const (
+	Published     = "Published"
+	PublishFailed = "PublishFailed"
+)
+
+// BatchSender sends messages to one queue in order and returns one error per message (nil when
+// sent). *publish.Publisher implements it. Implementations must be safe for concurrent use.
+type BatchSender interface {
+	SendBatch(ctx context.Context, queueURL string, msgs []publish.Message) []error
+}
+
+// RelayConfig configures a Relay. Sender and Routes are required.
+type RelayConfig struct {
+	Sender BatchSender
+	// Routes maps an event type to the URLs of every queue that receives it.
+	Routes  map[string][]string
+	Logger  *slog.Logger      // default: slog.Default()
+	Metrics *metrics.Recorder // nil records nothing
+}
+
+// Validate reports every problem of c.
+func (c RelayConfig) Validate() error {
+	var errs []error
+	if c.Sender == nil {
+		errs = append(errs, errors.New("relay: sender is required"))
+	}
+	if len(c.Routes) == 0 {
+		errs = append(errs, errors.New("relay: routes are required"))
+	}
+	for typ, urls := range c.Routes {
+		if len(urls) == 0 || slices.Contains(urls, "") {
+			errs = append(errs, fmt.Errorf("relay: route %s has an empty queue url", typ))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Relay publishes new outbox items from the app table's stream. It is safe for concurrent use.
+type Relay struct {
+	cfg RelayConfig
+}
+
+// NewRelay returns a Relay, or the problems of cfg.
+func NewRelay(cfg RelayConfig) (*Relay, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Relay{cfg: cfg}, nil
+}
+
+// pending is one message to send for the record at index rec.
+type pending struct {
+	rec int
+	msg publish.Message
+}
+
+// Handle publishes the outbox items inserted by the stream records and reports as failed the
+// first record that could not be published in full, and every record after it: Lambda resumes
+// the shard from the lowest failed sequence number, and per-group order is kept because no
+// later record is sent to a queue after a failure on it. Records that are not outbox
+// inserts are skipped.
+func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	defer r.cfg.Metrics.Flush()
+	byQueue := map[string][]pending{}
+	failed := make([]error, len(ev.Records))
+	for i, rec := range ev.Records {
+		item, ok, err := outboxItem(rec)
+		if err != nil {
+			failed[i] = err
+			continue
+		}
+		if !ok {
+			continue
+		}
+		urls, routed := r.cfg.Routes[item.EventType]
+		if !routed {
+			failed[i] = fmt.Errorf("event type %q has no route", item.EventType)
+			continue
+		}
+		msg := publish.Message{DedupID: item.EventID, GroupID: item.Subject, Body: item.Body}
+		for _, url := range urls {
+			byQueue[url] = append(byQueue[url], pending{rec: i, msg: msg})
+		}
+	}
+	for _, url := range slices.Sorted(maps.Keys(byQueue)) {
+		r.send(ctx, url, byQueue[url], failed)
+	}
+	return r.response(ctx, ev, failed), nil
+}
+
+func (r *Relay) send(ctx context.Context, url string, ps []pending, failed []error) {
+	// A record that already failed (on another queue or in decoding) and everything after it
+	// is retried from there, so nothing from it on is sent to this queue either.
+	first := len(failed)
+	for i, err := range failed {
+		if err != nil {
+			first = i
+			break
+		}
+	}
+	var msgs []publish.Message
+	var recs []int
+	for _, p := range ps {
+		if p.rec >= first {
+			break
+		}
+		msgs, recs = append(msgs, p.msg), append(recs, p.rec)
+	}
+	for i, err := range r.cfg.Sender.SendBatch(ctx, url, msgs) {
+		if err != nil {
+			failed[recs[i]] = errors.Join(failed[recs[i]], err)
+			r.cfg.Metrics.Count(PublishFailed, 1)
+			continue
+		}
+		r.cfg.Metrics.Count(Published, 1)
+	}
+}
+
+func (r *Relay) response(ctx context.Context, ev events.DynamoDBEvent, failed []error) events.DynamoDBEventResponse {
+	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
+	for i, err := range failed {
+		if err == nil && len(resp.BatchItemFailures) == 0 {
+			continue
+		}
+		seq := ev.Records[i].Change.SequenceNumber
+		if err != nil {
+			r.cfg.Logger.ErrorContext(ctx, "outbox record not published", "sequenceNumber", seq, "error", err)
+		}
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: seq})
+	}
+	return resp
+}
+
+// outboxItem decodes the outbox item a record inserted; ok is false for any other record.
+func outboxItem(rec events.DynamoDBEventRecord) (Item, bool, error) {
+	img := rec.Change.NewImage
+	if rec.EventName != string(events.DynamoDBOperationTypeInsert) || img == nil {
+		return Item{}, false, nil
+	}
+	if k, ok := img["kind"]; !ok || k.DataType() != events.DataTypeString || k.String() != Kind {
+		return Item{}, false, nil
+	}
+	var item Item
+	if err := attributevalue.UnmarshalMap(FromStreamImage(img), &item); err != nil {
+		return Item{}, true, fmt.Errorf("decode outbox item: %w", err)
+	}
+	if item.EventID == "" || item.Subject == "" || item.Body == "" {
+		return Item{}, true, fmt.Errorf("outbox item %q lacks eventId, subject or body", item.PK)
+	}
+	return item, true, nil
+}

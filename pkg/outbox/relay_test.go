@@ -1,0 +1,188 @@
+package outbox_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/internal/api"
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/publish"
+)
+
+type queues struct {
+	client        *sqs.Client
+	notes, ledger string
+}
+
+func newQueues(t *testing.T) queues {
+	c := testenv.SQS(t)
+	return queues{client: c, notes: apptest.FIFOQueue(t, c, "notes"), ledger: apptest.FIFOQueue(t, c, "ledger")}
+}
+
+func (q queues) routes() map[string][]string {
+	return map[string][]string{"note.created": {q.notes}, "account.credited": {q.ledger}, "account.debited": {q.ledger}}
+}
+
+func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string) *outbox.Relay {
+	t.Helper()
+	p, err := publish.New(client, publish.Config{Attempts: 2, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: routes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// received drains the queue and returns "groupId/dedupId" per message, checking each body is
+// the event it claims to be.
+func received(t *testing.T, q queues, url string) []string {
+	t.Helper()
+	var got []string
+	for _, m := range apptest.Drain(t, q.client, url) {
+		ev, err := cloudevent.Decode([]byte(aws.ToString(m.Body)))
+		if err != nil {
+			t.Fatalf("received body is not an event: %v", err)
+		}
+		group, dedup := m.Attributes["MessageGroupId"], m.Attributes["MessageDeduplicationId"]
+		if dedup != ev.ID || group != ev.Subject {
+			t.Fatalf("message group %q dedup %q; want subject %q and event id %q", group, dedup, ev.Subject, ev.ID)
+		}
+		got = append(got, group+"/"+dedup)
+	}
+	return got
+}
+
+func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t *testing.T) {
+	t.Parallel()
+	db := testenv.DynamoDB(t)
+	table, stream := apptest.AppTable(t, db)
+	h, err := api.New(api.Config{DB: db, Table: table})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var note, credit events.APIGatewayV2HTTPRequest
+	apptest.LoadEvent(t, "api-create-note.json", &note)
+	apptest.LoadEvent(t, "api-credit.json", &credit)
+	for _, req := range []events.APIGatewayV2HTTPRequest{note, credit, credit, note} {
+		if resp, _ := h.Handle(context.Background(), req); resp.StatusCode >= 300 {
+			t.Fatalf("api answered %d %s", resp.StatusCode, resp.Body)
+		}
+	}
+	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
+	q := newQueues(t)
+	relay := newRelay(t, q.client, q.routes())
+	for run := range 2 {
+		resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
+		if err != nil || len(resp.BatchItemFailures) != 0 {
+			t.Fatalf("run %d: failures %v, err %v; want none", run, resp.BatchItemFailures, err)
+		}
+	}
+	if got := received(t, q, q.notes); len(got) != 1 {
+		t.Fatalf("notes queue received %v; want the one note.created event", got)
+	}
+	if got := received(t, q, q.ledger); len(got) != 1 || got[0][:len("acc-1001/")] != "acc-1001/" {
+		t.Fatalf("ledger queue received %v; want the one credit of acc-1001", got)
+	}
+}
+
+func TestRelay_publishes_the_sample_outbox_inserts_and_skips_other_items(t *testing.T) {
+	t.Parallel()
+	var ev events.DynamoDBEvent
+	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	q := newQueues(t)
+	resp, err := newRelay(t, q.client, q.routes()).Handle(context.Background(), ev)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v, err %v; want none", resp.BatchItemFailures, err)
+	}
+	if got := received(t, q, q.notes); !slices.Equal(got, []string{"note-7f3a/note-created-note-7f3a"}) {
+		t.Fatalf("notes queue received %v", got)
+	}
+	if got := received(t, q, q.ledger); len(got) != 2 {
+		t.Fatalf("ledger queue received %v; want the credit then the debit", got)
+	}
+}
+
+func TestRelay_sends_one_event_type_to_every_queue_routed(t *testing.T) {
+	t.Parallel()
+	var ev events.DynamoDBEvent
+	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	q := newQueues(t)
+	notifier := apptest.FIFOQueue(t, q.client, "notifier")
+	routes := q.routes()
+	routes["note.created"] = []string{q.notes, notifier}
+	if resp, _ := newRelay(t, q.client, routes).Handle(context.Background(), ev); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v", resp.BatchItemFailures)
+	}
+	for _, url := range []string{q.notes, notifier} {
+		if got := received(t, q, url); len(got) != 1 {
+			t.Fatalf("%s received %v; want the note.created event", url, got)
+		}
+	}
+}
+
+func TestRelay_reports_the_first_unpublished_record_and_every_later_one(t *testing.T) {
+	t.Parallel()
+	var ev events.DynamoDBEvent
+	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	q := newQueues(t)
+	routes := q.routes()
+	routes["note.created"] = []string{q.notes + "-missing"} // a queue that does not exist
+	delete(routes, "account.debited")                       // and a type with no route
+	resp, err := newRelay(t, q.client, routes).Handle(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range resp.BatchItemFailures {
+		got = append(got, f.ItemIdentifier)
+	}
+	var want []string
+	for _, r := range ev.Records[1:] { // record 0 is a note item, not an outbox event
+		want = append(want, r.Change.SequenceNumber)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("failures %v; want %v", got, want)
+	}
+}
+
+func ExampleRelay_Handle() {
+	relay, _ := outbox.NewRelay(outbox.RelayConfig{
+		Sender: stubSender{},
+		Routes: map[string][]string{"note.created": {"https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo"}},
+	})
+	ev, _ := cloudevent.New("note-created-n1", "onceflow/api", "note.created", "n1", time.Unix(0, 0), map[string]string{"noteId": "n1"})
+	item, _ := outbox.NewItem(ev, time.Unix(0, 0))
+	img := map[string]events.DynamoDBAttributeValue{
+		"kind": events.NewStringAttribute(item.Kind), "eventId": events.NewStringAttribute(item.EventID),
+		"eventType": events.NewStringAttribute(item.EventType), "subject": events.NewStringAttribute(item.Subject),
+		"body": events.NewStringAttribute(item.Body),
+	}
+	resp, _ := relay.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
+		{EventName: "INSERT", Change: events.DynamoDBStreamRecord{SequenceNumber: "1", NewImage: img}}}})
+	fmt.Println(len(resp.BatchItemFailures), "failures")
+	// Output:
+	// send n1/note-created-n1 to https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo
+	// 0 failures
+}
+
+type stubSender struct{}
+
+func (stubSender) SendBatch(_ context.Context, url string, msgs []publish.Message) []error {
+	for _, m := range msgs {
+		fmt.Printf("send %s/%s to %s\n", m.GroupID, m.DedupID, url)
+	}
+	return make([]error, len(msgs))
+}

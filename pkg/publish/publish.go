@@ -1,0 +1,226 @@
+package publish
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+)
+
+// MaxBatch is the most messages one SendMessageBatch call takes.
+const MaxBatch = 10
+
+// maxBatchBytes keeps a batch under the SQS 256 KiB payload limit.
+const maxBatchBytes = 256 * 1024
+
+// ErrNotSent marks a message that was not attempted because an earlier message for the same
+// queue failed: sending it would overtake the failed one in its message group.
+var ErrNotSent = errors.New("not sent: an earlier message to the queue failed")
+
+// Sender is the part of the SQS client the Publisher uses. Implementations must be safe for
+// concurrent use, as *sqs.Client is.
+type Sender interface {
+	SendMessage(ctx context.Context, in *sqs.SendMessageInput, opts ...func(*sqs.Options)) (*sqs.SendMessageOutput, error)
+	SendMessageBatch(ctx context.Context, in *sqs.SendMessageBatchInput, opts ...func(*sqs.Options)) (*sqs.SendMessageBatchOutput, error)
+}
+
+// Message is one FIFO message. DedupID is the stable id of the logical event, GroupID the
+// aggregate it concerns.
+type Message struct {
+	DedupID string
+	GroupID string
+	Body    string
+}
+
+// MessageFor encodes ev as a CloudEvents JSON body keyed by its id and subject.
+func MessageFor(ev cloudevent.Event) (Message, error) {
+	if ev.ID == "" || ev.Subject == "" {
+		return Message{}, fmt.Errorf("publish %s: event id and subject are required", ev.Type)
+	}
+	body, err := cloudevent.Encode(ev)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{DedupID: ev.ID, GroupID: ev.Subject, Body: string(body)}, nil
+}
+
+// Config tunes a Publisher. The zero value works.
+type Config struct {
+	// Attempts is how many times a message is sent before its failure is returned; default 3.
+	// The SDK's own retries happen inside each attempt.
+	Attempts int
+	// Backoff is the wait before the second attempt, doubled for each later one; default 100ms.
+	Backoff time.Duration
+}
+
+// Publisher sends messages with their stable deduplication id, retrying failed sends with the
+// same id. It is safe for concurrent use.
+type Publisher struct {
+	client Sender
+	cfg    Config
+}
+
+// New returns a Publisher over client.
+func New(client Sender, cfg Config) (*Publisher, error) {
+	if cfg.Attempts == 0 {
+		cfg.Attempts = 3
+	}
+	if cfg.Backoff == 0 {
+		cfg.Backoff = 100 * time.Millisecond
+	}
+	var errs []error
+	if client == nil {
+		errs = append(errs, errors.New("publish: client is required"))
+	}
+	if cfg.Attempts < 0 || cfg.Backoff < 0 {
+		errs = append(errs, errors.New("publish: attempts and backoff must not be negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return &Publisher{client: client, cfg: cfg}, nil
+}
+
+// Publish sends the events to queueURL in order, in batches, and returns every failure joined.
+func (p *Publisher) Publish(ctx context.Context, queueURL string, evs ...cloudevent.Event) error {
+	msgs := make([]Message, 0, len(evs))
+	for _, ev := range evs {
+		m, err := MessageFor(ev)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, m)
+	}
+	return errors.Join(p.SendBatch(ctx, queueURL, msgs)...)
+}
+
+// Send sends one message, retrying with the same deduplication id.
+func (p *Publisher) Send(ctx context.Context, queueURL string, m Message) error {
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(m.Body),
+		MessageDeduplicationId: aws.String(m.DedupID), MessageGroupId: aws.String(m.GroupID)}
+	var err error
+	for attempt := range p.cfg.Attempts {
+		if err = p.wait(ctx, attempt); err != nil {
+			break
+		}
+		if _, err = p.client.SendMessage(ctx, in); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("send %s to %s: %w", m.DedupID, queueURL, err)
+}
+
+// SendBatch sends msgs to queueURL in order, in SendMessageBatch calls of at most MaxBatch,
+// retrying the entries SQS failed for reasons other than the sender's fault. It returns one
+// error per message, nil for those sent. After a batch with a failure it stops, and the later
+// messages get ErrNotSent, so no message overtakes a failed one of its group.
+func (p *Publisher) SendBatch(ctx context.Context, queueURL string, msgs []Message) []error {
+	errs := make([]error, len(msgs))
+	for start := 0; start < len(msgs); {
+		end := chunkEnd(msgs, start)
+		failed := p.sendChunk(ctx, queueURL, msgs[start:end], errs[start:end])
+		start = end
+		if failed {
+			for i := start; i < len(msgs); i++ {
+				errs[i] = ErrNotSent
+			}
+			break
+		}
+	}
+	return errs
+}
+
+// chunkEnd returns the end of the batch starting at start: at most MaxBatch messages within
+// the size limit, and at most one message per group. SQS can fail one entry of a batch and
+// accept a later one, so a batch holding two messages of one group could let the second
+// overtake the first; across batches, SendBatch stops at the first failure.
+func chunkEnd(msgs []Message, start int) int {
+	end, size := start, 0
+	groups := map[string]bool{}
+	for end < len(msgs) && end-start < MaxBatch {
+		size += len(msgs[end].Body)
+		g := msgs[end].GroupID
+		if end > start && (size > maxBatchBytes || g != "" && groups[g]) {
+			break
+		}
+		groups[g] = true
+		end++
+	}
+	return end
+}
+
+// sendChunk sends one batch, retrying its retryable failures; errs receives the final results.
+func (p *Publisher) sendChunk(ctx context.Context, queueURL string, msgs []Message, errs []error) (failed bool) {
+	pending := make([]int, len(msgs))
+	for i := range pending {
+		pending[i] = i
+	}
+	for attempt := 0; attempt < p.cfg.Attempts && len(pending) > 0; attempt++ {
+		if err := p.wait(ctx, attempt); err != nil {
+			for _, i := range pending {
+				errs[i] = fmt.Errorf("send %s: %w", msgs[i].DedupID, err)
+			}
+			return true
+		}
+		entries := make([]types.SendMessageBatchRequestEntry, len(pending))
+		for n, i := range pending {
+			entries[n] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)),
+				MessageBody: aws.String(msgs[i].Body), MessageDeduplicationId: aws.String(msgs[i].DedupID),
+				MessageGroupId: aws.String(msgs[i].GroupID)}
+		}
+		out, err := p.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
+		if err != nil {
+			for _, i := range pending {
+				errs[i] = fmt.Errorf("send %s to %s: %w", msgs[i].DedupID, queueURL, err)
+			}
+			continue
+		}
+		pending = p.retryable(out, msgs, errs, pending)
+	}
+	for _, err := range errs {
+		if err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// retryable records the batch result in errs and returns the entries worth another attempt.
+func (p *Publisher) retryable(out *sqs.SendMessageBatchOutput, msgs []Message, errs []error, pending []int) []int {
+	for _, i := range pending {
+		errs[i] = nil
+	}
+	var again []int
+	for _, f := range out.Failed {
+		i, err := strconv.Atoi(aws.ToString(f.Id))
+		if err != nil || i < 0 || i >= len(msgs) {
+			continue
+		}
+		errs[i] = fmt.Errorf("send %s: %s: %s", msgs[i].DedupID, aws.ToString(f.Code), aws.ToString(f.Message))
+		if !f.SenderFault {
+			again = append(again, i)
+		}
+	}
+	return again
+}
+
+func (p *Publisher) wait(ctx context.Context, attempt int) error {
+	if attempt == 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(p.cfg.Backoff << (attempt - 1))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

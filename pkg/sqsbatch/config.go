@@ -1,0 +1,100 @@
+package sqsbatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Defaults applied to a zero Config field.
+const (
+	DefaultConcurrency    = 8
+	DefaultDeadlineMargin = 2 * time.Second
+)
+
+// MessageHandler processes one SQS message. It is called concurrently for messages of
+// different groups (of a standard queue: for any two messages), never concurrently for two
+// messages of one FIFO group. A nil error acknowledges the message. An error with a
+// Permanent() bool method answering true (see cloudevent.MalformedError) means the message can
+// never succeed: it is dead-lettered. Any other error fails the message so SQS redelivers it.
+// HandleMessage should return when ctx is done.
+type MessageHandler interface {
+	HandleMessage(ctx context.Context, msg events.SQSMessage) error
+}
+
+// MessageHandlerFunc adapts a function to MessageHandler.
+type MessageHandlerFunc func(ctx context.Context, msg events.SQSMessage) error
+
+// HandleMessage calls f.
+func (f MessageHandlerFunc) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
+	return f(ctx, msg)
+}
+
+// DeadLetterer moves a message that can never succeed somewhere a person finds it, with the
+// reason. It is called concurrently, for messages of different groups.
+type DeadLetterer interface {
+	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
+}
+
+// DeadLettererFunc adapts a function to DeadLetterer.
+type DeadLettererFunc func(ctx context.Context, msg events.SQSMessage, reason error) error
+
+// DeadLetter calls f.
+func (f DeadLettererFunc) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
+	return f(ctx, msg, reason)
+}
+
+// Config tunes a Processor. The zero value works.
+type Config struct {
+	// Concurrency is how many groups (of a standard queue: messages) are processed at once.
+	// Default 8.
+	Concurrency int
+	// DeadlineMargin is the time before the invocation's deadline at which the Processor
+	// stops starting messages: a message that would start later is reported failed
+	// unprocessed, and SQS redelivers it. It should exceed the longest time one message can
+	// take (a DynamoDB transaction with its retries, a dead-letter send), so that the batch
+	// answers before Lambda times it out as a whole. Default 2s.
+	DeadlineMargin time.Duration
+	// DeadLetter receives permanently failing messages, which are then acknowledged. When
+	// nil, they are reported as batch item failures and SQS's redrive policy moves them to
+	// the queue's dead-letter queue after maxReceiveCount receives.
+	DeadLetter DeadLetterer
+	// Logger is where decisions are logged. Default slog.Default().
+	Logger *slog.Logger
+	// Metrics counts metrics.DeadLettered and is flushed at the end of every Handle. May be
+	// nil.
+	Metrics *metrics.Recorder
+}
+
+func (c Config) withDefaults() Config {
+	if c.Concurrency == 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+	if c.DeadlineMargin == 0 {
+		c.DeadlineMargin = DefaultDeadlineMargin
+	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
+	return c
+}
+
+// Validate reports every problem of c, joined. Zero fields are valid: they take defaults.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Concurrency < 0 {
+		errs = append(errs, fmt.Errorf("batch config: Concurrency is %d; want 1 or more (0 means %d)",
+			c.Concurrency, DefaultConcurrency))
+	}
+	if c.DeadlineMargin < 0 {
+		errs = append(errs, fmt.Errorf("batch config: DeadlineMargin is %s; want a positive duration (0 means %s)",
+			c.DeadlineMargin, DefaultDeadlineMargin))
+	}
+	return errors.Join(errs...)
+}
