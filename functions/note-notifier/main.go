@@ -5,25 +5,8 @@
 package main
 
 import (
-	"log/slog"
-	"os"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
-func main() {
-	app.Start("note-notifier", config.LoadNotifier, func(cfg config.Notifier, awsCfg aws.Config, logger *slog.Logger) (any, error) {
-		p, err := app.NewNoteNotifier(cfg, dynamodb.NewFromConfig(awsCfg), sqs.NewFromConfig(awsCfg), logger,
-			metrics.New(os.Stdout, app.Namespace, map[string]string{"Consumer": cfg.Name}))
-		if err != nil {
-			return nil, err
-		}
-		return p.Handle, nil
-	})
-}
+func main() { app.Start("note-notifier", config.LoadNotifier, app.NewNoteNotifier) }

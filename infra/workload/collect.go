@@ -52,7 +52,7 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	if err != nil {
 		return err
 	}
-	rep.Published = int(relay[outbox.Published])
+	rep.Published = int(relay[metrics.Published])
 	rm := st.Mappings[r.t.relayMapping]
 	rep.RelayRecords, rep.RelayFailedBatches = rm.Records, rm.FailedBatches
 	recs, err := records(ctx, r.ddb, r.t.idemTable)

@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/apptest"
@@ -275,9 +274,9 @@ func apply(t *testing.T, f *fixture, ev cloudevent.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var items []types.TransactWriteItem
-	for _, w := range eff.Writes {
-		items = append(items, w.TransactWriteItem)
+	items, err := eff.TransactWriteItems()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, err := f.db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
 		t.Fatal(err)

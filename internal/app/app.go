@@ -5,6 +5,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/ledger"
@@ -21,56 +24,62 @@ import (
 // Namespace is the CloudWatch metrics namespace of every function.
 const Namespace = "onceflow"
 
+// Deps are what a function's handler is built from: the SDK clients, built once at init (in
+// tests, clients of the emulators), the logger and the metrics recorder.
+type Deps struct {
+	DynamoDB *dynamodb.Client
+	SQS      *sqs.Client
+	Logger   *slog.Logger
+	Metrics  metrics.Recorder // nil records nothing
+}
+
 // NewAPI returns the api function's handler.
-func NewAPI(cfg config.API, db api.DB, logger *slog.Logger) (*api.Handler, error) {
-	return api.New(api.Config{DB: db, Table: cfg.AppTable, Logger: logger})
+func NewAPI(cfg config.API, d Deps) (*api.Handler, error) {
+	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger})
 }
 
 // NewRelay returns the outbox-relay function's handler.
-func NewRelay(cfg config.Relay, client publish.Sender, logger *slog.Logger, m *metrics.Recorder) (*outbox.Relay, error) {
-	p, err := publish.New(client, publish.Config{})
+func NewRelay(cfg config.Relay, d Deps) (*outbox.Relay, error) {
+	p, err := publish.New(d.SQS, publish.Config{})
 	if err != nil {
 		return nil, err
 	}
-	return outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: cfg.Routes, Logger: logger, Metrics: m})
+	return outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: cfg.Routes, Logger: d.Logger, Metrics: d.Metrics})
 }
 
 // NewNoteTagger returns the note-tagger function's handler.
-func NewNoteTagger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
-	return NewConsumer(cfg, notes.Tagger(cfg.AppTable), db, client, logger, m)
+func NewNoteTagger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
+	return newConsumer(cfg, notes.Tagger(cfg.AppTable), d)
 }
 
 // NewLedger returns the ledger function's handler.
-func NewLedger(cfg config.Consumer, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
-	return NewConsumer(cfg, ledger.Handler(cfg.AppTable), db, client, logger, m)
+func NewLedger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
+	return newConsumer(cfg, ledger.Handler(cfg.AppTable), d)
 }
 
-// NewConsumer returns an SQS batch handler that applies h's effects exactly once and moves
+// newConsumer returns an SQS batch handler that applies h's effects exactly once and moves
 // malformed messages to the configured dead-letter queue.
-func NewConsumer(cfg config.Consumer, h idempotency.Handler, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
-	c, err := idempotency.New(db, h, idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable,
-		Retention: cfg.Retention, Logger: logger, Metrics: m})
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
-	}
-	return sqsbatch.New(c, sqsbatch.Config{DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+func newConsumer(cfg config.Consumer, h idempotency.Handler, d Deps) (*sqsbatch.Processor, error) {
+	return sqsbatch.NewConsumer(d.DynamoDB, h,
+		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention},
+		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics})
 }
 
 // NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
 // effect POSTs each note.created event to cfg.WebhookURL with its Idempotency-Key, and which
 // moves malformed and permanently refused messages to the configured dead-letter queue.
-func NewNoteNotifier(cfg config.Notifier, db idempotency.DB, client deadletter.SendMessageAPI, logger *slog.Logger, m *metrics.Recorder) (*sqsbatch.Processor, error) {
+func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	hook, err := notify.New(notify.Config{URL: cfg.WebhookURL})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	c, err := idempotency.NewLeased(db, hook, idempotency.LeaseConfig{Config: idempotency.Config{Name: cfg.Name,
-		Table: cfg.IdempotencyTable, Retention: cfg.Retention, Logger: logger, Metrics: m}})
+	c, err := idempotency.NewLeased(d.DynamoDB, hook, idempotency.LeaseConfig{Config: idempotency.Config{Name: cfg.Name,
+		Table: cfg.IdempotencyTable, Retention: cfg.Retention, Logger: d.Logger, Metrics: d.Metrics}})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
-	return sqsbatch.New(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
-		DeadLetter: deadletter.New(client, cfg.DeadLetterQueueURL), Logger: logger, Metrics: m})
+	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
+		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics})
 }

@@ -54,23 +54,23 @@ func newSystem(t *testing.T) *system {
 	s.notesDLQ, s.ledgerDLQ = apptest.FIFOQueue(t, s.sqs, "notes-dlq"), apptest.FIFOQueue(t, s.sqs, "ledger-dlq")
 	s.notificationsQ, s.notificationsDLQ = apptest.FIFOQueue(t, s.sqs, "notifications"), apptest.FIFOQueue(t, s.sqs, "notifications-dlq")
 	s.hook = newWebhook(t)
-	logger := slog.New(slog.NewJSONHandler(s.logs, nil))
+	d := app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))}
 	var err error
-	if s.api, err = app.NewAPI(config.API{AppTable: s.app}, s.db, logger); err != nil {
+	if s.api, err = app.NewAPI(config.API{AppTable: s.app}, d); err != nil {
 		t.Fatal(err)
 	}
 	consumer := func(name, dlq string) config.Consumer {
 		return config.Consumer{Name: name, AppTable: s.app, IdempotencyTable: s.idem, DeadLetterQueueURL: dlq, Retention: config.DefaultRetention}
 	}
-	if s.tagger, err = app.NewNoteTagger(consumer("note-tagger", s.notesDLQ), s.db, s.sqs, logger, nil); err != nil {
+	if s.tagger, err = app.NewNoteTagger(consumer("note-tagger", s.notesDLQ), d); err != nil {
 		t.Fatal(err)
 	}
-	if s.ledger, err = app.NewLedger(consumer("ledger", s.ledgerDLQ), s.db, s.sqs, logger, nil); err != nil {
+	if s.ledger, err = app.NewLedger(consumer("ledger", s.ledgerDLQ), d); err != nil {
 		t.Fatal(err)
 	}
 	notifier := config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, WebhookURL: s.hook.URL,
 		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention}
-	if s.notifier, err = app.NewNoteNotifier(notifier, s.db, s.sqs, logger, nil); err != nil {
+	if s.notifier, err = app.NewNoteNotifier(notifier, d); err != nil {
 		t.Fatal(err)
 	}
 	return s
@@ -260,7 +260,7 @@ func TestApplication_end_to_end(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	relay, err := app.NewRelay(cfg, s.sqs, slog.New(slog.NewJSONHandler(io.Discard, nil)), nil)
+	relay, err := app.NewRelay(cfg, app.Deps{SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

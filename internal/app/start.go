@@ -6,21 +6,29 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/logging"
+	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
+// Handler is a function's handler: its Handle method is what Lambda invokes, with the event
+// type In and the response type Out checked at compile time.
+type Handler[In, Out any] interface {
+	Handle(ctx context.Context, event In) (Out, error)
+}
+
 // Start is the body of every function's main. Once, at init, it loads the configuration from
-// the environment with load, builds the JSON logger and the AWS configuration (which honours
-// AWS_ENDPOINT_URL_<SERVICE> for local runs), has wire build the handler from them, and hands
-// it to lambda.Start. A problem at any step is logged with the step and ends the process
+// the environment with load, builds the JSON logger, the AWS configuration (which honours
+// AWS_ENDPOINT_URL_<SERVICE> for local runs), the SDK clients and the EMF metrics recorder
+// (dimension Consumer=<name> for a consumer, else Function=<function name>), has build make the handler from them, and hands its Handle method
+// to the Lambda runtime. A problem at any step is logged with the step and ends the process
 // before it serves an invocation: Lambda reports the init failure.
-func Start[C interface{ Level() string }](name string, load func(getenv func(string) string) (C, error),
-	wire func(cfg C, awsCfg aws.Config, logger *slog.Logger) (handler any, err error)) {
+func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name string,
+	load func(getenv func(string) string) (C, error), build func(cfg C, d Deps) (H, error)) {
 	cfg, err := load(os.Getenv)
-	logger := logging.New(os.Stdout, cfg.Level()).With("function", name)
+	logger := NewLogger(os.Stdout, cfg.Level()).With("function", name)
 	if err != nil {
 		exit(logger, "invalid configuration", err)
 	}
@@ -28,11 +36,16 @@ func Start[C interface{ Level() string }](name string, load func(getenv func(str
 	if err != nil {
 		exit(logger, "load AWS configuration", err)
 	}
-	h, err := wire(cfg, awsCfg, logger)
+	dims := map[string]string{"Function": name}
+	if c, ok := any(cfg).(interface{ ConsumerName() string }); ok {
+		dims = map[string]string{"Consumer": c.ConsumerName()}
+	}
+	h, err := build(cfg, Deps{DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg), Logger: logger,
+		Metrics: metrics.NewEMF(os.Stdout, Namespace, dims)})
 	if err != nil {
 		exit(logger, "wire "+name, err)
 	}
-	lambda.Start(h)
+	lambda.StartHandlerFunc(h.Handle)
 }
 
 func exit(logger *slog.Logger, step string, err error) {

@@ -76,6 +76,12 @@ type Consumer struct {
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
 }
 
+// ConsumerName is the consumer's name, the dimension of its metrics.
+func (c Consumer) ConsumerName() string { return c.Name }
+
+// ConsumerName is the consumer's name, the dimension of its metrics.
+func (c Notifier) ConsumerName() string { return c.Name }
+
 // Notifier configures the note-notifier function, a leased consumer whose effect is a webhook
 // call.
 type Notifier struct {

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -113,36 +111,24 @@ func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effec
 
 func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
-		return idempotency.Effect{}, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
+		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
 	}
-	b := expression.NewBuilder().WithUpdate(expression.
+	balance := idempotency.Update(table, accountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
 		Set(expression.Name("kind"), expression.Value("account")))
-	reason := ""
 	if cond != nil {
-		b, reason = b.WithCondition(*cond), ReasonInsufficientFunds
-	}
-	upd, err := b.Build()
-	if err != nil {
-		return idempotency.Effect{}, fmt.Errorf("%s %s: %w", kind, ev.ID, err)
+		balance = balance.If(*cond).OrReject(ReasonInsufficientFunds)
 	}
 	at := ev.Time.UTC()
-	entry, err := attributevalue.MarshalMap(Entry{PK: PK(d.AccountID),
-		SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry", EventID: ev.ID,
-		Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)})
-	if err != nil {
-		return idempotency.Effect{}, fmt.Errorf("marshal entry %s: %w", ev.ID, err)
-	}
-	key := map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: PK(d.AccountID)},
+	entry := Entry{PK: PK(d.AccountID), SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
+		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
+	return idempotency.Effect{balance, idempotency.Put(table, entry)}, nil
+}
+
+func accountKey(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: PK(id)},
 		"sk": &types.AttributeValueMemberS{Value: "ACCOUNT"},
 	}
-	return idempotency.Effect{Writes: []idempotency.Write{
-		{Reason: reason, TransactWriteItem: types.TransactWriteItem{Update: &types.Update{
-			TableName: aws.String(table), Key: key, UpdateExpression: upd.Update(),
-			ConditionExpression: upd.Condition(), ExpressionAttributeNames: upd.Names(),
-			ExpressionAttributeValues: upd.Values()}}},
-		{TransactWriteItem: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: entry}}},
-	}}, nil
 }

@@ -32,22 +32,24 @@ func TestHandler_decides_a_movement_as_a_balance_update_and_an_entry(t *testing.
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ev := event(t, tt.typ, "acc-1", ledger.MovementData{AccountID: "acc-1", Amount: 5000})
-			eff, err := ledger.Handler("app").Effect(context.Background(), ev)
+			eff, err := ledger.Handler("app").Decide(context.Background(), ev)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(eff.Writes) != 2 || eff.Writes[0].Update == nil || eff.Writes[1].Put == nil {
-				t.Fatalf("writes = %+v; want an update of the account and a put of the entry", eff.Writes)
+			writes, err := eff.TransactWriteItems()
+			if err != nil || len(writes) != 2 || writes[0].Update == nil || writes[1].Put == nil {
+				t.Fatalf("writes = %+v, %v; want an update of the account and a put of the entry", writes, err)
 			}
-			upd := eff.Writes[0]
+			upd := writes[0]
 			if guarded := upd.Update.ConditionExpression != nil; guarded != tt.guarded {
 				t.Fatalf("condition = %v; want guarded %v", upd.Update.ConditionExpression, tt.guarded)
 			}
-			if tt.guarded && upd.Reason != ledger.ReasonInsufficientFunds {
-				t.Fatalf("reason = %q; want %q", upd.Reason, ledger.ReasonInsufficientFunds)
+			if tt.guarded && eff[0].Reason() != ledger.ReasonInsufficientFunds {
+				t.Fatalf("reason = %q; want %q", eff[0].Reason(), ledger.ReasonInsufficientFunds)
 			}
-			again, _ := ledger.Handler("app").Effect(context.Background(), ev)
-			if *again.Writes[0].Update.UpdateExpression != *upd.Update.UpdateExpression {
+			again, _ := ledger.Handler("app").Decide(context.Background(), ev)
+			againWrites, _ := again.TransactWriteItems()
+			if *againWrites[0].Update.UpdateExpression != *upd.Update.UpdateExpression {
 				t.Fatal("the same event decided two different effects")
 			}
 		})
@@ -69,7 +71,7 @@ func TestHandler_malformed_movements(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := ledger.Handler("app").Effect(context.Background(), event(t, ledger.Credited, tt.subject, tt.data))
+			_, err := ledger.Handler("app").Decide(context.Background(), event(t, ledger.Credited, tt.subject, tt.data))
 			if !errors.Is(err, cloudevent.ErrMalformed) {
 				t.Fatalf("err = %v; want malformed", err)
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // NoteCreated is the event type the Notifier handles.
@@ -83,7 +84,7 @@ func IdempotencyKey(key string) string {
 
 // Run posts the notification of ev with the Idempotency-Key derived from key. An event of
 // another type or without a note id is malformed; a network error, a timeout, a 5xx, 408 or
-// 429 is transient; any other non-2xx answer is a permanent StatusError.
+// 429 is transient; any other non-2xx answer is a StatusError marked idempotency.Permanent.
 func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	note, err := notification(ev)
 	if err != nil {
@@ -110,7 +111,13 @@ func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) err
 	if resp.StatusCode/100 == 2 {
 		return nil
 	}
-	return &StatusError{EventID: ev.ID, StatusCode: resp.StatusCode}
+	err = &StatusError{EventID: ev.ID, StatusCode: resp.StatusCode}
+	if !retryable(resp.StatusCode) {
+		// Resending cannot help: the message is dead-lettered, to be redriven once the
+		// receiver is fixed.
+		return idempotency.Permanent(err)
+	}
+	return err
 }
 
 // notification reads a note.created event leniently (fields it does not use are ignored: the
@@ -142,9 +149,8 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("webhook refused the notification of %s: %d %s", e.EventID, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
-// Permanent reports that resending cannot help: a 4xx other than 408 (timeout) and 429 (too
-// many requests). The message is dead-lettered, to be redriven once the receiver is fixed.
-func (e *StatusError) Permanent() bool {
-	c := e.StatusCode
-	return c >= 400 && c < 500 && c != http.StatusRequestTimeout && c != http.StatusTooManyRequests
+// retryable reports whether a webhook's answer may change on a resend: anything but a 4xx
+// other than 408 (timeout) and 429 (too many requests).
+func retryable(code int) bool {
+	return code < 400 || code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests
 }

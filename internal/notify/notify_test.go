@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/notify"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // call is what the webhook receiver saw of one request.
@@ -169,7 +170,4 @@ func TestNew_rejects_an_invalid_config(t *testing.T) {
 	}
 }
 
-func permanent(err error) bool {
-	var p interface{ Permanent() bool }
-	return errors.As(err, &p) && p.Permanent()
-}
+func permanent(err error) bool { return idempotency.IsPermanent(err) }

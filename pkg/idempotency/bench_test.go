@@ -87,36 +87,36 @@ func BenchmarkEngine(b *testing.B) {
 		_, err = f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.app), Item: f.noteItem(ev)})
 		return err
 	})
-	process := func(c *idempotency.Consumer, want idempotency.Outcome) func(events.SQSMessage) error {
+	expect := func(c *idempotency.Consumer, want idempotency.Outcome) func(events.SQSMessage) error {
 		return func(m events.SQSMessage) error {
-			res, err := c.Process(ctx, m)
+			res, err := process(ctx, c, m)
 			if err == nil && res.Outcome != want {
 				err = fmt.Errorf("outcome %s, want %s", res.Outcome, want)
 			}
 			return err
 		}
 	}
-	run("engine-new", fresh("new"), process(noCache, idempotency.Applied))
+	run("engine-new", fresh("new"), expect(noCache, idempotency.Applied))
 	committed := func(c *idempotency.Consumer) func(int) []events.SQSMessage {
 		return func(n int) []events.SQSMessage {
 			msgs := fresh("dup")(n)
 			for _, m := range msgs {
-				if _, err := c.Process(ctx, m); err != nil {
+				if _, err := process(ctx, c, m); err != nil {
 					b.Fatal(err)
 				}
 			}
 			return msgs
 		}
 	}
-	run("engine-duplicate", committed(noCache), process(noCache, idempotency.Duplicate))
-	run("engine-cached-duplicate", committed(cached), process(cached, idempotency.Duplicate))
+	run("engine-duplicate", committed(noCache), expect(noCache, idempotency.Duplicate))
+	run("engine-cached-duplicate", committed(cached), expect(cached, idempotency.Duplicate))
 	// The engine's own CPU per new message: decode, hash, effect checks, record encoding and
 	// condition building, with a DB that answers at once and sends nothing anywhere.
 	alone, err := idempotency.New(nopDB{}, f.noteHandler(), idempotency.Config{Name: "bench", Table: f.records, CacheSize: -1, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
-	run("engine-without-io", fresh("cpu"), process(alone, idempotency.Applied))
+	run("engine-without-io", fresh("cpu"), expect(alone, idempotency.Applied))
 
 	base, ok := results[order[0]]
 	if !ok {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -47,7 +46,6 @@ func (f *fixture) noteItem(ev cloudevent.Event) map[string]types.AttributeValue 
 
 func (f *fixture) noteHandler() idempotency.Handler {
 	return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{
-			Put: &types.Put{TableName: aws.String(f.app), Item: f.noteItem(ev)}}}}}, nil
+		return idempotency.Effect{idempotency.Put(f.app, f.noteItem(ev))}, nil
 	})
 }

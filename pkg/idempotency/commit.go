@@ -27,7 +27,7 @@ func absentCondition(now time.Time) (expression.Expression, error) {
 
 // commit writes the effect and the record in one transaction and classifies the answer,
 // retrying transient failures within the deadline.
-func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Record) (Result, error) {
+func (c *Consumer) commit(ctx context.Context, res Result, items []types.TransactWriteItem, effect Effect, rec Record) (Result, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		res.Outcome = Failed
@@ -37,10 +37,6 @@ func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Re
 	if err != nil {
 		res.Outcome = Failed
 		return res, fmt.Errorf("build record condition: %w", err)
-	}
-	items := make([]types.TransactWriteItem, 0, len(effect.Writes)+1)
-	for _, w := range effect.Writes {
-		items = append(items, w.TransactWriteItem)
 	}
 	recordIndex := len(items)
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
@@ -68,7 +64,7 @@ func (c *Consumer) commit(ctx context.Context, res Result, effect Effect, rec Re
 		case recordExists:
 			return c.existing(ctx, res, v.old, rec.PayloadHash)
 		case effectFailed:
-			reason := effect.Writes[v.index].Reason
+			reason := effect[v.index].Reason()
 			if reason == "" {
 				reason = fmt.Sprintf("condition of write %d failed", v.index)
 			}
@@ -121,37 +117,4 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 	default:
 		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	}
-}
-
-// existing classifies a live record found by a failed condition: the same payload is a
-// duplicate, another payload a conflict.
-func (c *Consumer) existing(ctx context.Context, res Result, old map[string]types.AttributeValue, hash string) (Result, error) {
-	if old == nil { // ALL_OLD not honoured: read the record (consistently) instead
-		start := time.Now()
-		callCtx, cancel := c.cfg.Retry.bound(ctx)
-		defer cancel()
-		out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-			Key: Record{Key: res.Key}.key(), ConsistentRead: aws.Bool(true)})
-		res.Commit += time.Since(start)
-		if err != nil {
-			res.Outcome = Failed
-			return res, fmt.Errorf("read record %s: %w", res.Key, err)
-		}
-		old = out.Item
-	}
-	var stored Record
-	if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
-		res.Outcome = Failed
-		return res, fmt.Errorf("decode record %s: %w", res.Key, err)
-	}
-	res = c.known(res, stored.PayloadHash, Outcome(stored.Outcome), stored.Reason, hash)
-	if res.Outcome == Duplicate {
-		c.remember(stored, Outcome(stored.Outcome), stored.Reason)
-	}
-	return res, c.conflictErr(res.Key, stored.PayloadHash, hash)
-}
-
-func (c *Consumer) remember(rec Record, outcome Outcome, reason string) {
-	c.cache.put(cacheEntry{key: rec.Key, hash: rec.PayloadHash, outcome: outcome, reason: reason,
-		expiresAt: time.Unix(rec.ExpiresAt, 0)})
 }

@@ -24,7 +24,7 @@ func TestConsumer_new_event_is_applied_with_its_record(t *testing.T) {
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 3})
 	msg.Attributes["ApproximateReceiveCount"] = "2"
 
-	res, err := c.Process(context.Background(), msg)
+	res, err := process(context.Background(), c, msg)
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
@@ -60,7 +60,7 @@ func TestConsumer_redelivery_after_commit_is_a_duplicate(t *testing.T) {
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	before := f.requests.Total()
-	if res, err := c.Process(context.Background(), msg); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), c, msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first delivery = %+v, %v", res, err)
 	}
 	if n := f.requests.Total() - before; n != 1 {
@@ -68,7 +68,7 @@ func TestConsumer_redelivery_after_commit_is_a_duplicate(t *testing.T) {
 	}
 	// The function crashed after the commit: SQS delivers the same message again.
 	before = f.requests.Total()
-	res, err := c.Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), c, redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Applied {
 		t.Fatalf("redelivery = %+v, %v; want duplicate of applied", res, err)
 	}
@@ -87,13 +87,13 @@ func TestConsumer_resend_with_new_message_and_dedup_ids_is_a_duplicate(t *testin
 	id := unique(t)
 	first := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	first.Attributes["MessageDeduplicationId"] = "dedup-1"
-	if _, err := c.Process(context.Background(), first); err != nil {
+	if _, err := process(context.Background(), c, first); err != nil {
 		t.Fatal(err)
 	}
 	// Re-sent after the 5-minute dedup window: a new SQS message id and dedup id.
 	again := message(t, "m2", id, "test.counted", counted{Counter: id, By: 1})
 	again.Attributes["MessageDeduplicationId"] = "dedup-2"
-	res, err := c.Process(context.Background(), again)
+	res, err := process(context.Background(), c, again)
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("re-send = %+v, %v; want duplicate", res, err)
 	}
@@ -107,10 +107,10 @@ func TestConsumer_same_id_with_another_payload_is_a_conflict(t *testing.T) {
 	f := newFixture(t)
 	c := f.consumer(t, "counter")
 	id := unique(t)
-	if _, err := c.Process(context.Background(), message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})); err != nil {
+	if _, err := process(context.Background(), c, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Process(context.Background(), message(t, "m2", id, "test.counted", counted{Counter: id, By: 5}))
+	res, err := process(context.Background(), c, message(t, "m2", id, "test.counted", counted{Counter: id, By: 5}))
 	if res.Outcome != idempotency.Conflict || !errors.Is(err, idempotency.ErrConflict) || !permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a permanent conflict", res, err)
 	}
@@ -128,11 +128,11 @@ func TestConsumer_failed_effect_condition_is_rejected_and_remembered(t *testing.
 	c := f.consumer(t, "capped")
 	counter := unique(t)
 	ctx := context.Background()
-	if res, err := c.Process(ctx, message(t, "m1", counter+"-a", "test.capped", counted{Counter: counter, By: 8})); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(ctx, c, message(t, "m1", counter+"-a", "test.capped", counted{Counter: counter, By: 8})); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first = %+v, %v", res, err)
 	}
 	over := message(t, "m2", counter+"-b", "test.capped", counted{Counter: counter, By: 5})
-	res, err := c.Process(ctx, over)
+	res, err := process(ctx, c, over)
 	if err != nil || res.Outcome != idempotency.Rejected || res.Reason != "over the cap" {
 		t.Fatalf("over the cap = %+v, %v; want rejected with the write's reason", res, err)
 	}
@@ -144,7 +144,7 @@ func TestConsumer_failed_effect_condition_is_rejected_and_remembered(t *testing.
 	if _, err := f.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(f.app), Key: counterKey(counter)}); err != nil {
 		t.Fatal(err)
 	}
-	res, err = c.Process(ctx, redelivered(over, 2))
+	res, err = process(ctx, c, redelivered(over, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Rejected || res.Reason != "over the cap" {
 		t.Fatalf("redelivered rejection = %+v, %v; want duplicate of rejected", res, err)
 	}
@@ -170,7 +170,7 @@ func TestConsumer_malformed_messages_name_the_field(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := c.Process(context.Background(), sqsMessage("m-"+tc.name, tc.body, 1))
+			res, err := process(context.Background(), c, sqsMessage("m-"+tc.name, tc.body, 1))
 			var me *cloudevent.MalformedError
 			if res.Outcome != idempotency.Malformed || !errors.As(err, &me) || !permanent(err) {
 				t.Fatalf("Process = %+v, %v; want a permanent malformed error", res, err)
@@ -199,7 +199,7 @@ func TestConsumer_expired_record_is_treated_as_absent(t *testing.T) {
 	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: old}); err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Process(context.Background(), message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
+	res, err := process(context.Background(), c, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied over an expired record", res, err)
 	}
@@ -215,7 +215,7 @@ func TestConsumer_two_consumers_each_apply_an_event_once(t *testing.T) {
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	for _, c := range []*idempotency.Consumer{a, b, a, b} {
-		if _, err := c.Process(context.Background(), msg); err != nil {
+		if _, err := process(context.Background(), c, msg); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -241,7 +241,7 @@ func TestConsumer_concurrent_deliveries_apply_once(t *testing.T) {
 			<-start
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			res, err := c.Process(ctx, msg)
+			res, err := process(ctx, c, msg)
 			if err != nil && permanent(err) {
 				t.Errorf("permanent error under concurrency: %v", err)
 			}
@@ -263,7 +263,7 @@ func TestConsumer_concurrent_deliveries_apply_once(t *testing.T) {
 	}
 	// Any delivery that failed transiently is redelivered by SQS: it must end a duplicate.
 	if count[idempotency.Failed] > 0 {
-		res, err := c.Process(context.Background(), redelivered(msg, 2))
+		res, err := process(context.Background(), c, redelivered(msg, 2))
 		if err != nil || res.Outcome != idempotency.Duplicate {
 			t.Errorf("redelivery after transient failures = %+v, %v", res, err)
 		}
@@ -276,11 +276,11 @@ func TestConsumer_local_cache_answers_a_redelivery_without_dynamodb(t *testing.T
 	c := f.consumer(t, "counter", func(cfg *idempotency.Config) { cfg.CacheSize = 16 })
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
-	if _, err := c.Process(context.Background(), msg); err != nil {
+	if _, err := process(context.Background(), c, msg); err != nil {
 		t.Fatal(err)
 	}
 	before := f.requests.Total()
-	res, err := c.Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), c, redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("cached redelivery = %+v, %v", res, err)
 	}
@@ -288,7 +288,7 @@ func TestConsumer_local_cache_answers_a_redelivery_without_dynamodb(t *testing.T
 		t.Errorf("a cached duplicate made %d DynamoDB requests, want 0", n)
 	}
 	// A different payload under the cached id is still a conflict.
-	_, err = c.Process(context.Background(), message(t, "m2", id, "test.counted", counted{Counter: id, By: 2}))
+	_, err = process(context.Background(), c, message(t, "m2", id, "test.counted", counted{Counter: id, By: 2}))
 	if !errors.Is(err, idempotency.ErrConflict) {
 		t.Errorf("cached conflict = %v, want ErrConflict", err)
 	}
@@ -302,7 +302,7 @@ func TestConsumer_transient_failure_is_retried_then_reported(t *testing.T) {
 		cfg.Retry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond}
 	})
 	id := unique(t)
-	res, err := c.Process(context.Background(), message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
+	res, err := process(context.Background(), c, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
 	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a non-permanent failure", res, err)
 	}

@@ -49,7 +49,7 @@ func TestConsumer_a_hung_commit_gives_up_before_the_invocation_deadline(t *testi
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	res, err := c.Process(ctx, message(t, "m", "ev", "test.counted", counted{Counter: "x", By: 1}))
+	res, err := process(ctx, c, message(t, "m", "ev", "test.counted", counted{Counter: "x", By: 1}))
 	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a transient failure", res, err)
 	}

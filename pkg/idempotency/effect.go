@@ -3,6 +3,7 @@ package idempotency
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -16,45 +17,81 @@ const (
 	MaxTransactionSize = 4 << 20
 )
 
-// check rejects, before any call to DynamoDB, an effect that DynamoDB would refuse: too many
-// writes, too large, a write with no operation, or two writes to one item (the record
-// included, as recordTable/recordKey). keyNames are the attribute names that form a Put's key.
-func (e Effect) check(eventType string, keyNames []string, record itemRef) error {
+// build turns the effect into the transaction's items, rejecting before any call to DynamoDB
+// an effect that DynamoDB would refuse: a write that cannot be built, too many writes, too
+// large, a write with no operation, or two writes to one item (the record included, as
+// record). A Put's key attributes are those of the effect's other writes to its table; for a
+// table no other write names, the single-table convention's pk and sk, where the item has them.
+// A Put whose key is still unknown is left for DynamoDB to check.
+func (e Effect) build(eventType string, record itemRef) ([]types.TransactWriteItem, error) {
 	invalid := func(format string, args ...any) error {
 		return &EffectError{EventType: eventType, Problem: fmt.Sprintf(format, args...)}
 	}
-	if n := len(e.Writes); n > MaxEffectWrites {
-		return invalid("%d writes; one transaction takes at most %d besides the idempotency record", n, MaxEffectWrites)
+	if n := len(e); n > MaxEffectWrites {
+		return nil, invalid("%d writes; one transaction takes at most %d besides the idempotency record", n, MaxEffectWrites)
+	}
+	items := make([]types.TransactWriteItem, 0, len(e)+1)
+	keyNames := map[string][]string{record.table: {attrKey}} // table -> its key attribute names
+	for i, w := range e {
+		item, err := w.TransactWriteItem()
+		if err != nil {
+			return nil, invalid("write %d: %v", i, err)
+		}
+		items = append(items, item)
+		if table, key := targetKey(item); table != "" && len(key) > 0 {
+			keyNames[table] = slices.Sorted(maps.Keys(key))
+		}
 	}
 	seen := map[itemRef]int{record: -1}
 	size := 0
-	for i, w := range e.Writes {
-		ref, n, err := w.describe(keyNames)
+	for i, item := range items {
+		ref, n, err := describe(item, keyNames)
 		if err != nil {
-			return invalid("write %d: %v", i, err)
+			return nil, invalid("write %d: %v", i, err)
+		}
+		if ref.key == "" { // a Put whose key attributes are unknown
+			size += n
+			continue
 		}
 		if j, dup := seen[ref]; dup {
 			if j < 0 {
-				return invalid("write %d targets the idempotency record %s", i, ref)
+				return nil, invalid("write %d targets the idempotency record %s", i, ref)
 			}
-			return invalid("writes %d and %d target the same item %s; DynamoDB allows one operation per item in a transaction", j, i, ref)
+			return nil, invalid("writes %d and %d target the same item %s; DynamoDB allows one operation per item in a transaction", j, i, ref)
 		}
 		seen[ref] = i
 		size += n
 	}
 	if size > MaxTransactionSize {
-		return invalid("about %d bytes; a transaction takes at most %d", size, MaxTransactionSize)
+		return nil, invalid("about %d bytes; a transaction takes at most %d", size, MaxTransactionSize)
 	}
-	return nil
+	return items, nil
 }
+
+// conventionalKey is the key of a single-table design: hash key pk, range key sk.
+var conventionalKey = []string{"pk", "sk"}
 
 // itemRef identifies one item: its table and its key.
 type itemRef struct{ table, key string }
 
 func (r itemRef) String() string { return r.table + "[" + r.key + "]" }
 
-// describe returns the item a write targets and an estimate of its size in bytes.
-func (w Write) describe(keyNames []string) (itemRef, int, error) {
+// targetKey returns the table and key of an Update, Delete or ConditionCheck.
+func targetKey(w types.TransactWriteItem) (string, map[string]types.AttributeValue) {
+	switch {
+	case w.Update != nil:
+		return aws.ToString(w.Update.TableName), w.Update.Key
+	case w.Delete != nil:
+		return aws.ToString(w.Delete.TableName), w.Delete.Key
+	case w.ConditionCheck != nil:
+		return aws.ToString(w.ConditionCheck.TableName), w.ConditionCheck.Key
+	}
+	return "", nil
+}
+
+// describe returns the item a write targets and an estimate of its size in bytes. The key of
+// a Put is empty when keyNames does not know its table's key attributes.
+func describe(w types.TransactWriteItem, keyNames map[string][]string) (itemRef, int, error) {
 	var (
 		table  *string
 		key    map[string]types.AttributeValue
@@ -65,7 +102,11 @@ func (w Write) describe(keyNames []string) (itemRef, int, error) {
 		ops++
 		table, values = p.TableName, []map[string]types.AttributeValue{p.Item, p.ExpressionAttributeValues}
 		key = map[string]types.AttributeValue{}
-		for _, k := range keyNames {
+		names, known := keyNames[aws.ToString(p.TableName)]
+		if !known {
+			names = conventionalKey
+		}
+		for _, k := range names {
 			if v, ok := p.Item[k]; ok {
 				key[k] = v
 			}
@@ -88,12 +129,17 @@ func (w Write) describe(keyNames []string) (itemRef, int, error) {
 		return itemRef{}, 0, fmt.Errorf("has %d operations; set exactly one of Put, Update, Delete, ConditionCheck", ops)
 	case aws.ToString(table) == "":
 		return itemRef{}, 0, fmt.Errorf("has no table name")
-	case len(key) == 0:
-		return itemRef{}, 0, fmt.Errorf("has no key (a Put item must carry its key attributes %v)", keyNames)
+	case len(key) == 0 && w.Put == nil:
+		return itemRef{}, 0, fmt.Errorf("has no key")
+	case w.Put != nil && len(key) < len(keyNames[*table]):
+		return itemRef{}, 0, fmt.Errorf("Put item lacks key attributes: it has %v of %v", slices.Sorted(maps.Keys(key)), keyNames[*table])
 	}
 	size := 0
 	for _, m := range values {
 		size += mapSize(m)
+	}
+	if len(key) == 0 {
+		return itemRef{table: *table}, size, nil
 	}
 	return itemRef{table: *table, key: canonicalKey(key)}, size, nil
 }

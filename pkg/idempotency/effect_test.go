@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -20,7 +19,7 @@ func put(table, pk, sk string, extra map[string]types.AttributeValue) idempotenc
 	for k, v := range extra {
 		item[k] = v
 	}
-	return idempotency.Write{TransactWriteItem: types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item}}}
+	return idempotency.Put(table, item)
 }
 
 func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *testing.T) {
@@ -34,9 +33,9 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 		}
 		return ws
 	}
-	tooBig := manyPuts(15)
+	tooBig := make([]idempotency.Write, 15)
 	for i := range tooBig {
-		tooBig[i].Put.Item["blob"] = big
+		tooBig[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", map[string]types.AttributeValue{"blob": big})
 	}
 	cases := []struct {
 		name    string
@@ -46,19 +45,25 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 		{"100 writes", manyPuts(100), "100 writes"},
 		{"over 4 MB", tooBig, "bytes"},
 		{"one item twice", []idempotency.Write{put(f.app, "a", "x", nil), put(f.app, "b", "x", nil), put(f.app, "a", "x", nil)}, "writes 0 and 2 target the same item"},
-		{"the record itself", []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(f.records), Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c#ev"}}}}}}, "idempotency record"},
-		{"no operation", []idempotency.Write{{}}, "0 operations"},
+		{"the record itself", []idempotency.Write{idempotency.Delete(f.records,
+			map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c#ev"}})}, "idempotency record"},
+		{"no operation", []idempotency.Write{idempotency.Raw(types.TransactWriteItem{})}, "0 operations"},
+		{"two operations", []idempotency.Write{idempotency.Raw(types.TransactWriteItem{Put: &types.Put{}, Delete: &types.Delete{}})}, "2 operations"},
+		{"an empty write", []idempotency.Write{{}}, "empty write"},
+		{"an item that does not marshal", []idempotency.Write{idempotency.Put(f.app, 42)}, "item"},
+		{"a put without the key its table has", []idempotency.Write{
+			idempotency.Delete(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: "x"}}),
+			idempotency.Put(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}})}, "lacks key attributes"},
 		{"no table", []idempotency.Write{put("", "a", "x", nil)}, "no table"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
-				return idempotency.Effect{Writes: tc.writes}, nil
+				return idempotency.Effect(tc.writes), nil
 			})
 			c := f.consumerFor(t, "c", h)
 			before := f.requests.Total()
-			res, err := c.Process(context.Background(), message(t, "m", "ev", "test.any", counted{Counter: "x", By: 1}))
+			res, err := process(context.Background(), c, message(t, "m", "ev", "test.any", counted{Counter: "x", By: 1}))
 			if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
 				t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
 			}
@@ -80,11 +85,11 @@ func TestConsumer_99_writes_and_the_record_commit_in_one_transaction(t *testing.
 		ws[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", nil)
 	}
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{Writes: ws}, nil
+		return idempotency.Effect(ws), nil
 	})
 	c := f.consumerFor(t, "c", h)
 	before := f.requests.Of("TransactWriteItems")
-	res, err := c.Process(context.Background(), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v", res, err)
 	}
@@ -98,12 +103,11 @@ func TestConsumer_a_transaction_dynamodb_refuses_as_invalid_is_dead_lettered_not
 	f := newFixture(t)
 	// The app table's key is pk and sk: a key without sk is refused with a ValidationException.
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(f.app), Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}}}}}}}, nil
+		return idempotency.Effect{idempotency.Delete(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}})}, nil
 	})
 	c := f.consumerFor(t, "c", h)
 	before := f.requests.Of("TransactWriteItems")
-	res, err := c.Process(context.Background(), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
 	}

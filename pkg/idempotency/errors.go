@@ -56,3 +56,29 @@ func short(h string) string {
 	}
 	return h
 }
+
+// Permanent marks err as permanent: no retry of the message can succeed, so it is dead-lettered
+// with err as its reason (where a person finds it, to redrive once the cause is fixed) instead
+// of being redelivered. This is the one rule for "never retry this": a Handler, a SideEffect or
+// any sqsbatch.MessageHandler returns Permanent(err); everything else is retried. The engine's
+// own permanent errors (a malformed event, a conflict, an invalid effect) follow the same rule.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &permanentError{err}
+}
+
+// IsPermanent reports whether err, or an error it wraps, was marked permanent: made by
+// Permanent, or one of the engine's permanent errors (cloudevent.MalformedError,
+// ConflictError, EffectError), which have a Permanent() bool method answering true.
+func IsPermanent(err error) bool {
+	var p interface{ Permanent() bool }
+	return errors.As(err, &p) && p.Permanent()
+}
+
+type permanentError struct{ err error }
+
+func (e *permanentError) Error() string   { return e.err.Error() }
+func (e *permanentError) Unwrap() error   { return e.err }
+func (e *permanentError) Permanent() bool { return true }

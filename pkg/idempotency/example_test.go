@@ -2,18 +2,16 @@ package idempotency_test
 
 import (
 	"context"
-	"log"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
 
-	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 type credit struct {
@@ -29,41 +27,68 @@ func (c credit) Validate() error {
 	return nil
 }
 
-// A consumer is a Router of pure decisions, wrapped by the engine and the batch processor.
-func Example() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatal(err) // in main, at init: never on the handler path
-	}
-	db := dynamodb.NewFromConfig(cfg)
+type account struct {
+	PK string `dynamodbav:"pk"`
+	SK string `dynamodbav:"sk"`
+}
 
+// A consumer's logic is a Router of pure decisions: each event type's data is decoded and
+// validated, and its effect returned as writes. The engine commits them with the idempotency
+// record (see sqsbatch.NewConsumer for the whole Lambda function).
+func Example() {
 	r := idempotency.NewRouter()
 	idempotency.Route(r, "account.credited", func(ev cloudevent.Event, c credit) (idempotency.Effect, error) {
-		expr, err := expression.NewBuilder().
-			WithUpdate(expression.Add(expression.Name("balance"), expression.Value(c.Amount))).Build()
-		if err != nil {
-			return idempotency.Effect{}, err
-		}
-		return idempotency.Effect{Writes: []idempotency.Write{{TransactWriteItem: types.TransactWriteItem{
-			Update: &types.Update{
-				TableName: aws.String("app"),
-				Key: map[string]types.AttributeValue{
-					"pk": &types.AttributeValueMemberS{Value: "ACCOUNT#" + c.AccountID},
-					"sk": &types.AttributeValueMemberS{Value: "BALANCE"},
-				},
-				UpdateExpression:          expr.Update(),
-				ExpressionAttributeNames:  expr.Names(),
-				ExpressionAttributeValues: expr.Values(),
-			}}}}}, nil
+		return idempotency.Effect{
+			idempotency.Update("app", account{PK: "ACCOUNT#" + c.AccountID, SK: "ACCOUNT"},
+				expression.Add(expression.Name("balance"), expression.Value(c.Amount))),
+		}, nil
 	})
 
-	consumer, err := idempotency.New(db, r, idempotency.Config{Name: "ledger", Table: "idempotency"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	processor, err := sqsbatch.New(consumer, sqsbatch.Config{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	lambda.Start(processor.Handle)
+	ev, _ := cloudevent.New("credit-1", "bank/api", "account.credited", "acc-1", time.Now(), credit{AccountID: "acc-1", Amount: 5})
+	effect, _ := r.Decide(context.Background(), ev)
+	w, _ := effect[0].TransactWriteItem()
+	fmt.Println(aws.ToString(w.Update.TableName), strings.TrimSpace(aws.ToString(w.Update.UpdateExpression)))
+
+	bad, _ := cloudevent.New("credit-2", "bank/api", "account.credited", "acc-1", time.Now(), credit{AccountID: "acc-1", Amount: 0})
+	_, err := r.Decide(context.Background(), bad)
+	fmt.Println(idempotency.IsPermanent(err), err)
+	// Output:
+	// app ADD #0 :0
+	// true malformed message: data.amount: must be a positive integer, got 0
+}
+
+// A conditional write with a business reason: when the condition fails, the event is
+// recorded as rejected with the reason, and nothing of its effect is applied.
+func ExampleWrite_OrReject() {
+	amount := int64(30)
+	debit := idempotency.Update("app", account{PK: "ACCOUNT#acc-1", SK: "ACCOUNT"},
+		expression.Add(expression.Name("balance"), expression.Value(-amount))).
+		If(expression.Name("balance").GreaterThanEqual(expression.Value(amount))).
+		OrReject("insufficient funds")
+
+	w, err := debit.TransactWriteItem()
+	fmt.Println(aws.ToString(w.Update.ConditionExpression), err)
+	fmt.Println(debit.Reason())
+	// Output:
+	// #0 >= :0 <nil>
+	// insufficient funds
+}
+
+// Permanent is the one rule for "never retry this": the message is dead-lettered with the error
+// as its reason. Every other error is retried.
+func ExamplePermanent() {
+	errUnknownAccount := errors.New("account acc-9 is closed")
+	err := fmt.Errorf("decide credit-3: %w", idempotency.Permanent(errUnknownAccount))
+	fmt.Println(idempotency.IsPermanent(err), errors.Is(err, errUnknownAccount))
+	fmt.Println(idempotency.IsPermanent(errors.New("throttled")))
+	// Output:
+	// true true
+	// false
+}
+
+// The idempotency key of an event for a consumer: the record's key, and what an effect outside
+// DynamoDB passes downstream.
+func ExampleKey() {
+	fmt.Println(idempotency.Key("orders", "order-placed-42"))
+	// Output: orders#order-placed-42
 }

@@ -2,42 +2,26 @@ package idempotency
 
 import (
 	"context"
-	"sort"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"maps"
+	"slices"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // Handler decides the effect of one event. It must be deterministic (the same event gives the
-// same effect) and do no DynamoDB I/O of its own: the engine commits what it returns.
-// Returning an error that matches cloudevent.ErrMalformed dead-letters the message; any other
-// error fails it so SQS redelivers it. Handlers are called concurrently for different events.
+// same effect) and do no DynamoDB I/O of its own: the engine commits what it returns. An error
+// marked Permanent (a cloudevent.MalformedError is) dead-letters the message; any other error
+// fails it so it is delivered again. Handlers are called concurrently for different events.
 type Handler interface {
-	Effect(ctx context.Context, ev cloudevent.Event) (Effect, error)
+	Decide(ctx context.Context, ev cloudevent.Event) (Effect, error)
 }
 
 // HandlerFunc adapts a function to Handler.
 type HandlerFunc func(ctx context.Context, ev cloudevent.Event) (Effect, error)
 
-// Effect calls f.
-func (f HandlerFunc) Effect(ctx context.Context, ev cloudevent.Event) (Effect, error) {
+// Decide calls f.
+func (f HandlerFunc) Decide(ctx context.Context, ev cloudevent.Event) (Effect, error) {
 	return f(ctx, ev)
-}
-
-// Effect is what applying an event changes in DynamoDB: Put, Update, Delete and
-// ConditionCheck writes, committed in one transaction with the idempotency record. An empty
-// effect is valid: the event is recorded as applied and changes nothing else.
-type Effect struct {
-	Writes []Write
-}
-
-// Write is one operation of an effect. Reason names the business rule that a failure of its
-// condition means ("insufficient funds"); it becomes the rejection reason stored in the
-// record. When it is empty the reason says which write's condition failed.
-type Write struct {
-	types.TransactWriteItem
-	Reason string
 }
 
 // Router is a Handler that dispatches on the event type. An event of a type it has no route
@@ -55,27 +39,20 @@ func Route[T any](r *Router, eventType string, decide func(ev cloudevent.Event, 
 	r.routes[eventType] = HandlerFunc(func(_ context.Context, ev cloudevent.Event) (Effect, error) {
 		var data T
 		if err := cloudevent.DecodeData(ev, &data); err != nil {
-			return Effect{}, err
+			return nil, err
 		}
 		return decide(ev, data)
 	})
 }
 
-// Effect dispatches ev to the handler registered for its type.
-func (r *Router) Effect(ctx context.Context, ev cloudevent.Event) (Effect, error) {
+// Decide dispatches ev to the handler registered for its type.
+func (r *Router) Decide(ctx context.Context, ev cloudevent.Event) (Effect, error) {
 	h, ok := r.routes[ev.Type]
 	if !ok {
-		return Effect{}, cloudevent.Malformed("type", "%q is not handled by this consumer; it handles %v", ev.Type, r.Types())
+		return nil, cloudevent.Malformed("type", "%q is not handled by this consumer; it handles %v", ev.Type, r.Types())
 	}
-	return h.Effect(ctx, ev)
+	return h.Decide(ctx, ev)
 }
 
 // Types lists the event types the router handles, sorted.
-func (r *Router) Types() []string {
-	ts := make([]string, 0, len(r.routes))
-	for t := range r.routes {
-		ts = append(ts, t)
-	}
-	sort.Strings(ts)
-	return ts
-}
+func (r *Router) Types() []string { return slices.Sorted(maps.Keys(r.routes)) }

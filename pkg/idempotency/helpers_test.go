@@ -3,7 +3,6 @@ package idempotency_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -20,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // counted is the data of a test event whose effect adds By to a counter: applying it twice
@@ -62,34 +62,17 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) router() *idempotency.Router {
 	r := idempotency.NewRouter()
 	idempotency.Route(r, "test.counted", func(ev cloudevent.Event, d counted) (idempotency.Effect, error) {
-		return idempotency.Effect{Writes: []idempotency.Write{f.add(d, nil)}}, nil
+		return idempotency.Effect{f.add(d)}, nil
 	})
 	idempotency.Route(r, "test.capped", func(ev cloudevent.Event, d counted) (idempotency.Effect, error) {
 		cond := expression.Name("n").AttributeNotExists().Or(expression.Name("n").LessThanEqual(expression.Value(10 - d.By)))
-		w := f.add(d, &cond)
-		w.Reason = "over the cap"
-		return idempotency.Effect{Writes: []idempotency.Write{w}}, nil
+		return idempotency.Effect{f.add(d).If(cond).OrReject("over the cap")}, nil
 	})
 	return r
 }
 
-func (f *fixture) add(d counted, cond *expression.ConditionBuilder) idempotency.Write {
-	b := expression.NewBuilder().WithUpdate(expression.Add(expression.Name("n"), expression.Value(d.By)))
-	if cond != nil {
-		b = b.WithCondition(*cond)
-	}
-	expr, err := b.Build()
-	if err != nil {
-		panic(err)
-	}
-	return idempotency.Write{TransactWriteItem: types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(f.app),
-		Key:                       counterKey(d.Counter),
-		UpdateExpression:          expr.Update(),
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-	}}}
+func (f *fixture) add(d counted) idempotency.Write {
+	return idempotency.Update(f.app, counterKey(d.Counter), expression.Add(expression.Name("n"), expression.Value(d.By)))
 }
 
 func counterKey(name string) map[string]types.AttributeValue {
@@ -190,9 +173,21 @@ func redelivered(m events.SQSMessage, receiveCount int) events.SQSMessage {
 	return m
 }
 
-func permanent(err error) bool {
-	var p interface{ Permanent() bool }
-	return errors.As(err, &p) && p.Permanent()
+func permanent(err error) bool { return idempotency.IsPermanent(err) }
+
+// applier is what Consumer and LeasedConsumer have in common.
+type applier interface {
+	Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error)
+}
+
+// process applies an SQS message as the sqsbatch adapter does: a body that is not a CloudEvent
+// is malformed.
+func process(ctx context.Context, a applier, msg events.SQSMessage) (idempotency.Result, error) {
+	ev, err := cloudevent.Decode([]byte(msg.Body))
+	if err != nil {
+		return idempotency.Result{Outcome: idempotency.Malformed}, err
+	}
+	return a.Apply(ctx, ev, sqsbatch.Delivery(msg))
 }
 
 func unique(t *testing.T) string { return fmt.Sprintf("%s-%s", t.Name(), testenv.Name("e")) }

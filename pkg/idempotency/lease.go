@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
@@ -15,9 +13,8 @@ import (
 // e-mail. key is the idempotency key of the event for this consumer; the effect passes it
 // (or a value derived from it) downstream, so that a receiver can drop the repeat a crash
 // between the call and its completion makes unavoidable. ctx ends when the lease is lost or
-// runs out: the effect must stop then. Returning an error that matches cloudevent.ErrMalformed,
-// or has Permanent() true, dead-letters the message; any other error fails it so SQS
-// redelivers it. Side effects are called concurrently for different events.
+// runs out: the effect must stop then. An error marked Permanent (a cloudevent.MalformedError
+// is) dead-letters the message; any other error fails it so it is delivered again. Side effects are called concurrently for different events.
 type SideEffect interface {
 	Run(ctx context.Context, ev cloudevent.Event, key string) error
 }
@@ -45,8 +42,8 @@ const (
 	MaxLease = 15 * time.Minute
 )
 
-// LeaseConfig configures a LeasedConsumer: the Config of the transactional mode (KeyAttributes
-// aside) and the lease. The zero value of every lease field means its default.
+// LeaseConfig configures a LeasedConsumer: the settings both modes share, and the lease. The
+// zero value of every lease field means its default.
 type LeaseConfig struct {
 	Config
 	// Lease is how long a claim holds the record before another delivery may take it over.
@@ -96,12 +93,9 @@ func (c LeaseConfig) Validate() error {
 // record with a random owner token; completion and release are conditional on that token, so
 // a late owner can never overwrite or delete another's record. It is safe for concurrent use.
 type LeasedConsumer struct {
-	db     DB
+	core
 	effect SideEffect
-	cfg    LeaseConfig
-	// core shares the transactional mode's configuration, cache, record building, duplicate
-	// and conflict logic, logging and metrics; its Handler is unused.
-	core *Consumer
+	lease  LeaseConfig
 }
 
 // NewLeased returns a LeasedConsumer running effect under a lease on its record in db.
@@ -110,50 +104,38 @@ func NewLeased(db DB, effect SideEffect, cfg LeaseConfig) (*LeasedConsumer, erro
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("idempotency config: %w", err)
 	}
-	if db == nil || effect == nil {
-		return nil, errors.New("idempotency: a DB and a SideEffect are required")
+	c, err := newCore(db, cfg.Config)
+	if err != nil {
+		return nil, err
 	}
-	core := &Consumer{db: db, cfg: cfg.Config, cache: newCache(cfg.CacheSize)}
-	return &LeasedConsumer{db: db, effect: effect, cfg: cfg, core: core}, nil
+	if effect == nil {
+		return nil, errors.New("idempotency: a SideEffect is required")
+	}
+	return &LeasedConsumer{core: c, effect: effect, lease: cfg}, nil
 }
 
-// Name is the consumer name.
-func (c *LeasedConsumer) Name() string { return c.cfg.Name }
-
-// HandleMessage processes one SQS message, for the batch processor, with the error contract
-// of Consumer.HandleMessage: nil when done with (applied, duplicate), an error with
-// Permanent() true when it can never succeed (malformed, conflict, a permanent effect
-// error), and any other error (ErrLeaseHeld, ErrLeaseLost, a failed effect) when a
-// redelivery may succeed.
-func (c *LeasedConsumer) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
-	_, err := c.Process(ctx, msg)
-	return err
-}
-
-// Process processes one SQS message and logs and counts its outcome, once.
-func (c *LeasedConsumer) Process(ctx context.Context, msg events.SQSMessage) (Result, error) {
+// Apply runs the side effect of one event, delivered as d, under a lease, and logs and counts
+// its outcome once. The error contract is Consumer.Apply's: nil when done with (applied,
+// duplicate); permanent when it can never succeed (malformed, conflict, an effect error marked
+// Permanent); anything else (ErrLeaseHeld, ErrLeaseLost, a failed effect) when a delivery
+// again may succeed.
+func (c *LeasedConsumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
 	start := time.Now()
-	res, ev, err := c.process(ctx, msg)
-	c.core.report(ctx, msg, ev, res, err, time.Since(start))
+	res, err := c.apply(ctx, ev, d)
+	c.report(ctx, ev, d, res, err, time.Since(start))
 	return res, err
 }
 
-func (c *LeasedConsumer) process(ctx context.Context, msg events.SQSMessage) (Result, cloudevent.Event, error) {
-	ev, err := cloudevent.Decode([]byte(msg.Body))
-	if err != nil {
-		return Result{Outcome: Malformed}, ev, err
+func (c *LeasedConsumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+	res, hash, done, err := c.start(ev)
+	if done {
+		return res, err
 	}
-	res := Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
-	hash := ev.PayloadHash()
-	if hit, ok := c.core.cache.get(res.Key, c.cfg.Now()); ok {
-		return c.core.known(res, hit.hash, hit.outcome, hit.reason, hash), ev, c.core.conflictErr(res.Key, hit.hash, hash)
-	}
-	l, res, err := c.acquire(ctx, res, c.core.record(ev, msg, hash, c.cfg.Now()))
+	l, res, err := c.acquire(ctx, res, c.record(ev, d, hash, c.cfg.Now()))
 	if l == nil {
-		return res, ev, err
+		return res, err
 	}
-	res, err = c.run(ctx, res, ev, l)
-	return res, ev, err
+	return c.run(ctx, res, ev, l)
 }
 
 // run runs the effect under the lease, then completes the record, or releases it when the
@@ -162,7 +144,7 @@ func (c *LeasedConsumer) run(ctx context.Context, res Result, ev cloudevent.Even
 	effectCtx, stop := c.hold(ctx, l)
 	err := c.effect.Run(effectCtx, ev, l.rec.Key)
 	lost := stop()
-	finishCtx, cancel := detached(ctx, c.cfg.LeaseMargin)
+	finishCtx, cancel := detached(ctx, c.lease.LeaseMargin)
 	defer cancel()
 	if err == nil {
 		return c.complete(finishCtx, res, l) // after a lost heartbeat, completion reports it

@@ -36,7 +36,7 @@ type lease struct {
 // polling while another owner holds a live lease. It returns a nil lease when the delivery
 // ends here: a duplicate, a conflict, a held lease or a failure.
 func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*lease, Result, error) {
-	waitUntil := time.Now().Add(c.cfg.WaitForCompletion)
+	waitUntil := time.Now().Add(c.lease.WaitForCompletion)
 	for attempt := 1; ; {
 		l, old, err := c.claim(ctx, &res, rec)
 		switch {
@@ -56,7 +56,7 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*
 			return nil, res, fmt.Errorf("decode record %s: %w", rec.Key, err)
 		}
 		if stored.Status != StatusInProgress || stored.PayloadHash != rec.PayloadHash {
-			res, err = c.core.existing(ctx, res, old, rec.PayloadHash) // duplicate or conflict
+			res, err = c.existing(ctx, res, old, rec.PayloadHash) // duplicate or conflict
 			return nil, res, err
 		}
 		if !poll(ctx, waitUntil) {
@@ -159,25 +159,13 @@ func (c *LeasedConsumer) takenOver(ctx context.Context, rec Record, oldItem map[
 
 // leaseLength is Config.Lease, or the invocation's remaining time plus the margin.
 func (c *LeasedConsumer) leaseLength(ctx context.Context) time.Duration {
-	if c.cfg.Lease > 0 {
-		return c.cfg.Lease
+	if c.lease.Lease > 0 {
+		return c.lease.Lease
 	}
 	if d, ok := ctx.Deadline(); ok {
-		return max(time.Until(d), 0) + c.cfg.LeaseMargin
+		return max(time.Until(d), 0) + c.lease.LeaseMargin
 	}
 	return MaxLease
-}
-
-// read reads the record consistently; nil when there is none.
-func (c *LeasedConsumer) read(ctx context.Context, res *Result, key string) (map[string]types.AttributeValue, error) {
-	start := time.Now()
-	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
-	res.Commit += time.Since(start)
-	if err != nil {
-		return nil, fmt.Errorf("read record %s: %w", key, err)
-	}
-	return out.Item, nil
 }
 
 // ownedBy is the fence of every write after the claim: this owner still holds the lease.

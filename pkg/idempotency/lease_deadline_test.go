@@ -27,7 +27,7 @@ func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	id := unique(t)
-	res, err := c.Process(ctx, message(t, "m1", id, "test.counted", counted{Counter: "x", By: 1}))
+	res, err := process(ctx, c, message(t, "m1", id, "test.counted", counted{Counter: "x", By: 1}))
 	left := time.Until(deadline)
 	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a transient failure", res, err)

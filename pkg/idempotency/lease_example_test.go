@@ -12,7 +12,8 @@ import (
 )
 
 // A LeasedConsumer runs an effect outside DynamoDB (here a print standing for an HTTP call)
-// under a fenced lease; its HandleMessage goes to the batch processor like a Consumer's.
+// under a fenced lease. In a Lambda function it goes behind an SQS batch processor:
+// sqsbatch.NewFor(c, sqsbatch.Config{...}).
 func ExampleNewLeased() {
 	var db *dynamodb.Client // dynamodb.NewFromConfig(cfg), built once at init
 	call := idempotency.SideEffectFunc(func(ctx context.Context, ev cloudevent.Event, key string) error {
@@ -27,5 +28,5 @@ func ExampleNewLeased() {
 	if err != nil {
 		panic(err)
 	}
-	_ = c.HandleMessage // sqsbatch.New(c, sqsbatch.Config{...})
+	_ = c
 }

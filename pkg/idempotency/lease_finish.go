@@ -48,7 +48,7 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 		switch {
 		case err == nil || errors.As(err, &ccf) && completedBy(ccf.Item, rec.Owner): // the latter: a retry after a lost answer
 			res.Outcome = Applied
-			c.core.remember(rec, Applied, "")
+			c.remember(rec, Applied, "")
 			return res, nil
 		case errors.As(err, &ccf):
 			res.Outcome = Failed
@@ -109,7 +109,7 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 	inTime, cancelInTime := c.cfg.Retry.bound(ctx)
 	effectCtx, cancelCause := context.WithCancelCause(inTime)
 	cancel := func(cause error) { cancelCause(cause); cancelInTime() }
-	if c.cfg.Heartbeat <= 0 {
+	if c.lease.Heartbeat <= 0 {
 		bounded, cancelBound := context.WithDeadline(effectCtx, l.until)
 		return bounded, func() error { cancelBound(); cancel(nil); return nil }
 	}
@@ -133,7 +133,7 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 // heartbeat extends the lease every Heartbeat until done is closed, and cancels the effect
 // when the lease is lost: refused, or run out while extensions kept failing.
 func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
-	t := time.NewTicker(c.cfg.Heartbeat)
+	t := time.NewTicker(c.lease.Heartbeat)
 	defer t.Stop()
 	for {
 		select {

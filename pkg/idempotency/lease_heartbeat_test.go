@@ -19,13 +19,13 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	long := newGate(r)
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)).Process(context.Background(), msg)
+		_, err := process(context.Background(), f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)), msg)
 		done <- err
 	}()
 	<-long.started
 	time.Sleep(1200 * time.Millisecond) // three lease lengths
 
-	res, err := f.leased(t, "notifier", nil, r.effect()).Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) {
 		t.Errorf("delivery during the long effect = %+v, %v; want the lease still held", res, err)
 	}
@@ -46,7 +46,7 @@ func TestLeased_without_heartbeat_the_effect_context_ends_with_the_lease(t *test
 	never := newGate(r) // never opened: only the lease can end it
 
 	start := time.Now()
-	res, err := f.leased(t, "notifier", nil, never, withLease(300*time.Millisecond, 0)).Process(context.Background(), msg)
+	res, err := process(context.Background(), f.leased(t, "notifier", nil, never, withLease(300*time.Millisecond, 0)), msg)
 	if res.Outcome != idempotency.Failed || !errors.Is(err, context.DeadlineExceeded) || permanent(err) {
 		t.Fatalf("effect past its lease = %+v, %v; want failed by the lease's deadline", res, err)
 	}
@@ -67,12 +67,12 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	stuck := newGate(r) // never opened: only a lost lease can end it
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)).Process(context.Background(), msg)
+		_, err := process(context.Background(), f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)), msg)
 		done <- err
 	}()
 	<-stuck.started
 
-	if res, err := f.leased(t, "notifier", nil, r.effect(), later).Process(context.Background(), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect(), later), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
 	}
 	taken, _ := f.record(t, key)
@@ -93,7 +93,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 func TestLeased_malformed_message_claims_nothing_and_makes_no_call(t *testing.T) {
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
-	res, err := f.leased(t, "notifier", nil, r.effect()).Process(context.Background(), sqsMessage("m1", `{"specversion":"1.0"}`, 1))
+	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), sqsMessage("m1", `{"specversion":"1.0"}`, 1))
 	if res.Outcome != idempotency.Malformed || !permanent(err) {
 		t.Errorf("Process = %+v, %v; want malformed, permanent", res, err)
 	}

@@ -33,7 +33,7 @@ func TestLeased_new_event_runs_the_effect_once_and_completes_the_record(t *testi
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 
-	res, err := c.Process(context.Background(), msg)
+	res, err := process(context.Background(), c, msg)
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
@@ -57,10 +57,10 @@ func TestLeased_redelivery_after_completion_is_a_duplicate_and_makes_no_call(t *
 	c := f.leased(t, "notifier", nil, r.effect())
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
-	if res, err := c.Process(context.Background(), msg); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), c, msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first delivery = %+v, %v", res, err)
 	}
-	res, err := c.Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), c, redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Applied {
 		t.Fatalf("redelivery = %+v, %v; want a duplicate of applied", res, err)
 	}
@@ -69,7 +69,7 @@ func TestLeased_redelivery_after_completion_is_a_duplicate_and_makes_no_call(t *
 	}
 
 	other := message(t, "m2", id, "test.counted", counted{Counter: id, By: 2})
-	res, err = c.Process(context.Background(), other)
+	res, err = process(context.Background(), c, other)
 	if res.Outcome != idempotency.Conflict || !errors.Is(err, idempotency.ErrConflict) || !permanent(err) {
 		t.Errorf("same id, other payload = %+v, %v; want a permanent conflict", res, err)
 	}
@@ -82,7 +82,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
 	var m bytes.Buffer
-	rec := metrics.New(&m, "test", nil)
+	rec := metrics.NewEMF(&m, "test", nil)
 	id := unique(t)
 	key := idempotency.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
@@ -94,7 +94,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 		db.die()
 		return err
 	}), func(c *idempotency.LeaseConfig) { c.Retry.MaxAttempts = 1 })
-	if res, err := crashing.Process(context.Background(), msg); res.Outcome != idempotency.Failed || err == nil {
+	if res, err := process(context.Background(), crashing, msg); res.Outcome != idempotency.Failed || err == nil {
 		t.Fatalf("crashed delivery = %+v, %v; want failed", res, err)
 	}
 	first, _ := f.record(t, key)
@@ -103,14 +103,14 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 	}
 
 	// Redelivered while the lease is live: failed for a later retry, not skipped, no call.
-	res, err := f.leased(t, "notifier", nil, r.effect()).Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) || permanent(err) {
 		t.Fatalf("redelivery under a live lease = %+v, %v; want failed with ErrLeaseHeld, not permanent", res, err)
 	}
 
 	// Redelivered after the lease expired: taken over, called again with the same key.
 	next := f.leased(t, "notifier", nil, r.effect(), later, func(c *idempotency.LeaseConfig) { c.Metrics = rec })
-	if res, err := next.Process(context.Background(), redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), next, redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("redelivery after the lease = %+v, %v; want applied", res, err)
 	}
 	if got := r.Calls(); !slices.Equal(got, []string{key, key}) {
@@ -139,13 +139,13 @@ func TestLeased_late_owner_completing_after_a_take_over_loses_its_lease_and_over
 	slow := newGate(r)
 	late := make(chan error, 1)
 	go func() {
-		_, err := f.leased(t, "notifier", nil, slow).Process(context.Background(), msg)
+		_, err := process(context.Background(), f.leased(t, "notifier", nil, slow), msg)
 		late <- err
 	}()
 	<-slow.started
 	held, _ := f.record(t, key)
 
-	if res, err := f.leased(t, "notifier", nil, r.effect(), later).Process(context.Background(), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect(), later), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
 	}
 	taken, _ := f.record(t, key)
@@ -173,14 +173,14 @@ func TestLeased_release_on_error_lets_the_next_delivery_run(t *testing.T) {
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	r.failNext(1)
 
-	res, err := c.Process(context.Background(), msg)
+	res, err := process(context.Background(), c, msg)
 	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("failing effect = %+v, %v; want failed, not permanent", res, err)
 	}
 	if _, ok := f.record(t, key); ok {
 		t.Fatal("record still there after the effect failed; want it released")
 	}
-	if res, err := c.Process(context.Background(), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := process(context.Background(), c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("next delivery = %+v, %v; want applied at once", res, err)
 	}
 	if got := r.Calls(); !slices.Equal(got, []string{key, key}) {
@@ -196,12 +196,12 @@ func TestLeased_live_lease_held_by_another_is_a_batch_item_failure_not_a_skip(t 
 	running := newGate(r)
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.leased(t, "notifier", nil, running).Process(context.Background(), msg)
+		_, err := process(context.Background(), f.leased(t, "notifier", nil, running), msg)
 		done <- err
 	}()
 	<-running.started
 
-	p, err := sqsbatch.New(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{Logger: f.sharedLogger()})
+	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{Logger: f.sharedLogger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,14 +226,14 @@ func TestLeased_wait_for_completion_turns_a_held_lease_into_a_duplicate(t *testi
 	running := newGate(r)
 	done := make(chan error, 1)
 	go func() {
-		_, err := f.leased(t, "notifier", nil, running).Process(context.Background(), msg)
+		_, err := process(context.Background(), f.leased(t, "notifier", nil, running), msg)
 		done <- err
 	}()
 	<-running.started
 	time.AfterFunc(300*time.Millisecond, func() { close(running.open) })
 
 	waiting := f.leased(t, "notifier", nil, r.effect(), func(c *idempotency.LeaseConfig) { c.WaitForCompletion = 5 * time.Second })
-	res, err := waiting.Process(context.Background(), redelivered(msg, 2))
+	res, err := process(context.Background(), waiting, redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Errorf("waiting delivery = %+v, %v; want a duplicate once the holder completed", res, err)
 	}

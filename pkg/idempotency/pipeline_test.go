@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/logging"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -36,10 +36,10 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs, emf bytes.Buffer
-	logger := logging.New(&logs, "info")
-	rec := metrics.New(&emf, "onceflow", map[string]string{"Consumer": "capped"})
+	logger := slog.New(requestIDs{slog.NewJSONHandler(&logs, nil)})
+	rec := metrics.NewEMF(&emf, "onceflow", map[string]string{"Consumer": "capped"})
 	c := f.consumer(t, "capped", func(cfg *idempotency.Config) { cfg.Logger, cfg.Metrics = logger, rec })
-	p, err := sqsbatch.New(c, sqsbatch.Config{DeadLetter: deadletter.New(sq, *dlq.QueueUrl), Logger: logger, Metrics: rec})
+	p, err := sqsbatch.NewFor(c, sqsbatch.Config{DeadLetter: deadletter.New(sq, *dlq.QueueUrl), Logger: logger, Metrics: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,4 +133,15 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 			t.Errorf("metric %s = %v, want %v (EMF: %s)", name, m[name], n, emf.String())
 		}
 	}
+}
+
+// requestIDs adds the Lambda request id of the context to every record, to show that the
+// engine logs with the invocation's context.
+type requestIDs struct{ slog.Handler }
+
+func (h requestIDs) Handle(ctx context.Context, r slog.Record) error {
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		r.AddAttrs(slog.String("requestId", lc.AwsRequestID))
+	}
+	return h.Handler.Handle(ctx, r)
 }

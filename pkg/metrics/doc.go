@@ -1,4 +1,5 @@
-// Package metrics records counters and latencies and writes them as CloudWatch Embedded Metric
-// Format (EMF) lines: one JSON log line per flush, which CloudWatch turns into metrics with no
-// API call from the function.
+// Package metrics is the engine's metrics seam. The engine reports through the small Recorder
+// interface, so any metrics system can be plugged in; EMF is the implementation for Lambda: it
+// writes CloudWatch Embedded Metric Format lines, one JSON log line per flush, which CloudWatch
+// turns into metrics with no API call from the function.
 package metrics

@@ -10,22 +10,9 @@ import (
 	"time"
 )
 
-// Metric names the engine and the batch processor record.
-const (
-	Applied       = "Applied"
-	Duplicate     = "Duplicate"
-	Rejected      = "Rejected"
-	Conflict      = "Conflict"
-	Malformed     = "Malformed"
-	Failed        = "Failed"
-	DeadLettered  = "DeadLettered"
-	LeaseTakeover = "LeaseTakeover"
-	CommitLatency = "CommitLatency"
-)
-
-// Recorder accumulates counts and millisecond observations until Flush writes them as one EMF
-// line. It is safe for concurrent use. A nil *Recorder records nothing.
-type Recorder struct {
+// EMF is a Recorder that accumulates counts and millisecond observations until Flush writes
+// them as one EMF line. It is safe for concurrent use.
+type EMF struct {
 	mu         sync.Mutex
 	w          io.Writer
 	namespace  string
@@ -35,28 +22,22 @@ type Recorder struct {
 	now        func() time.Time
 }
 
-// New returns a Recorder writing to w under namespace, every metric carrying dimensions
-// (for example {"Consumer": "ledger"}).
-func New(w io.Writer, namespace string, dimensions map[string]string) *Recorder {
-	return &Recorder{w: w, namespace: namespace, dimensions: maps.Clone(dimensions),
+// NewEMF returns an EMF recorder writing to w (os.Stdout in Lambda) under namespace, every
+// metric carrying dimensions (for example {"Consumer": "orders"}).
+func NewEMF(w io.Writer, namespace string, dimensions map[string]string) *EMF {
+	return &EMF{w: w, namespace: namespace, dimensions: maps.Clone(dimensions),
 		counts: map[string]float64{}, millis: map[string][]float64{}, now: time.Now}
 }
 
 // Count adds n to the counter name.
-func (r *Recorder) Count(name string, n float64) {
-	if r == nil {
-		return
-	}
+func (r *EMF) Count(name string, n float64) {
 	r.mu.Lock()
 	r.counts[name] += n
 	r.mu.Unlock()
 }
 
 // Observe records a duration under name, in milliseconds.
-func (r *Recorder) Observe(name string, d time.Duration) {
-	if r == nil {
-		return
-	}
+func (r *EMF) Observe(name string, d time.Duration) {
 	r.mu.Lock()
 	r.millis[name] = append(r.millis[name], float64(d)/float64(time.Millisecond))
 	r.mu.Unlock()
@@ -64,10 +45,7 @@ func (r *Recorder) Observe(name string, d time.Duration) {
 
 // Flush writes what was recorded since the last flush as one EMF line and resets the
 // recorder. It writes nothing when nothing was recorded.
-func (r *Recorder) Flush() error {
-	if r == nil {
-		return nil
-	}
+func (r *EMF) Flush() error {
 	r.mu.Lock()
 	counts, millis := r.counts, r.millis
 	r.counts, r.millis = map[string]float64{}, map[string][]float64{}

@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -13,7 +14,7 @@ import (
 
 func TestRecorder_flush_writes_one_EMF_line_and_resets(t *testing.T) {
 	var out bytes.Buffer
-	r := metrics.New(&out, "onceflow", map[string]string{"Consumer": "ledger"})
+	r := metrics.NewEMF(&out, "onceflow", map[string]string{"Consumer": "ledger"})
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Add(1)
@@ -69,11 +70,32 @@ func TestRecorder_flush_writes_one_EMF_line_and_resets(t *testing.T) {
 	}
 }
 
-func TestRecorder_nil_records_nothing(t *testing.T) {
-	var r *metrics.Recorder
-	r.Count(metrics.Applied, 1)
-	r.Observe(metrics.CommitLatency, time.Second)
-	if err := r.Flush(); err != nil {
-		t.Fatal(err)
+func TestDiscard_and_Flush_of_a_recorder_that_does_not_buffer(t *testing.T) {
+	metrics.Discard.Count(metrics.Applied, 1)
+	metrics.Discard.Observe(metrics.CommitLatency, time.Millisecond)
+	if err := metrics.Flush(metrics.Discard); err != nil {
+		t.Fatalf("Flush(Discard) = %v; want nil", err)
 	}
+}
+
+func TestFlush_flushes_a_recorder_that_buffers(t *testing.T) {
+	var out bytes.Buffer
+	r := metrics.NewEMF(&out, "ns", nil)
+	r.Count(metrics.Applied, 1)
+	if err := metrics.Flush(r); err != nil || !strings.Contains(out.String(), `"Applied":1`) {
+		t.Fatalf("Flush(EMF) = %v, wrote %q; want the Applied count written", err, out.String())
+	}
+}
+
+func ExampleEMF() {
+	var out bytes.Buffer // os.Stdout in Lambda, where CloudWatch reads the line
+	r := metrics.NewEMF(&out, "orders", map[string]string{"Consumer": "orders"})
+	r.Count(metrics.Applied, 2)
+	r.Observe(metrics.CommitLatency, 8*time.Millisecond)
+	_ = r.Flush() // once per invocation; the engine's batch handlers do it
+
+	var line map[string]any
+	_ = json.Unmarshal(out.Bytes(), &line)
+	fmt.Println(line["Consumer"], line["Applied"], line["CommitLatency"])
+	// Output: orders 2 [8]
 }

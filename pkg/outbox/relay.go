@@ -15,12 +15,6 @@ import (
 	"github.com/onceflow/onceflow/pkg/publish"
 )
 
-// Metric names the relay records.
-const (
-	Published     = "Published"
-	PublishFailed = "PublishFailed"
-)
-
 // BatchSender sends messages to one queue in order and returns one error per message (nil when
 // sent). *publish.Publisher implements it. Implementations must be safe for concurrent use.
 type BatchSender interface {
@@ -32,8 +26,8 @@ type RelayConfig struct {
 	Sender BatchSender
 	// Routes maps an event type to the URLs of every queue that receives it.
 	Routes  map[string][]string
-	Logger  *slog.Logger      // default: slog.Default()
-	Metrics *metrics.Recorder // nil records nothing
+	Logger  *slog.Logger     // default: slog.Default()
+	Metrics metrics.Recorder // default metrics.Discard; flushed after every batch when it buffers
 }
 
 // Validate reports every problem of c.
@@ -63,6 +57,9 @@ func NewRelay(cfg RelayConfig) (*Relay, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.Discard
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -81,7 +78,7 @@ type pending struct {
 // later record is sent to a queue after a failure on it. Records that are not outbox
 // inserts are skipped.
 func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
-	defer r.cfg.Metrics.Flush()
+	defer func() { _ = metrics.Flush(r.cfg.Metrics) }()
 	byQueue := map[string][]pending{}
 	failed := make([]error, len(ev.Records))
 	for i, rec := range ev.Records {
@@ -130,10 +127,10 @@ func (r *Relay) send(ctx context.Context, url string, ps []pending, failed []err
 	for i, err := range r.cfg.Sender.SendBatch(ctx, url, msgs) {
 		if err != nil {
 			failed[recs[i]] = errors.Join(failed[recs[i]], err)
-			r.cfg.Metrics.Count(PublishFailed, 1)
+			r.cfg.Metrics.Count(metrics.PublishFailed, 1)
 			continue
 		}
-		r.cfg.Metrics.Count(Published, 1)
+		r.cfg.Metrics.Count(metrics.Published, 1)
 	}
 }
 

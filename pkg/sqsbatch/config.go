@@ -20,10 +20,9 @@ const (
 
 // MessageHandler processes one SQS message. It is called concurrently for messages of
 // different groups (of a standard queue: for any two messages), never concurrently for two
-// messages of one FIFO group. A nil error acknowledges the message. An error with a
-// Permanent() bool method answering true (see cloudevent.MalformedError) means the message can
-// never succeed: it is dead-lettered. Any other error fails the message so SQS redelivers it.
-// HandleMessage should return when ctx is done.
+// messages of one FIFO group. A nil error acknowledges the message. An error marked
+// idempotency.Permanent means the message can never succeed: it is dead-lettered. Any other
+// error fails the message so SQS redelivers it. HandleMessage should return when ctx is done.
 type MessageHandler interface {
 	HandleMessage(ctx context.Context, msg events.SQSMessage) error
 }
@@ -67,9 +66,10 @@ type Config struct {
 	DeadLetter DeadLetterer
 	// Logger is where decisions are logged. Default slog.Default().
 	Logger *slog.Logger
-	// Metrics counts metrics.DeadLettered and is flushed at the end of every Handle. May be
-	// nil.
-	Metrics *metrics.Recorder
+	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
+	// is not a CloudEvent), and is flushed at the end of every Handle when it buffers.
+	// Default metrics.Discard.
+	Metrics metrics.Recorder
 }
 
 func (c Config) withDefaults() Config {
@@ -81,6 +81,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
+	}
+	if c.Metrics == nil {
+		c.Metrics = metrics.Discard
 	}
 	return c
 }

@@ -1,6 +1,11 @@
-// Package batch is the SQS port: a Processor turns one Lambda SQS event into per-message
-// calls of a MessageHandler and answers with a partial batch response, so only the messages
-// that failed come back. On FIFO queues it keeps each message group in order and stops a
-// group at its first failure; permanent failures go to a dead-letter queue, and a deadline
-// guard stops starting work before the invocation runs out of time.
+// Package sqsbatch is the SQS port of the engine: a Processor turns one Lambda SQS event into
+// per-message calls and answers with a partial batch response, so only the messages that failed
+// come back. On FIFO queues it keeps each message group in order and stops a group at its first
+// failure; permanent failures go to a dead-letter queue with their reason, and a deadline guard
+// stops starting work before the invocation runs out of time.
+//
+// NewConsumer is the common case in one call: an idempotent consumer (package idempotency)
+// applying each message's CloudEvent, behind a Processor that dead-letters what can never
+// succeed. NewFor does the same for a consumer built separately (a LeasedConsumer), and New
+// runs any MessageHandler.
 package sqsbatch

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -152,7 +153,7 @@ func (p *Processor) process(ctx context.Context, msg events.SQSMessage, groupID 
 	if err == nil {
 		return true
 	}
-	if !isPermanent(err) {
+	if !idempotency.IsPermanent(err) {
 		p.log.LogAttrs(ctx, slog.LevelError, "message failed, reported for redelivery", attrs(err)...)
 		return false
 	}
@@ -187,17 +188,9 @@ func (p *Processor) protect(ctx context.Context, msg events.SQSMessage, groupID 
 }
 
 func (p *Processor) flushMetrics(ctx context.Context) {
-	if err := p.cfg.Metrics.Flush(); err != nil {
+	if err := metrics.Flush(p.cfg.Metrics); err != nil {
 		p.log.LogAttrs(ctx, slog.LevelWarn, "metrics not flushed", slog.String("reason", err.Error()))
 	}
-}
-
-// isPermanent reports whether err says, through a Permanent() bool method anywhere in its
-// chain, that retrying cannot help. It is duck-typed so that error packages need not import
-// this one.
-func isPermanent(err error) bool {
-	var p interface{ Permanent() bool }
-	return errors.As(err, &p) && p.Permanent()
 }
 
 // groupsOf splits records into groups in batch order. A FIFO batch (a ".fifo" source ARN or

@@ -416,7 +416,7 @@ func TestProcessor_permanent_errors_are_dead_lettered_and_acknowledged(t *testin
 		t.Run(tt.name, func(t *testing.T) {
 			var emf bytes.Buffer
 			h := &recorder{results: map[string]error{"a/2": tt.err}}
-			cfg := sqsbatch.Config{Metrics: metrics.New(&emf, "onceflow", nil)}
+			cfg := sqsbatch.Config{Metrics: metrics.NewEMF(&emf, "onceflow", nil)}
 			if tt.dl != nil {
 				cfg.DeadLetter = tt.dl
 			}

@@ -1,4 +1,4 @@
-package logging
+package app
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
-// New returns a JSON logger writing to w at level ("debug", "info", "warn", "error"; anything
+// NewLogger returns a JSON logger writing to w at level ("debug", "info", "warn", "error"; anything
 // else means info). Records logged with a Lambda context carry its request id.
-func New(w io.Writer, level string) *slog.Logger {
+func NewLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo

@@ -1,4 +1,4 @@
-package logging_test
+package app_test
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambdacontext"
 
-	"github.com/onceflow/onceflow/internal/logging"
+	"github.com/onceflow/onceflow/internal/app"
 )
 
-func TestNew_adds_the_request_id_and_honours_the_level(t *testing.T) {
+func TestNewLogger_adds_the_request_id_and_honours_the_level(t *testing.T) {
 	var out bytes.Buffer
-	log := logging.New(&out, "warn").With("consumer", "ledger")
+	log := app.NewLogger(&out, "warn").With("consumer", "ledger")
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "req-42"})
 	log.InfoContext(ctx, "dropped by level")
 	log.WarnContext(ctx, "kept", "messageId", "m1")
@@ -28,7 +28,7 @@ func TestNew_adds_the_request_id_and_honours_the_level(t *testing.T) {
 
 func TestNew_without_a_lambda_context_logs_without_request_id(t *testing.T) {
 	var out bytes.Buffer
-	logging.New(&out, "nonsense").Info("hello")
+	app.NewLogger(&out, "nonsense").Info("hello")
 	var rec map[string]any
 	if err := json.Unmarshal(out.Bytes(), &rec); err != nil {
 		t.Fatal(err)

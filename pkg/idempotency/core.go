@@ -1,0 +1,196 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Delivery says how an event reached the consumer: it is stored in the record and logged, so a
+// person can find the message. Every field is optional.
+type Delivery struct {
+	MessageID      string // the transport's id of this delivery: an SQS message id, a stream event id
+	SequenceNumber string // an SQS FIFO or stream sequence number
+	ReceiveCount   int    // how many times the transport has delivered it, this time included
+}
+
+// Result says how applying one event ended.
+type Result struct {
+	Outcome Outcome
+	Key     string // idempotency key; empty when the event had no usable id
+	EventID string
+	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection)
+	Stored  Outcome       // for Duplicate: the outcome stored by the first processing
+	Commit  time.Duration // time spent in DynamoDB calls
+}
+
+// core is what both modes share: configuration, the cache, the record, the duplicate and
+// conflict decisions, and the one log line and metric per event.
+type core struct {
+	db    DB
+	cfg   Config
+	cache *cache
+}
+
+func newCore(db DB, cfg Config) (core, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.Validate(); err != nil {
+		return core{}, fmt.Errorf("idempotency config: %w", err)
+	}
+	if db == nil {
+		return core{}, errors.New("idempotency: a DB is required")
+	}
+	return core{db: db, cfg: cfg, cache: newCache(cfg.CacheSize)}, nil
+}
+
+// Name is the consumer name.
+func (c *core) Name() string { return c.cfg.Name }
+
+// start checks the event, and answers from the cache when this environment has seen it
+// committed: done is true then.
+func (c *core) start(ev cloudevent.Event) (res Result, hash string, done bool, err error) {
+	if ev.ID == "" || ev.Type == "" {
+		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "an event needs an id and a type to be applied")
+	}
+	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
+	hash = ev.PayloadHash()
+	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok {
+		return c.known(res, hit.hash, hit.outcome, hit.reason, hash), hash, true, c.conflictErr(res.Key, hit.hash, hash)
+	}
+	return res, hash, false, nil
+}
+
+// known turns an existing record (its payload hash, outcome and reason) into a result.
+func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash string) Result {
+	if storedHash != hash {
+		res.Outcome = Conflict
+		return res
+	}
+	res.Outcome, res.Stored, res.Reason = Duplicate, stored, reason
+	return res
+}
+
+func (c *core) conflictErr(key, storedHash, hash string) error {
+	if storedHash == hash {
+		return nil
+	}
+	return &ConflictError{Key: key, StoredHash: storedHash, PayloadHash: hash}
+}
+
+func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Time) Record {
+	rec := Record{
+		Key:            Key(c.cfg.Name, ev.ID),
+		Consumer:       c.cfg.Name,
+		EventID:        ev.ID,
+		EventType:      ev.Type,
+		OccurredAt:     rfc3339(ev.Time),
+		ProcessedAt:    rfc3339(now),
+		Outcome:        string(Applied),
+		PayloadHash:    hash,
+		MessageID:      d.MessageID,
+		SequenceNumber: d.SequenceNumber,
+		ReceiveCount:   d.ReceiveCount,
+		ExpiresAt:      now.Add(c.cfg.Retention).Unix(),
+	}
+	if c.cfg.StorePayload {
+		if body, err := cloudevent.Encode(ev); err == nil {
+			rec.Payload = string(body)
+		}
+	}
+	return rec
+}
+
+// existing classifies a live record found by a failed condition: the same payload is a
+// duplicate, another payload a conflict.
+func (c *core) existing(ctx context.Context, res Result, old map[string]types.AttributeValue, hash string) (Result, error) {
+	if old == nil { // ALL_OLD not honoured: read the record (consistently) instead
+		var err error
+		if old, err = c.read(ctx, &res, res.Key); err != nil {
+			res.Outcome = Failed
+			return res, err
+		}
+	}
+	var stored Record
+	if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
+		res.Outcome = Failed
+		return res, fmt.Errorf("decode record %s: %w", res.Key, err)
+	}
+	res = c.known(res, stored.PayloadHash, Outcome(stored.Outcome), stored.Reason, hash)
+	if res.Outcome == Duplicate {
+		c.remember(stored, Outcome(stored.Outcome), stored.Reason)
+	}
+	return res, c.conflictErr(res.Key, stored.PayloadHash, hash)
+}
+
+// read reads the record consistently; nil when there is none.
+func (c *core) read(ctx context.Context, res *Result, key string) (map[string]types.AttributeValue, error) {
+	start := time.Now()
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
+		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
+	res.Commit += time.Since(start)
+	if err != nil {
+		return nil, fmt.Errorf("read record %s: %w", key, err)
+	}
+	return out.Item, nil
+}
+
+func (c *core) remember(rec Record, outcome Outcome, reason string) {
+	c.cache.put(cacheEntry{key: rec.Key, hash: rec.PayloadHash, outcome: outcome, reason: reason,
+		expiresAt: time.Unix(rec.ExpiresAt, 0)})
+}
+
+// report logs the outcome once, with the fields a person needs to find the message, and
+// counts it.
+func (c *core) report(ctx context.Context, ev cloudevent.Event, d Delivery, res Result, err error, took time.Duration) {
+	attrs := []slog.Attr{
+		slog.String("consumer", c.cfg.Name),
+		slog.String("messageId", d.MessageID),
+		slog.String("eventId", ev.ID),
+		slog.String("eventType", ev.Type),
+		slog.String("outcome", string(res.Outcome)),
+		slog.Float64("durationMs", float64(took)/float64(time.Millisecond)),
+		slog.Float64("commitMs", float64(res.Commit)/float64(time.Millisecond)),
+	}
+	if res.Reason != "" {
+		attrs = append(attrs, slog.String("reason", res.Reason))
+	}
+	if res.Stored != "" {
+		attrs = append(attrs, slog.String("stored", string(res.Stored)))
+	}
+	level := slog.LevelInfo
+	switch res.Outcome {
+	case Conflict, Malformed:
+		level = slog.LevelError
+	case Failed:
+		level = slog.LevelWarn
+		if IsPermanent(err) {
+			level = slog.LevelError
+		}
+	}
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	c.cfg.Logger.LogAttrs(ctx, level, "message "+string(res.Outcome), attrs...)
+
+	c.cfg.Metrics.Count(metricName[res.Outcome], 1)
+	if res.Commit > 0 {
+		c.cfg.Metrics.Observe(metrics.CommitLatency, res.Commit)
+	}
+}
+
+var metricName = map[Outcome]string{
+	Applied: metrics.Applied, Duplicate: metrics.Duplicate, Rejected: metrics.Rejected,
+	Conflict: metrics.Conflict, Malformed: metrics.Malformed, Failed: metrics.Failed,
+}

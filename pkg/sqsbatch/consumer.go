@@ -1,0 +1,76 @@
+package sqsbatch
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Applier applies one decoded event exactly once: *idempotency.Consumer and
+// *idempotency.LeasedConsumer implement it. Implementations must be safe for concurrent use.
+type Applier interface {
+	Name() string
+	Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error)
+}
+
+// NewConsumer is the common case in one call: a Processor whose messages are CloudEvents
+// applied exactly once by an idempotency.Consumer committing what handler decides to db. The
+// consumer logs and counts with cfg's Logger and Metrics when its own are not set. Pass
+// Config.DeadLetter (a deadletter.Queue) so that what can never succeed is moved aside with
+// its reason; without one it is left to the queue's redrive policy.
+func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempotency.Config, cfg Config) (*Processor, error) {
+	if consumer.Logger == nil {
+		consumer.Logger = cfg.Logger
+	}
+	if consumer.Metrics == nil {
+		consumer.Metrics = cfg.Metrics
+	}
+	c, err := idempotency.New(db, handler, consumer)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", consumer.Name, err)
+	}
+	return NewFor(c, cfg)
+}
+
+// NewFor returns a Processor that decodes each message body as a CloudEvent and applies it
+// with a. A body that is not a valid CloudEvent is malformed: logged, counted and dead-lettered.
+func NewFor(a Applier, cfg Config) (*Processor, error) {
+	if a == nil {
+		return nil, fmt.Errorf("sqsbatch: Applier is nil")
+	}
+	d := cfg.withDefaults()
+	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics}, cfg)
+}
+
+// Delivery returns what an SQS message says of its delivery, for the idempotency record.
+func Delivery(msg events.SQSMessage) idempotency.Delivery {
+	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
+	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"], ReceiveCount: n}
+}
+
+// decoding is the MessageHandler of NewFor.
+type decoding struct {
+	a       Applier
+	log     *slog.Logger
+	metrics metrics.Recorder
+}
+
+func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
+	ev, err := cloudevent.Decode([]byte(msg.Body))
+	if err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
+			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),
+			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
+		h.metrics.Count(metrics.Malformed, 1)
+		return err
+	}
+	_, err = h.a.Apply(ctx, ev, Delivery(msg))
+	return err
+}
