@@ -9,63 +9,21 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
+	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/config"
 )
 
-// doc is template.yaml with its short-form intrinsics expanded to their long forms
-// ({"Ref": x}, {"Fn::GetAtt": [a, b]}, {"Fn::Sub": s}, ...).
+// doc is template.yaml as CloudFormation reads it, with its short-form intrinsics in their long
+// forms ({"Ref": x}, {"Fn::GetAtt": [a, b]}, {"Fn::Sub": s}, ...): the local cloud's reader.
 type doc = map[string]any
 
 func loadTemplate(t *testing.T) doc {
 	t.Helper()
-	b, err := os.ReadFile("template.yaml")
+	tpl, err := localcloud.LoadDocument("template.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
-		t.Fatalf("template.yaml: %v", err)
-	}
-	return expand(root.Content[0]).(doc)
-}
-
-func expand(n *yaml.Node) any {
-	var v any
-	switch n.Kind {
-	case yaml.MappingNode:
-		m := doc{}
-		for i := 0; i < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = expand(n.Content[i+1])
-		}
-		v = m
-	case yaml.SequenceNode:
-		l := []any{}
-		for _, c := range n.Content {
-			l = append(l, expand(c))
-		}
-		v = l
-	case yaml.AliasNode:
-		return expand(n.Alias)
-	default:
-		var s any
-		_ = n.Decode(&s)
-		v = s
-	}
-	switch tag := n.Tag; {
-	case tag == "!Ref":
-		return doc{"Ref": n.Value}
-	case tag == "!GetAtt":
-		if s, ok := v.(string); ok {
-			res, attr, _ := strings.Cut(s, ".")
-			return doc{"Fn::GetAtt": []any{res, attr}}
-		}
-		return doc{"Fn::GetAtt": v}
-	case strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!"):
-		return doc{"Fn::" + tag[1:]: v}
-	}
-	return v
+	return tpl
 }
 
 func get(v any, path ...string) any {

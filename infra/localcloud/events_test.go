@@ -35,7 +35,7 @@ func TestRoute_match_binds_path_parameters(t *testing.T) {
 
 func TestDynamoDBEvent_converts_stream_records(t *testing.T) {
 	at := time.Unix(1700000000, 0)
-	ev, err := dynamoDBEvent([]streamtypes.Record{{
+	ev, err := DynamoDBEvent([]streamtypes.Record{{
 		EventID: aws.String("e1"), EventName: streamtypes.OperationTypeInsert, EventVersion: aws.String("1.1"),
 		Dynamodb: &streamtypes.StreamRecord{
 			ApproximateCreationDateTime: &at, SequenceNumber: aws.String("100"), SizeBytes: aws.Int64(12),
@@ -64,7 +64,7 @@ func TestDynamoDBEvent_converts_stream_records(t *testing.T) {
 }
 
 func TestSQSEvent_carries_system_attributes(t *testing.T) {
-	ev := sqsEvent([]sqstypes.Message{{MessageId: aws.String("m"), ReceiptHandle: aws.String("r"), Body: aws.String("b"),
+	ev := SQSEvent([]sqstypes.Message{{MessageId: aws.String("m"), ReceiptHandle: aws.String("r"), Body: aws.String("b"),
 		MD5OfBody: aws.String("md5"), Attributes: map[string]string{"MessageGroupId": "g", "SequenceNumber": "1"},
 		MessageAttributes: map[string]sqstypes.MessageAttributeValue{"k": {DataType: aws.String("String"), StringValue: aws.String("v")}}}},
 		"arn:q")

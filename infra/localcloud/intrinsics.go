@@ -77,29 +77,27 @@ func (r *refs) getAtt(name, attr string) (string, error) {
 	return "", fmt.Errorf("!GetAtt %s.%s: no local value", name, attr)
 }
 
-// resolve turns a YAML node into plain Go values (map[string]any, []any, string, int64,
-// float64, bool, nil), evaluating Ref, GetAtt, Sub, Join and Select in short and long form.
-func (r *refs) resolve(n *yaml.Node) (any, error) {
+// resolve turns a YAML node into plain Go values, evaluating Ref, GetAtt, Sub, Join and Select
+// in short and long form.
+func (r *refs) resolve(n *yaml.Node) (any, error) { return decode(n, r.intrinsic) }
+
+// decode turns a YAML node into plain Go values (map[string]any, []any, string, int, float64,
+// bool, nil), and each intrinsic function call in it, short (!Sub s) or long ({Fn::Sub: s})
+// form, into what call returns for the function's name without "Fn::" and its argument.
+func decode(n *yaml.Node, call func(fn string, arg *yaml.Node) (any, error)) (any, error) {
 	if n == nil {
 		return nil, nil
 	}
-	if n.Kind == yaml.AliasNode {
-		return r.resolve(n.Alias)
-	}
-	if fn := strings.TrimPrefix(n.Tag, "!"); strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		return r.intrinsic(fn, n)
+	if fn, arg, ok := intrinsicCall(n); ok {
+		return call(fn, arg)
 	}
 	switch n.Kind {
+	case yaml.AliasNode:
+		return decode(n.Alias, call)
 	case yaml.MappingNode:
-		if len(n.Content) == 2 {
-			key := n.Content[0].Value
-			if key == "Ref" || strings.HasPrefix(key, "Fn::") {
-				return r.intrinsic(strings.TrimPrefix(key, "Fn::"), n.Content[1])
-			}
-		}
 		out := make(map[string]any, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
-			v, err := r.resolve(n.Content[i+1])
+			v, err := decode(n.Content[i+1], call)
 			if err != nil {
 				return nil, err
 			}
@@ -109,7 +107,7 @@ func (r *refs) resolve(n *yaml.Node) (any, error) {
 	case yaml.SequenceNode:
 		out := make([]any, 0, len(n.Content))
 		for _, c := range n.Content {
-			v, err := r.resolve(c)
+			v, err := decode(c, call)
 			if err != nil {
 				return nil, err
 			}
@@ -118,7 +116,7 @@ func (r *refs) resolve(n *yaml.Node) (any, error) {
 		return out, nil
 	case yaml.DocumentNode:
 		if len(n.Content) == 1 {
-			return r.resolve(n.Content[0])
+			return decode(n.Content[0], call)
 		}
 		return nil, nil
 	}
@@ -127,6 +125,23 @@ func (r *refs) resolve(n *yaml.Node) (any, error) {
 		return nil, fmt.Errorf("line %d: %w", n.Line, err)
 	}
 	return v, nil
+}
+
+// intrinsicCall reports whether n calls an intrinsic function, in short form (a local tag:
+// !Ref x) or long form (a one-key mapping: {Ref: x}, {Fn::GetAtt: [a, b]}), and returns the
+// function's name without "Fn::" and its argument, without the tag.
+func intrinsicCall(n *yaml.Node) (fn string, arg *yaml.Node, ok bool) {
+	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		plain := *n
+		plain.Tag = ""
+		return n.Tag[1:], &plain, true
+	}
+	if n.Kind == yaml.MappingNode && len(n.Content) == 2 {
+		if key := n.Content[0].Value; key == "Ref" || strings.HasPrefix(key, "Fn::") {
+			return strings.TrimPrefix(key, "Fn::"), n.Content[1], true
+		}
+	}
+	return "", nil, false
 }
 
 // resolveString resolves a node that must give a string (numbers and booleans are formatted).
@@ -151,10 +166,7 @@ func stringify(v any) (string, error) {
 }
 
 func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
-	// Strip the tag so the argument resolves as plain data.
-	plain := *arg
-	plain.Tag = ""
-	args, err := r.resolve(&plain)
+	args, err := r.resolve(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -279,9 +291,9 @@ func referencedResource(n *yaml.Node) string {
 	if n == nil {
 		return ""
 	}
-	fn, arg := strings.TrimPrefix(n.Tag, "!"), n
-	if n.Kind == yaml.MappingNode && len(n.Content) == 2 {
-		fn, arg = strings.TrimPrefix(n.Content[0].Value, "Fn::"), n.Content[1]
+	fn, arg, ok := intrinsicCall(n)
+	if !ok {
+		return ""
 	}
 	switch fn {
 	case "Ref":

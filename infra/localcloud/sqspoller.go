@@ -68,7 +68,7 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	payload, err := json.Marshal(sqsEvent(msgs, p.event.SourceARN))
+	payload, err := json.Marshal(SQSEvent(msgs, p.event.SourceARN))
 	if err != nil {
 		p.onError("sqs event", "err", err)
 		return
@@ -121,7 +121,7 @@ func (p *sqsPoller) dropFiltered(ctx context.Context, msgs []sqstypes.Message) [
 	}
 	var kept []sqstypes.Message
 	var drop []sqstypes.DeleteMessageBatchRequestEntry
-	for i, rec := range sqsEvent(msgs, p.event.SourceARN).Records {
+	for i, rec := range SQSEvent(msgs, p.event.SourceARN).Records {
 		if p.event.Filter.match(sqsFilterView(rec)) {
 			kept = append(kept, msgs[i])
 		} else {
@@ -147,39 +147,6 @@ func (p *sqsPoller) delete(ctx context.Context, entries []sqstypes.DeleteMessage
 		p.onError("sqs delete", "queue", p.event.Source, "message", aws.ToString(f.Id), "err", aws.ToString(f.Message))
 	}
 	return len(res.Successful)
-}
-
-// sqsEvent builds the event Lambda's SQS event source mapping sends.
-func sqsEvent(msgs []sqstypes.Message, queueARN string) events.SQSEvent {
-	ev := events.SQSEvent{Records: make([]events.SQSMessage, 0, len(msgs))}
-	for _, m := range msgs {
-		rec := events.SQSMessage{
-			MessageId:              aws.ToString(m.MessageId),
-			ReceiptHandle:          aws.ToString(m.ReceiptHandle),
-			Body:                   aws.ToString(m.Body),
-			Md5OfBody:              aws.ToString(m.MD5OfBody),
-			Md5OfMessageAttributes: aws.ToString(m.MD5OfMessageAttributes),
-			Attributes:             m.Attributes,
-			MessageAttributes:      map[string]events.SQSMessageAttribute{},
-			EventSourceARN:         queueARN,
-			EventSource:            "aws:sqs",
-			AWSRegion:              Region,
-		}
-		if rec.Attributes == nil {
-			rec.Attributes = map[string]string{}
-		}
-		for k, a := range m.MessageAttributes {
-			rec.MessageAttributes[k] = events.SQSMessageAttribute{
-				StringValue:      a.StringValue,
-				BinaryValue:      a.BinaryValue,
-				StringListValues: a.StringListValues,
-				BinaryListValues: a.BinaryListValues,
-				DataType:         aws.ToString(a.DataType),
-			}
-		}
-		ev.Records = append(ev.Records, rec)
-	}
-	return ev
 }
 
 func sleep(ctx context.Context, d time.Duration) {

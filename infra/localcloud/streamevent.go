@@ -8,8 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
-// dynamoDBEvent builds the event Lambda's DynamoDB event source mapping sends.
-func dynamoDBEvent(recs []types.Record, streamARN string) (events.DynamoDBEvent, error) {
+// DynamoDBEvent builds the event Lambda's DynamoDB event source mapping sends for records read
+// from the stream streamARN. It fails on an attribute value of a type it does not know.
+func DynamoDBEvent(recs []types.Record, streamARN string) (events.DynamoDBEvent, error) {
 	ev := events.DynamoDBEvent{Records: make([]events.DynamoDBEventRecord, 0, len(recs))}
 	for _, r := range recs {
 		out := events.DynamoDBEventRecord{

@@ -186,7 +186,7 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 // sequence number to read again from: "" when the batch succeeded, the first failed record's
 // when it partly failed, the first record's when the invocation failed.
 func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
-	all, err := dynamoDBEvent(recs, p.event.SourceARN)
+	all, err := DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
 		return "", err
 	}

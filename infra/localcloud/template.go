@@ -37,24 +37,34 @@ func (t *Template) Declares(name string) bool { return slices.Contains(t.Declare
 
 // LoadTemplate reads a SAM template file.
 func LoadTemplate(path string) (*Template, error) {
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read template: %w", err)
-	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := ParseTemplate(raw)
+	t, err := readTemplate(path, ParseTemplate)
 	if err != nil {
-		return nil, fmt.Errorf("template %s: %w", path, err)
+		return nil, err
 	}
 	t.Dir = filepath.Dir(abs)
 	return t, nil
 }
 
-// ParseTemplate parses the YAML text of a SAM template.
-func ParseTemplate(raw []byte) (*Template, error) {
+// readTemplate reads the template file at path and parses its text with parse.
+func readTemplate[T any](path string, parse func([]byte) (T, error)) (T, error) {
+	var zero T
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return zero, fmt.Errorf("read template: %w", err)
+	}
+	v, err := parse(raw)
+	if err != nil {
+		return zero, fmt.Errorf("template %s: %w", path, err)
+	}
+	return v, nil
+}
+
+// parseRoot parses the YAML text of a template and returns its top-level mapping.
+func parseRoot(raw []byte) (*yaml.Node, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
@@ -62,7 +72,15 @@ func ParseTemplate(raw []byte) (*Template, error) {
 	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil, fmt.Errorf("parse: the document is not a mapping")
 	}
-	root := doc.Content[0]
+	return doc.Content[0], nil
+}
+
+// ParseTemplate parses the YAML text of a SAM template.
+func ParseTemplate(raw []byte) (*Template, error) {
+	root, err := parseRoot(raw)
+	if err != nil {
+		return nil, err
+	}
 	t := &Template{
 		Parameters:  map[string]string{},
 		Properties:  map[string]*yaml.Node{},

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -125,9 +126,11 @@ func StreamRecords(tb testing.TB, client *dynamodbstreams.Client, arn string) []
 			if err != nil {
 				tb.Fatalf("get records: %v", err)
 			}
-			for _, r := range out.Records {
-				recs = append(recs, toLambda(r, arn))
+			ev, err := localcloud.DynamoDBEvent(out.Records, arn)
+			if err != nil {
+				tb.Fatalf("stream records: %v", err)
 			}
+			recs = append(recs, ev.Records...)
 			if len(out.Records) == 0 {
 				break
 			}
@@ -135,57 +138,6 @@ func StreamRecords(tb testing.TB, client *dynamodbstreams.Client, arn string) []
 		}
 	}
 	return recs
-}
-
-func toLambda(r stypes.Record, arn string) events.DynamoDBEventRecord {
-	return events.DynamoDBEventRecord{
-		EventID: aws.ToString(r.EventID), EventName: string(r.EventName), EventSource: "aws:dynamodb",
-		EventVersion: "1.1", AWSRegion: testenv.Region, EventSourceArn: arn,
-		Change: events.DynamoDBStreamRecord{
-			SequenceNumber: aws.ToString(r.Dynamodb.SequenceNumber),
-			Keys:           fromStreams(r.Dynamodb.Keys),
-			NewImage:       fromStreams(r.Dynamodb.NewImage),
-			StreamViewType: string(r.Dynamodb.StreamViewType),
-		},
-	}
-}
-
-func fromStreams(m map[string]stypes.AttributeValue) map[string]events.DynamoDBAttributeValue {
-	if m == nil {
-		return nil
-	}
-	out := make(map[string]events.DynamoDBAttributeValue, len(m))
-	for k, v := range m {
-		out[k] = fromStream(v)
-	}
-	return out
-}
-
-func fromStream(v stypes.AttributeValue) events.DynamoDBAttributeValue {
-	switch v := v.(type) {
-	case *stypes.AttributeValueMemberS:
-		return events.NewStringAttribute(v.Value)
-	case *stypes.AttributeValueMemberN:
-		return events.NewNumberAttribute(v.Value)
-	case *stypes.AttributeValueMemberB:
-		return events.NewBinaryAttribute(v.Value)
-	case *stypes.AttributeValueMemberBOOL:
-		return events.NewBooleanAttribute(v.Value)
-	case *stypes.AttributeValueMemberSS:
-		return events.NewStringSetAttribute(v.Value)
-	case *stypes.AttributeValueMemberNS:
-		return events.NewNumberSetAttribute(v.Value)
-	case *stypes.AttributeValueMemberL:
-		l := make([]events.DynamoDBAttributeValue, len(v.Value))
-		for i, e := range v.Value {
-			l[i] = fromStream(e)
-		}
-		return events.NewListAttribute(l)
-	case *stypes.AttributeValueMemberM:
-		return events.NewMapAttribute(fromStreams(v.Value))
-	default:
-		return events.NewNullAttribute()
-	}
 }
 
 // Root is the repository root, for reading events/ and template.yaml.
@@ -206,13 +158,8 @@ func LoadEvent(tb testing.TB, name string, v any) {
 	}
 }
 
-// SQSEvent shapes received messages as the Lambda event source mapping delivers them.
+// SQSEvent shapes received messages as the Lambda event source mapping delivers them: it is
+// localcloud.SQSEvent, the local cloud's SQS poller's own.
 func SQSEvent(msgs []sqstypes.Message, queueARN string) events.SQSEvent {
-	var ev events.SQSEvent
-	for _, m := range msgs {
-		ev.Records = append(ev.Records, events.SQSMessage{MessageId: aws.ToString(m.MessageId),
-			ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body), Attributes: m.Attributes,
-			EventSource: "aws:sqs", EventSourceARN: queueARN, AWSRegion: testenv.Region})
-	}
-	return ev
+	return localcloud.SQSEvent(msgs, queueARN)
 }

@@ -11,15 +11,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
-)
 
-// Region and credentials every local client uses.
-const Region = "us-east-1"
+	"github.com/onceflow/onceflow/infra/localcloud"
+)
 
 var seq atomic.Int64
 
@@ -37,10 +35,10 @@ func endpoint(tb testing.TB, name, what string) string {
 	return v
 }
 
-// Config returns SDK configuration for the local emulators: static credentials, one region.
-func Config() aws.Config {
-	return aws.Config{Region: Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
-}
+// Config returns SDK configuration for the local emulators: the local cloud's identity
+// (localcloud.AWSConfig), so that tests and locally run functions see one DynamoDB Local
+// database. Clients built from it need a BaseEndpoint.
+func Config() aws.Config { return localcloud.AWSConfig() }
 
 // DynamoDB returns a client for DynamoDB Local at $DYNAMODB_ENDPOINT; opts adjust it.
 func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {

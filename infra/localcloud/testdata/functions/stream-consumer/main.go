@@ -7,23 +7,16 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/infra/localcloud/testdata/functions/table"
 )
 
 func main() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		panic(err)
-	}
-	db, table := dynamodb.NewFromConfig(cfg), os.Getenv("TABLE_NAME")
+	seen := table.FromEnv()
 	lambda.Start(func(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 		var resp events.DynamoDBEventResponse
 		for _, r := range ev.Records {
@@ -36,19 +29,17 @@ func main() {
 				return resp, nil
 			}
 			if r.Change.NewImage["text"].String() == "gate" {
-				out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
-					Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "gate#" + pk}}})
-				if err != nil || out.Item == nil {
+				if open, err := seen.Has(ctx, "gate#"+pk); err != nil || !open {
 					resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})
 					return resp, nil
 				}
 			}
-			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
-				"pk":     &types.AttributeValueMemberS{Value: "seen#" + pk},
-				"text":   &types.AttributeValueMemberS{Value: r.Change.NewImage["text"].String()},
-				"seq":    &types.AttributeValueMemberS{Value: r.Change.SequenceNumber},
-				"source": &types.AttributeValueMemberS{Value: r.EventSource + " " + r.EventSourceArn},
-			}})
+			err := seen.Put(ctx, map[string]string{
+				"pk":     "seen#" + pk,
+				"text":   r.Change.NewImage["text"].String(),
+				"seq":    r.Change.SequenceNumber,
+				"source": r.EventSource + " " + r.EventSourceArn,
+			})
 			if err != nil {
 				resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: r.Change.SequenceNumber})
 				return resp, nil // retry from the first failed record
