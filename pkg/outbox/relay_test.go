@@ -2,6 +2,7 @@ package outbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -9,9 +10,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -69,32 +71,33 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 	t.Parallel()
 	db := testenv.DynamoDB(t)
 	table, stream := apptest.AppTable(t, db)
-	h, err := api.New(api.Config{DB: db, Table: table})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var note, credit events.APIGatewayV2HTTPRequest
-	apptest.LoadEvent(t, "api-create-note.json", &note)
-	apptest.LoadEvent(t, "api-credit.json", &credit)
-	for _, req := range []events.APIGatewayV2HTTPRequest{note, credit, credit, note} {
-		if resp, _ := h.Handle(context.Background(), req); resp.StatusCode >= 300 {
-			t.Fatalf("api answered %d %s", resp.StatusCode, resp.Body)
+	placed, _ := cloudevent.New("order-placed-o1", "shop", "order.placed", "o-1", time.Now(), map[string]int{"total": 5})
+	paid, _ := cloudevent.New("order-paid-o1", "shop", "order.paid", "o-1", time.Now(), map[string]int{"total": 5})
+	// A service writes each event with its entity; a retried request writes nothing new.
+	for _, ev := range []cloudevent.Event{placed, paid, placed} {
+		w, err := outbox.Write(table, ev, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}})
+		var cancelled *types.TransactionCanceledException
+		if err != nil && !errors.As(err, &cancelled) {
+			t.Fatal(err)
 		}
 	}
 	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
-	q := newQueues(t)
-	relay := newRelay(t, q.client, q.routes())
+	q := testenv.SQS(t)
+	orders := apptest.FIFOQueue(t, q, "orders")
+	relay := newRelay(t, q, map[string][]string{"order.placed": {orders}, "order.paid": {orders}})
 	for run := range 2 {
 		resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
 		if err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("run %d: failures %v, err %v; want none", run, resp.BatchItemFailures, err)
 		}
 	}
-	if got := received(t, q, q.notes); len(got) != 1 {
-		t.Fatalf("notes queue received %v; want the one note.created event", got)
-	}
-	if got := received(t, q, q.ledger); len(got) != 1 || got[0][:len("acc-1001/")] != "acc-1001/" {
-		t.Fatalf("ledger queue received %v; want the one credit of acc-1001", got)
+	got := received(t, queues{client: q}, orders)
+	if want := []string{"o-1/order-placed-o1", "o-1/order-paid-o1"}; !slices.Equal(got, want) {
+		t.Fatalf("queue received %v; want %v, each once and in order", got, want)
 	}
 }
 
