@@ -12,17 +12,45 @@ import (
 // without an id is malformed with an error that names the field.
 func ExampleDecode() {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-	ev, _ := cloudevent.New("note-created-n1", "onceflow/api", "note.created", "n1", at,
-		map[string]string{"noteId": "n1", "title": "hello #world"})
+	ev, _ := cloudevent.New("order-placed-o1", "shop/api", "order.placed", "o1", at,
+		map[string]any{"orderId": "o1", "total": 42})
 	body, _ := cloudevent.Encode(ev)
 
 	got, err := cloudevent.Decode(body)
 	fmt.Println(got.ID, got.Type, got.Subject, err)
 
-	_, err = cloudevent.Decode([]byte(`{"specversion":"1.0","source":"s","type":"note.created"}`))
+	_, err = cloudevent.Decode([]byte(`{"specversion":"1.0","source":"s","type":"order.placed"}`))
 	var me *cloudevent.MalformedError
 	fmt.Println(errors.As(err, &me), me.Field, errors.Is(err, cloudevent.ErrMalformed))
 	// Output:
-	// note-created-n1 note.created n1 <nil>
+	// order-placed-o1 order.placed o1 <nil>
 	// true id true
+}
+
+type order struct {
+	OrderID string `json:"orderId"`
+	Total   int    `json:"total"`
+}
+
+// Validate is run by DecodeData: a failure is a malformed event.
+func (o order) Validate() error {
+	if o.Total <= 0 {
+		return cloudevent.Malformed("data.total", "is %d; want a positive amount", o.Total)
+	}
+	return nil
+}
+
+// DecodeData decodes an event's data into a typed value, refusing unknown fields and running
+// its Validate method; every failure names the field.
+func ExampleDecodeData() {
+	ev, _ := cloudevent.New("order-placed-o2", "shop/api", "order.placed", "o2", time.Now(), map[string]any{"orderId": "o2", "total": 0})
+	var o order
+	err := cloudevent.DecodeData(ev, &o)
+	fmt.Println(err)
+
+	ev.Data = []byte(`{"orderId":"o2","total":5,"coupon":"X"}`)
+	fmt.Println(cloudevent.DecodeData(ev, &o))
+	// Output:
+	// malformed message: data.total: is 0; want a positive amount
+	// malformed message: data: invalid for order.placed: json: unknown field "coupon"
 }

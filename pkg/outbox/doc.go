@@ -1,18 +1,18 @@
 // Package outbox is the publisher side of exactly-once: a service writes its entity and an
 // outbox item holding the event in one TransactWriteItems (Write builds that item), and the
-// Relay, fed by the app table's DynamoDB stream, publishes each new outbox item to every FIFO
+// Relay, fed by the table's DynamoDB stream, publishes each new outbox item to every FIFO
 // queue its event type is routed to, with the event id as MessageDeduplicationId and the
 // subject as MessageGroupId. Running the relay twice over the same records is harmless.
 //
-// Outbox item in the app table (single-table design, string keys pk and sk):
+// The outbox item, in the service's table (string keys pk and sk):
 //
 //	pk = "OUTBOX#<eventId>"  sk = "OUTBOX"
 //	kind        "outbox" (the stream filter and the relay select on it)
 //	eventId     the event's stable id
-//	eventType   "note.created", "account.credited", ...
+//	eventType   the CloudEvents type, "order.placed"
 //	subject     the aggregate id, the MessageGroupId
 //	body        the CloudEvents JSON body, sent as is
 //	payloadHash cloudevent.Event.PayloadHash, to tell a retry from a conflicting reuse of the id
 //	createdAt   RFC 3339 time of the write
-//	expiresAt   epoch seconds; the app table's TTL removes published items after Retention
+//	expiresAt   epoch seconds; the table's TTL removes published items after Retention
 package outbox

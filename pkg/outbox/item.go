@@ -19,7 +19,7 @@ const Kind = "outbox"
 // stream's 24-hour retention, so the relay always finds it.
 const Retention = 7 * 24 * time.Hour
 
-// Item is an outbox item as stored in the app table.
+// Item is an outbox item as stored in the service's table.
 type Item struct {
 	PK          string `dynamodbav:"pk"`
 	SK          string `dynamodbav:"sk"`

@@ -47,7 +47,7 @@ func (c RelayConfig) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Relay publishes new outbox items from the app table's stream. It is safe for concurrent use.
+// Relay publishes new outbox items from a table's stream. It is safe for concurrent use.
 type Relay struct {
 	cfg RelayConfig
 }

@@ -3,7 +3,6 @@ package outbox_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -159,33 +158,4 @@ func TestRelay_reports_the_first_unpublished_record_and_every_later_one(t *testi
 	if !slices.Equal(got, want) {
 		t.Fatalf("failures %v; want %v", got, want)
 	}
-}
-
-func ExampleRelay_Handle() {
-	relay, _ := outbox.NewRelay(outbox.RelayConfig{
-		Sender: stubSender{},
-		Routes: map[string][]string{"note.created": {"https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo"}},
-	})
-	ev, _ := cloudevent.New("note-created-n1", "onceflow/api", "note.created", "n1", time.Unix(0, 0), map[string]string{"noteId": "n1"})
-	item, _ := outbox.NewItem(ev, time.Unix(0, 0))
-	img := map[string]events.DynamoDBAttributeValue{
-		"kind": events.NewStringAttribute(item.Kind), "eventId": events.NewStringAttribute(item.EventID),
-		"eventType": events.NewStringAttribute(item.EventType), "subject": events.NewStringAttribute(item.Subject),
-		"body": events.NewStringAttribute(item.Body),
-	}
-	resp, _ := relay.Handle(context.Background(), events.DynamoDBEvent{Records: []events.DynamoDBEventRecord{
-		{EventName: "INSERT", Change: events.DynamoDBStreamRecord{SequenceNumber: "1", NewImage: img}}}})
-	fmt.Println(len(resp.BatchItemFailures), "failures")
-	// Output:
-	// send n1/note-created-n1 to https://sqs.eu-west-1.amazonaws.com/123456789012/notes.fifo
-	// 0 failures
-}
-
-type stubSender struct{}
-
-func (stubSender) SendBatch(_ context.Context, url string, msgs []publish.Message) []error {
-	for _, m := range msgs {
-		fmt.Printf("send %s/%s to %s\n", m.GroupID, m.DedupID, url)
-	}
-	return make([]error, len(msgs))
 }

@@ -1,0 +1,34 @@
+// Command spend is the Lambda function of the shop's spend consumer: the whole of it.
+package main
+
+import (
+	"context"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"example.com/shop"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
+)
+
+func main() {
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), shop.Handler(os.Getenv("TABLE")),
+		idempotency.Config{Name: "spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
+		sqsbatch.Config{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL")),
+			Metrics: metrics.NewEMF(os.Stdout, "shop", map[string]string{"Consumer": "spend"})})
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(p.Handle)
+}
