@@ -14,7 +14,6 @@ import (
 	"example.com/shop"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -25,8 +24,7 @@ func main() {
 	}
 	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), shop.Handler(os.Getenv("TABLE")),
 		idempotency.Config{Name: "spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
-		sqsbatch.Config{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL")),
-			Metrics: metrics.NewEMF(os.Stdout, "shop", map[string]string{"Consumer": "spend"})})
+		sqsbatch.Config{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
 	if err != nil {
 		log.Fatal(err)
 	}
