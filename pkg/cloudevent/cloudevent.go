@@ -30,9 +30,8 @@ func (e *MalformedError) Error() string {
 // Is makes errors.Is(err, ErrMalformed) true for every MalformedError.
 func (e *MalformedError) Is(target error) bool { return target == ErrMalformed }
 
-// Permanent reports true: a malformed message fails the same way on every delivery, so a
-// consumer should dead-letter it rather than retry it. Callers detect it duck-typed, with
-// errors.As to an interface{ Permanent() bool }, without importing this package.
+// Permanent reports true: a malformed message fails the same way on every delivery, so it is
+// dead-lettered rather than retried (idempotency.IsPermanent is the engine's one test).
 func (e *MalformedError) Permanent() bool { return true }
 
 // Malformed returns a MalformedError for field.
