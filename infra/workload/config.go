@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/onceflow/onceflow/internal/webhooktest"
 )
 
 // Config sizes the workload. The zero value runs the default demo.
@@ -30,7 +32,7 @@ type Config struct {
 	DrainTimeout time.Duration
 	// Receiver, when set, is the webhook receiver the note-notifier posts to; its calls are
 	// checked. Crash, when set, is the crash injected into the cloud; it is reported.
-	Receiver *Receiver
+	Receiver *webhooktest.Receiver
 	Crash    *Crash
 }
 

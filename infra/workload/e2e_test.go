@@ -52,7 +52,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
 		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
 		Install:           true,
-		Parameters:        map[string]string{"WebhookUrl": recv.URL()},
+		Parameters:        map[string]string{"WebhookUrl": recv.URL},
 		VisibilityTimeout: 5,
 		CrashAfterInvoke:  crash.Hook,
 	})

@@ -383,14 +383,14 @@ func (r *run) stuckProblems(ctx context.Context) ([]string, string, error) {
 func (r *run) webhookProblems(rep *Report) ([]string, string, bool) {
 	notifier := false
 	for _, f := range r.cloud.Functions() {
-		if f.Env["WEBHOOK_URL"] != "" && r.cfg.Receiver != nil && f.Env["WEBHOOK_URL"] == r.cfg.Receiver.URL() {
+		if f.Env["WEBHOOK_URL"] != "" && r.cfg.Receiver != nil && f.Env["WEBHOOK_URL"] == r.cfg.Receiver.URL {
 			notifier = true
 		}
 	}
 	if !notifier {
 		return nil, "", false
 	}
-	calls, keys := r.cfg.Receiver.Calls()
+	calls, keys := notifications(r.cfg.Receiver)
 	var p []string
 	created := 0
 	for _, q := range r.reqs {

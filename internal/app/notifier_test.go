@@ -2,12 +2,8 @@ package app_test
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,54 +11,28 @@ import (
 
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
-// webhook is a loopback receiver of the note-notifier's calls: it records the Idempotency-Key
-// and note id of every call and answers status after delay.
-type webhook struct {
-	*httptest.Server
-	mu     sync.Mutex
-	calls  []hookCall
-	status int
-	delay  time.Duration
-}
-
-type hookCall struct{ key, noteID string }
+// webhook is a loopback receiver of the note-notifier's calls; it answers 200 until told
+// otherwise.
+type webhook struct{ *webhooktest.Receiver }
 
 func newWebhook(t *testing.T) *webhook {
-	w := &webhook{status: http.StatusOK}
-	w.Server = httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		var n notify.Notification
-		b, _ := io.ReadAll(r.Body)
-		_ = json.Unmarshal(b, &n)
-		w.mu.Lock()
-		w.calls = append(w.calls, hookCall{key: r.Header.Get("Idempotency-Key"), noteID: n.NoteID})
-		status, delay := w.status, w.delay
-		w.mu.Unlock()
-		time.Sleep(delay)
-		rw.WriteHeader(status)
-	}))
-	t.Cleanup(w.Close)
-	return w
+	return &webhook{webhooktest.Start(t)}
 }
 
+// answer makes the webhook answer status after delay to every later call.
 func (w *webhook) answer(status int, delay time.Duration) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.status, w.delay = status, delay
+	w.Respond(func(webhooktest.Call) int {
+		time.Sleep(delay)
+		return status
+	})
 }
 
 // keys returns the Idempotency-Key of every call so far, in order.
-func (w *webhook) keys() []string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var keys []string
-	for _, c := range w.calls {
-		keys = append(keys, c.key)
-	}
-	return keys
-}
+func (w *webhook) keys() []string { return w.Keys() }
 
 // hookKey is the Idempotency-Key the note-notifier sends for the note.created event of note.
 func hookKey(note string) string {

@@ -32,9 +32,7 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 	if res, err := c.Apply(context.Background(), ev, sqsbatch.Delivery(msg)); res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("delivery while the webhook answers 503 = %+v, %v; want failed, to be retried", res, err)
 	}
-	r.mu.Lock()
-	r.status = http.StatusOK
-	r.mu.Unlock()
+	r.Answer(http.StatusOK)
 	for i, want := range []idempotency.Outcome{idempotency.Applied, idempotency.Duplicate, idempotency.Duplicate} {
 		msg.Attributes["ApproximateReceiveCount"] = strconv.Itoa(i + 2)
 		if res, err := c.Apply(context.Background(), ev, sqsbatch.Delivery(msg)); err != nil || res.Outcome != want {
@@ -42,9 +40,9 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 		}
 	}
 	key := notify.IdempotencyKey(idempotency.Key("note-notifier", ev.ID))
-	calls := r.Calls()
-	if len(calls) != 2 || calls[0].key != key || calls[1].key != key {
-		t.Errorf("calls = %+v; want two (503, then 200), both with key %s", calls, key)
+	got := calls(r)
+	if len(got) != 2 || got[0].key != key || got[1].key != key {
+		t.Errorf("calls = %+v; want two (503, then 200), both with key %s", got, key)
 	}
 }
 

@@ -3,19 +3,19 @@ package notify_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"time"
 
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // A Notifier is the side effect of a LeasedConsumer; here it is called directly.
 func Example() {
-	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		fmt.Println("Idempotency-Key:", r.Header.Get("Idempotency-Key"))
-	}))
+	hook, err := webhooktest.NewReceiver()
+	if err != nil {
+		panic(err)
+	}
 	defer hook.Close()
 
 	n, err := notify.New(notify.Config{URL: hook.URL, Timeout: 2 * time.Second})
@@ -25,7 +25,8 @@ func Example() {
 	ev, _ := cloudevent.New("note-created-1", "onceflow/api", notify.NoteCreated, "1",
 		time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC), map[string]string{"noteId": "1", "title": "Hello"})
 	fmt.Println(n.Run(context.Background(), ev, "note-notifier#note-created-1"))
+	fmt.Println("Idempotency-Key:", hook.Keys())
 	// Output:
-	// Idempotency-Key: 1fe7038df117963406ace8b218a34edecdb10c3c0726c2667da88393bba0dcca
 	// <nil>
+	// Idempotency-Key: [1fe7038df117963406ace8b218a34edecdb10c3c0726c2667da88393bba0dcca]
 }

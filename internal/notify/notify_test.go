@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -22,35 +20,22 @@ type call struct {
 	body                     notify.Notification
 }
 
-// receiver answers status to every call and records it.
-type receiver struct {
-	*httptest.Server
-	mu     sync.Mutex
-	calls  []call
-	status int
-	delay  time.Duration
-}
-
-func newReceiver(t *testing.T, status int) *receiver {
-	r := &receiver{status: status}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		c := call{method: req.Method, contentType: req.Header.Get("Content-Type"), key: req.Header.Get("Idempotency-Key")}
-		b, _ := io.ReadAll(req.Body)
-		_ = json.Unmarshal(b, &c.body)
-		r.mu.Lock()
-		r.calls = append(r.calls, c)
-		r.mu.Unlock()
-		time.Sleep(r.delay)
-		w.WriteHeader(r.status)
-	}))
-	t.Cleanup(r.Close)
+// newReceiver starts a webhook receiver that answers status to every call.
+func newReceiver(t *testing.T, status int) *webhooktest.Receiver {
+	r := webhooktest.Start(t)
+	r.Answer(status)
 	return r
 }
 
-func (r *receiver) Calls() []call {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]call(nil), r.calls...)
+// calls returns what r saw of every call so far, in order.
+func calls(r *webhooktest.Receiver) []call {
+	var out []call
+	for _, c := range r.Calls() {
+		got := call{method: c.Method, contentType: c.Header.Get("Content-Type"), key: c.Key()}
+		_ = json.Unmarshal(c.Body, &got.body)
+		out = append(out, got)
+	}
+	return out
 }
 
 var at = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
@@ -84,7 +69,7 @@ func TestNotifier_posts_the_notification_with_the_derived_idempotency_key(t *tes
 	want := call{method: http.MethodPost, contentType: "application/json",
 		key:  notify.IdempotencyKey("note-notifier#note-created-1"),
 		body: notify.Notification{Type: "note.created", EventID: "note-created-1", NoteID: "1", Title: "Hello", OccurredAt: at}}
-	if got := r.Calls(); len(got) != 1 || got[0] != want {
+	if got := calls(r); len(got) != 1 || got[0] != want {
 		t.Errorf("calls = %+v\nwant [%+v]", got, want)
 	}
 }
@@ -129,7 +114,10 @@ func TestNotifier_classifies_the_webhook_answer(t *testing.T) {
 func TestNotifier_times_out_as_a_transient_error(t *testing.T) {
 	t.Parallel()
 	r := newReceiver(t, http.StatusOK)
-	r.delay = time.Second
+	r.Respond(func(webhooktest.Call) int {
+		time.Sleep(time.Second)
+		return http.StatusOK
+	})
 	err := notifier(t, r.URL, 100*time.Millisecond).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
 	if !errors.Is(err, context.DeadlineExceeded) || permanent(err) {
 		t.Errorf("Run = %v; want a deadline error, not permanent", err)
@@ -156,7 +144,7 @@ func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
 			}
 		})
 	}
-	if n := len(r.Calls()); n != 0 {
+	if n := len(calls(r)); n != 0 {
 		t.Errorf("receiver called %d times, want 0", n)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,59 +13,41 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
-// receiver is a webhook receiver on loopback: it records the Idempotency-Key of every call
-// and applies each key's effect once, as a well-behaved downstream service does.
-type receiver struct {
-	*httptest.Server
-	mu      sync.Mutex
-	calls   []string       // Idempotency-Key of every call, in order
-	applied map[string]int // effects applied, by key: never more than 1
-	failing int            // answer 500 to this many calls before the first success
-}
+// receiver is a webhook receiver on loopback that answers 204, as a downstream service that
+// applies each Idempotency-Key's effect once on its first successful call.
+type receiver struct{ *webhooktest.Receiver }
 
 func newReceiver(t *testing.T) *receiver {
-	r := &receiver{applied: map[string]int{}}
-	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		key := req.Header.Get("Idempotency-Key")
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		r.calls = append(r.calls, key)
-		if r.failing > 0 {
-			r.failing--
-			http.Error(w, "try later", http.StatusInternalServerError)
-			return
-		}
-		if r.applied[key] == 0 {
-			r.applied[key]++
-		}
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	t.Cleanup(r.Close)
-	return r
+	w := webhooktest.Start(t)
+	w.Answer(http.StatusNoContent)
+	return &receiver{w}
 }
 
-// Calls returns the Idempotency-Key of every call so far.
-func (r *receiver) Calls() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.calls...)
-}
-
-// Applied returns how many distinct keys had their effect applied.
+// Applied returns how many distinct keys had their effect applied: were answered a success.
 func (r *receiver) Applied() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return len(r.applied)
+	applied := map[string]bool{}
+	for _, c := range r.Calls() {
+		if c.Status/100 == 2 {
+			applied[c.Key()] = true
+		}
+	}
+	return len(applied)
 }
 
+// failNext makes the receiver answer 500 to the next n calls, and 204 after.
 func (r *receiver) failNext(n int) {
-	r.mu.Lock()
-	r.failing = n
-	r.mu.Unlock()
+	var calls atomic.Int64
+	r.Respond(func(webhooktest.Call) int {
+		if calls.Add(1) <= int64(n) {
+			return http.StatusInternalServerError
+		}
+		return http.StatusNoContent
+	})
 }
 
 // call POSTs the event id to the receiver with key as its Idempotency-Key.
@@ -76,7 +57,7 @@ func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) er
 		return err
 	}
 	req.Header.Set("Idempotency-Key", key)
-	resp, err := r.Client().Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func TestLeased_new_event_runs_the_effect_once_and_completes_the_record(t *testi
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
 	key := idempotency.Key("notifier", id)
-	if got := r.Calls(); !slices.Equal(got, []string{key}) {
+	if got := r.Keys(); !slices.Equal(got, []string{key}) {
 		t.Errorf("receiver calls = %q, want one with key %q", got, key)
 	}
 	rec, ok := f.record(t, key)
@@ -113,7 +113,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 	if res, err := process(context.Background(), next, redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("redelivery after the lease = %+v, %v; want applied", res, err)
 	}
-	if got := r.Calls(); !slices.Equal(got, []string{key, key}) {
+	if got := r.Keys(); !slices.Equal(got, []string{key, key}) {
 		t.Errorf("receiver calls = %q, want the same key twice", got)
 	}
 	if r.Applied() != 1 {
@@ -183,7 +183,7 @@ func TestLeased_release_on_error_lets_the_next_delivery_run(t *testing.T) {
 	if res, err := process(context.Background(), c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("next delivery = %+v, %v; want applied at once", res, err)
 	}
-	if got := r.Calls(); !slices.Equal(got, []string{key, key}) {
+	if got := r.Keys(); !slices.Equal(got, []string{key, key}) {
 		t.Errorf("receiver calls = %q, want the same key twice", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
+	"github.com/onceflow/onceflow/internal/webhooktest"
 )
 
 func main() {
@@ -134,7 +135,7 @@ func serve(args []string) error {
 
 // webhookReceiver starts a loopback webhook receiver that logs every call, and gives its URL to
 // the template's WebhookUrl parameter, unless -param set one or the template has none.
-func webhookReceiver(cfg *localcloud.Config) (*workload.Receiver, error) {
+func webhookReceiver(cfg *localcloud.Config) (*webhooktest.Receiver, error) {
 	if _, set := cfg.Parameters["WebhookUrl"]; set {
 		return nil, nil
 	}
@@ -149,8 +150,8 @@ func webhookReceiver(cfg *localcloud.Config) (*workload.Receiver, error) {
 	if cfg.Parameters == nil {
 		cfg.Parameters = map[string]string{}
 	}
-	cfg.Parameters["WebhookUrl"] = recv.URL()
-	cfg.Logger.Info("webhook receiver on loopback", "url", recv.URL())
+	cfg.Parameters["WebhookUrl"] = recv.URL
+	cfg.Logger.Info("webhook receiver on loopback", "url", recv.URL)
 	return recv, nil
 }
 

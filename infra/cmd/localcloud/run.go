@@ -59,7 +59,7 @@ func runCmd(args []string) error {
 		cfg.Parameters = map[string]string{}
 	}
 	if _, set := cfg.Parameters["WebhookUrl"]; !set {
-		cfg.Parameters["WebhookUrl"] = recv.URL()
+		cfg.Parameters["WebhookUrl"] = recv.URL
 	}
 	wl.Receiver = recv
 	if crashFn != "" {
