@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
@@ -37,10 +36,7 @@ func New(db DB, handler Handler, cfg Config) (*Consumer, error) {
 // permanent (IsPermanent) when it can never succeed (malformed, conflict, invalid effect), to
 // be dead-lettered; and anything else when a delivery again may succeed.
 func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	start := time.Now()
-	res, err := c.apply(ctx, ev, d)
-	c.report(ctx, ev, d, res, err, time.Since(start))
-	return res, err
+	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
 }
 
 func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {

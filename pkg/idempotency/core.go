@@ -70,6 +70,15 @@ func (c *core) start(ev cloudevent.Event) (res Result, hash string, done bool, e
 	return res, hash, false, nil
 }
 
+// applyOnce runs apply for ev and logs and counts its outcome once: the body of both modes'
+// Apply.
+func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d Delivery, apply func() (Result, error)) (Result, error) {
+	start := time.Now()
+	res, err := apply()
+	c.report(ctx, ev, d, res, err, time.Since(start))
+	return res, err
+}
+
 // known turns an existing record (its payload hash, outcome and reason) into a result.
 func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash string) Result {
 	if storedHash != hash {

@@ -120,10 +120,7 @@ func NewLeased(db DB, effect SideEffect, cfg LeaseConfig) (*LeasedConsumer, erro
 // Permanent); anything else (ErrLeaseHeld, ErrLeaseLost, a failed effect) when a delivery
 // again may succeed.
 func (c *LeasedConsumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	start := time.Now()
-	res, err := c.apply(ctx, ev, d)
-	c.report(ctx, ev, d, res, err, time.Since(start))
-	return res, err
+	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
 }
 
 func (c *LeasedConsumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {

@@ -73,14 +73,7 @@ func poll(ctx context.Context, until time.Time) bool {
 	if time.Now().Add(delay).After(until) {
 		return false
 	}
-	t := time.NewTimer(delay)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return sleep(ctx, delay)
 }
 
 // claim puts an in-progress record owned by a new random token, if no live record exists or

@@ -46,7 +46,12 @@ func (r Retry) wait(ctx context.Context, attempt int) bool {
 	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline)-delay < r.Margin {
 		return false
 	}
-	t := time.NewTimer(delay)
+	return sleep(ctx, delay)
+}
+
+// sleep waits for d and reports true, or false when ctx ends first.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
