@@ -18,10 +18,11 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/cloudevent/
 
-## lint: gofmt and go vet
+## lint: gofmt and go vet (of this module and of pkg/testdata/shop, the module importing the engine)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
+	cd pkg/testdata/shop && $(GO) vet ./...
 
 # ---------------------------------------------------------------------------------------------
 # Application functions (issue 3). SAM builds each function with `make build-<LogicalId>`
