@@ -60,18 +60,26 @@ func SQS(tb testing.TB, opts ...func(*sqs.Options)) *sqs.Client {
 // until it is active and deletes it when the test ends. It returns the table's name.
 func CreateTable(tb testing.TB, db *dynamodb.Client, prefix string, withSort bool) string {
 	tb.Helper()
-	name := Name(prefix)
-	in := &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-	}
 	if withSort {
+		return CreateTableKeyed(tb, db, prefix, "pk", "sk")
+	}
+	return CreateTableKeyed(tb, db, prefix, "pk")
+}
+
+// CreateTableKeyed creates an on-demand table whose string key is hash (and range, if given),
+// waits until it is active and deletes it when the test ends. It returns the table's name.
+func CreateTableKeyed(tb testing.TB, db *dynamodb.Client, prefix, hash string, rangeKey ...string) string {
+	tb.Helper()
+	name := Name(prefix)
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
+	for i, k := range append([]string{hash}, rangeKey...) {
+		kind := types.KeyTypeHash
+		if i > 0 {
+			kind = types.KeyTypeRange
+		}
 		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS})
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange})
+			types.AttributeDefinition{AttributeName: aws.String(k), AttributeType: types.ScalarAttributeTypeS})
+		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k), KeyType: kind})
 	}
 	ctx := context.Background()
 	if _, err := db.CreateTable(ctx, in); err != nil {

@@ -20,9 +20,9 @@ const (
 // build turns the effect into the transaction's items, rejecting before any call to DynamoDB
 // an effect that DynamoDB would refuse: a write that cannot be built, too many writes, too
 // large, a write with no operation, or two writes to one item (the record included, as
-// record). A Put's key attributes are those of the effect's other writes to its table; for a
-// table no other write names, the single-table convention's pk and sk, where the item has them.
-// A Put whose key is still unknown is left for DynamoDB to check.
+// record). A Put's key attributes are those of the effect's other writes to its table (an
+// Update, Delete or Check names them); a Put to a table no other write names is left for
+// DynamoDB to check, which refuses two writes to one item as invalid (an EffectError too).
 func (e Effect) build(eventType string, record itemRef) ([]types.TransactWriteItem, error) {
 	invalid := func(format string, args ...any) error {
 		return &EffectError{EventType: eventType, Problem: fmt.Sprintf(format, args...)}
@@ -68,9 +68,6 @@ func (e Effect) build(eventType string, record itemRef) ([]types.TransactWriteIt
 	return items, nil
 }
 
-// conventionalKey is the key of a single-table design: hash key pk, range key sk.
-var conventionalKey = []string{"pk", "sk"}
-
 // itemRef identifies one item: its table and its key.
 type itemRef struct{ table, key string }
 
@@ -102,11 +99,7 @@ func describe(w types.TransactWriteItem, keyNames map[string][]string) (itemRef,
 		ops++
 		table, values = p.TableName, []map[string]types.AttributeValue{p.Item, p.ExpressionAttributeValues}
 		key = map[string]types.AttributeValue{}
-		names, known := keyNames[aws.ToString(p.TableName)]
-		if !known {
-			names = conventionalKey
-		}
-		for _, k := range names {
+		for _, k := range keyNames[aws.ToString(p.TableName)] {
 			if v, ok := p.Item[k]; ok {
 				key[k] = v
 			}

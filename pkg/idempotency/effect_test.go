@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -44,7 +45,7 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 	}{
 		{"100 writes", manyPuts(100), "100 writes"},
 		{"over 4 MB", tooBig, "bytes"},
-		{"one item twice", []idempotency.Write{put(f.app, "a", "x", nil), put(f.app, "b", "x", nil), put(f.app, "a", "x", nil)}, "writes 0 and 2 target the same item"},
+		{"one item twice", []idempotency.Write{idempotency.Delete(f.app, key("c", "x")), put(f.app, "b", "x", nil), put(f.app, "c", "x", nil)}, "writes 0 and 2 target the same item"},
 		{"the record itself", []idempotency.Write{idempotency.Delete(f.records,
 			map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c#ev"}})}, "idempotency record"},
 		{"no operation", []idempotency.Write{idempotency.Raw(types.TransactWriteItem{})}, "0 operations"},
@@ -74,6 +75,49 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 				t.Errorf("%d DynamoDB requests for an invalid effect, want 0", n)
 			}
 		})
+	}
+}
+
+func key(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}, "sk": &types.AttributeValueMemberS{Value: sk}}
+}
+
+// A Put's key attributes are unknown when no other write names its table: the engine does not
+// guess them (a table keyed on id may carry pk and sk for an index). Two Puts of one item are
+// then refused by DynamoDB itself, in one request, with the same permanent outcome.
+func TestConsumer_two_puts_of_one_item_of_an_unnamed_table_are_refused_by_dynamodb(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{put(f.app, "a", "x", nil), put(f.app, "a", "x", nil)}, nil
+	})
+	c := f.consumerFor(t, "c", h)
+	before := f.requests.Of("TransactWriteItems")
+	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
+	}
+	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+		t.Errorf("%d transactions sent, want 1, refused and not retried", n)
+	}
+}
+
+// Puts to a table keyed on something else than pk and sk, with pk and sk attributes of their
+// own, are not mistaken for two writes to one item.
+func TestConsumer_puts_with_equal_pk_and_sk_attributes_but_other_keys_commit(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	orders := testenv.CreateTableKeyed(t, f.db, "orders", "id")
+	item := func(id string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id},
+			"pk": &types.AttributeValueMemberS{Value: "C1"}, "sk": &types.AttributeValueMemberS{Value: "OPEN"}}
+	}
+	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+		return idempotency.Effect{idempotency.Put(orders, item("o1")), idempotency.Put(orders, item("o2"))}, nil
+	})
+	res, err := process(context.Background(), f.consumerFor(t, "c", h), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
 }
 

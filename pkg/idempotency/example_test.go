@@ -70,7 +70,7 @@ func ExampleWrite_OrReject() {
 	fmt.Println(aws.ToString(w.Update.ConditionExpression), err)
 	fmt.Println(debit.Reason())
 	// Output:
-	// #0 >= :0 <nil>
+	// #c0x0 >= :c0x0 <nil>
 	// insufficient funds
 }
 
