@@ -11,7 +11,7 @@ import (
 )
 
 // EMF is a Recorder that accumulates counts and millisecond observations until Flush writes
-// them as one EMF line. It is safe for concurrent use.
+// them as one EMF line. It is safe for concurrent use. A nil *EMF records nothing.
 type EMF struct {
 	mu         sync.Mutex
 	w          io.Writer
@@ -31,6 +31,9 @@ func NewEMF(w io.Writer, namespace string, dimensions map[string]string) *EMF {
 
 // Count adds n to the counter name.
 func (r *EMF) Count(name string, n float64) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	r.counts[name] += n
 	r.mu.Unlock()
@@ -38,6 +41,9 @@ func (r *EMF) Count(name string, n float64) {
 
 // Observe records a duration under name, in milliseconds.
 func (r *EMF) Observe(name string, d time.Duration) {
+	if r == nil {
+		return
+	}
 	r.mu.Lock()
 	r.millis[name] = append(r.millis[name], float64(d)/float64(time.Millisecond))
 	r.mu.Unlock()
@@ -46,6 +52,9 @@ func (r *EMF) Observe(name string, d time.Duration) {
 // Flush writes what was recorded since the last flush as one EMF line and resets the
 // recorder. It writes nothing when nothing was recorded.
 func (r *EMF) Flush() error {
+	if r == nil {
+		return nil
+	}
 	r.mu.Lock()
 	counts, millis := r.counts, r.millis
 	r.counts, r.millis = map[string]float64{}, map[string][]float64{}
@@ -68,6 +77,9 @@ func (r *EMF) Flush() error {
 		doc[name] = millis[name] // EMF accepts an array of values for one metric
 	}
 	dims := slices.Sorted(maps.Keys(r.dimensions))
+	if dims == nil {
+		dims = []string{} // one empty dimension set: the metrics without dimensions
+	}
 	for _, k := range dims {
 		doc[k] = r.dimensions[k]
 	}

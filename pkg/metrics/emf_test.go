@@ -99,3 +99,15 @@ func ExampleEMF() {
 	fmt.Println(line["Consumer"], line["Applied"], line["CommitLatency"])
 	// Output: orders 2 [8]
 }
+
+func TestEMF_without_dimensions_writes_one_empty_dimension_set(t *testing.T) {
+	var out bytes.Buffer
+	r := metrics.NewEMF(&out, "ns", nil)
+	r.Count(metrics.Applied, 1)
+	if err := r.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"Dimensions":[[]]`) {
+		t.Fatalf("EMF line %s; want Dimensions [[]], not [null]", out.String())
+	}
+}

@@ -92,11 +92,11 @@ func (c Config) withDefaults() Config {
 func (c Config) Validate() error {
 	var errs []error
 	if c.Concurrency < 0 {
-		errs = append(errs, fmt.Errorf("batch config: Concurrency is %d; want 1 or more (0 means %d)",
+		errs = append(errs, fmt.Errorf("sqsbatch config: Concurrency is %d; want 1 or more (0 means %d)",
 			c.Concurrency, DefaultConcurrency))
 	}
 	if c.DeadlineMargin < 0 {
-		errs = append(errs, fmt.Errorf("batch config: DeadlineMargin is %s; want a positive duration (0 means %s)",
+		errs = append(errs, fmt.Errorf("sqsbatch config: DeadlineMargin is %s; want a positive duration (0 means %s)",
 			c.DeadlineMargin, DefaultDeadlineMargin))
 	}
 	return errors.Join(errs...)

@@ -22,16 +22,13 @@ type Applier interface {
 
 // NewConsumer is the common case in one call: a Processor whose messages are CloudEvents
 // applied exactly once by an idempotency.Consumer committing what handler decides to db. The
-// consumer logs and counts with cfg's Logger and Metrics when its own are not set. Pass
-// Config.DeadLetter (a deadletter.Queue) so that what can never succeed is moved aside with
-// its reason; without one it is left to the queue's redrive policy.
+// consumer and the processor share one logger and one metrics recorder: where only one of the
+// two configs sets it, the other takes it; the processor flushes the recorder after every batch.
+// Pass Config.DeadLetter (a deadletter.Queue) so that what can never succeed is moved aside
+// with its reason; without one it is left to the queue's redrive policy.
 func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempotency.Config, cfg Config) (*Processor, error) {
-	if consumer.Logger == nil {
-		consumer.Logger = cfg.Logger
-	}
-	if consumer.Metrics == nil {
-		consumer.Metrics = cfg.Metrics
-	}
+	consumer.Logger, cfg.Logger = either(consumer.Logger, cfg.Logger)
+	consumer.Metrics, cfg.Metrics = either(consumer.Metrics, cfg.Metrics)
 	c, err := idempotency.New(db, handler, consumer)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", consumer.Name, err)
@@ -41,12 +38,26 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 
 // NewFor returns a Processor that decodes each message body as a CloudEvent and applies it
 // with a. A body that is not a valid CloudEvent is malformed: logged, counted and dead-lettered.
+// The processor flushes cfg.Metrics after every batch: give a the same recorder, so that what
+// it counts is flushed too.
 func NewFor(a Applier, cfg Config) (*Processor, error) {
 	if a == nil {
 		return nil, fmt.Errorf("sqsbatch: Applier is nil")
 	}
 	d := cfg.withDefaults()
 	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics}, cfg)
+}
+
+// either returns a and b, each set to the other where it is the zero value.
+func either[T comparable](a, b T) (T, T) {
+	var zero T
+	switch {
+	case a == zero:
+		return b, b
+	case b == zero:
+		return a, a
+	}
+	return a, b
 }
 
 // Delivery returns what an SQS message says of its delivery, for the idempotency record.

@@ -28,7 +28,7 @@ type Processor struct {
 func New(h MessageHandler, cfg Config) (*Processor, error) {
 	var errs []error
 	if h == nil {
-		errs = append(errs, errors.New("batch: MessageHandler is nil"))
+		errs = append(errs, errors.New("sqsbatch: MessageHandler is nil"))
 	}
 	errs = append(errs, cfg.Validate())
 	if err := errors.Join(errs...); err != nil {
