@@ -43,8 +43,8 @@ type Config struct {
 	// CacheSize bounds the in-memory cache of keys committed by this environment. Default
 	// 1024; negative disables it.
 	CacheSize int
-	// StorePayload also stores the event, encoded as a CloudEvents JSON body, in the record,
-	// for audits and replays.
+	// StorePayload also stores the message (Delivery.Body, or else the event encoded as a
+	// CloudEvents JSON body) in the record, for audits and replays.
 	StorePayload bool
 	Retry        Retry
 	Logger       *slog.Logger     // default slog.Default()

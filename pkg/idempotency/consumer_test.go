@@ -185,6 +185,65 @@ func TestConsumer_malformed_messages_name_the_field(t *testing.T) {
 	}
 }
 
+// malformedEvents are decoded events no transport may have checked (a stream or Kinesis
+// consumer builds its own): Apply itself refuses them.
+func malformedEvents() []struct {
+	name, field string
+	ev          cloudevent.Event
+} {
+	ok, _ := cloudevent.New("ev-1", "test", "test.counted", "g", fixedTime, counted{Counter: "x", By: 1})
+	noID, longID, noType := ok, ok, ok
+	noID.ID, longID.ID, noType.Type = "", strings.Repeat("x", cloudevent.MaxIDLength+1), ""
+	return []struct {
+		name, field string
+		ev          cloudevent.Event
+	}{{"no id", "id", noID}, {"id too long", "id", longID}, {"no type", "type", noType}}
+}
+
+func TestConsumer_Apply_refuses_an_event_without_id_or_type_before_any_call(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := f.consumer(t, "counter")
+	for _, tc := range malformedEvents() {
+		t.Run(tc.name, func(t *testing.T) {
+			before := f.requests.Total()
+			res, err := c.Apply(context.Background(), tc.ev, idempotency.Delivery{MessageID: "m1"})
+			var me *cloudevent.MalformedError
+			if res.Outcome != idempotency.Malformed || !permanent(err) || !errors.As(err, &me) || me.Field != tc.field {
+				t.Fatalf("Apply = %+v, %v; want malformed in field %s, permanent", res, err, tc.field)
+			}
+			if n := f.requests.Total() - before; n != 0 {
+				t.Errorf("%d DynamoDB requests for a malformed event, want 0", n)
+			}
+		})
+	}
+}
+
+func TestConsumer_StorePayload_keeps_the_message_as_received(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := f.consumer(t, "counter", func(cfg *idempotency.Config) { cfg.StorePayload = true })
+	id := unique(t)
+	// An extension attribute the codec does not model must survive in the stored payload.
+	body := `{"specversion":"1.0","id":"` + id + `","source":"s","type":"test.counted","traceparent":"00-abc-01","data":{"counter":"` + id + `","by":1}}`
+	if res, err := process(context.Background(), c, sqsMessage("m1", body, 1)); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("Process = %+v, %v", res, err)
+	}
+	if rec, _ := f.record(t, idempotency.Key("counter", id)); rec.Payload != body {
+		t.Errorf("stored payload %q; want the message body %q", rec.Payload, body)
+	}
+
+	// Without a body (a transport that only has the decoded event), the event is stored.
+	ev, _ := cloudevent.New(id+"-2", "s", "test.counted", "g", fixedTime, counted{Counter: id, By: 1})
+	if _, err := c.Apply(context.Background(), ev, idempotency.Delivery{}); err != nil {
+		t.Fatal(err)
+	}
+	rec, _ := f.record(t, idempotency.Key("counter", ev.ID))
+	if stored, err := cloudevent.Decode([]byte(rec.Payload)); err != nil || stored.PayloadHash() != ev.PayloadHash() {
+		t.Errorf("stored payload %q (%v); want the event", rec.Payload, err)
+	}
+}
+
 func TestConsumer_expired_record_is_treated_as_absent(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

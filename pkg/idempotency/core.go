@@ -22,6 +22,9 @@ type Delivery struct {
 	MessageID      string // the transport's id of this delivery: an SQS message id, a stream event id
 	SequenceNumber string // an SQS FIFO or stream sequence number
 	ReceiveCount   int    // how many times the transport has delivered it, this time included
+	// Body is the message as received, stored in the record when Config.StorePayload is set;
+	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
+	Body string
 }
 
 // Result says how applying one event ended.
@@ -59,8 +62,13 @@ func (c *core) Name() string { return c.cfg.Name }
 // start checks the event, and answers from the cache when this environment has seen it
 // committed: done is true then.
 func (c *core) start(ev cloudevent.Event) (res Result, hash string, done bool, err error) {
-	if ev.ID == "" || ev.Type == "" {
-		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "an event needs an id and a type to be applied")
+	switch {
+	case ev.ID == "":
+		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "missing; the publisher must set a stable event id")
+	case len(ev.ID) > cloudevent.MaxIDLength:
+		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "is %d characters; at most %d", len(ev.ID), cloudevent.MaxIDLength)
+	case ev.Type == "":
+		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("type", "missing")
 	}
 	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
 	hash = ev.PayloadHash()
@@ -112,7 +120,9 @@ func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Tim
 		ExpiresAt:      now.Add(c.cfg.Retention).Unix(),
 	}
 	if c.cfg.StorePayload {
-		if body, err := cloudevent.Encode(ev); err == nil {
+		rec.Payload = d.Body
+		if rec.Payload == "" {
+			body, _ := cloudevent.Encode(ev) // an event that was decoded encodes again
 			rec.Payload = string(body)
 		}
 	}

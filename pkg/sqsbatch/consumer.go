@@ -63,7 +63,8 @@ func either[T comparable](a, b T) (T, T) {
 // Delivery returns what an SQS message says of its delivery, for the idempotency record.
 func Delivery(msg events.SQSMessage) idempotency.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
-	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"], ReceiveCount: n}
+	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
+		ReceiveCount: n, Body: msg.Body}
 }
 
 // decoding is the MessageHandler of NewFor.
