@@ -65,8 +65,7 @@ func Put(table string, item any) Write {
 
 // Update applies update to the item at key, creating it if it does not exist.
 func Update(table string, key any, update expression.UpdateBuilder) Write {
-	w := Write{op: opUpdate, table: table}
-	w.key, w.err = attributes("key", key)
+	w := keyed(opUpdate, table, key)
 	if w.err == nil {
 		expr, err := expression.NewBuilder().WithUpdate(update).Build()
 		if err != nil {
@@ -80,18 +79,19 @@ func Update(table string, key any, update expression.UpdateBuilder) Write {
 }
 
 // Delete deletes the item at key.
-func Delete(table string, key any) Write {
-	w := Write{op: opDelete, table: table}
-	w.key, w.err = attributes("key", key)
-	return w
-}
+func Delete(table string, key any) Write { return keyed(opDelete, table, key) }
 
 // Check writes nothing: the transaction commits only if cond holds on the item at key. With
 // OrReject it turns a business rule on another item into a rejection.
 func Check(table string, key any, cond expression.ConditionBuilder) Write {
-	w := Write{op: opCheck, table: table}
+	return keyed(opCheck, table, key).If(cond)
+}
+
+// keyed is a write of op on the item at key.
+func keyed(op op, table string, key any) Write {
+	w := Write{op: op, table: table}
 	w.key, w.err = attributes("key", key)
-	return w.If(cond)
+	return w
 }
 
 // Raw is a write given as the SDK's own type, for what the constructors do not cover. Put its
