@@ -203,11 +203,17 @@ func malformedEvents() []struct {
 func TestConsumer_Apply_refuses_an_event_without_id_or_type_before_any_call(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.consumer(t, "counter")
+	refusesMalformedEvents(t, f, f.consumer(t, "counter"))
+}
+
+// refusesMalformedEvents applies each of malformedEvents with a and checks that it is
+// malformed, permanent, names its field, and sends nothing to DynamoDB.
+func refusesMalformedEvents(t *testing.T, f *fixture, a applier) {
+	t.Helper()
 	for _, tc := range malformedEvents() {
 		t.Run(tc.name, func(t *testing.T) {
 			before := f.requests.Total()
-			res, err := c.Apply(context.Background(), tc.ev, idempotency.Delivery{MessageID: "m1"})
+			res, err := a.Apply(context.Background(), tc.ev, idempotency.Delivery{MessageID: "m1"})
 			var me *cloudevent.MalformedError
 			if res.Outcome != idempotency.Malformed || !permanent(err) || !errors.As(err, &me) || me.Field != tc.field {
 				t.Fatalf("Apply = %+v, %v; want malformed in field %s, permanent", res, err, tc.field)

@@ -93,20 +93,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 func TestLeased_malformed_event_claims_nothing_and_makes_no_call(t *testing.T) {
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
-	c := f.leased(t, "notifier", nil, r.effect())
-	for _, tc := range malformedEvents() {
-		t.Run(tc.name, func(t *testing.T) {
-			before := f.requests.Total()
-			res, err := c.Apply(context.Background(), tc.ev, idempotency.Delivery{MessageID: "m1"})
-			var me *cloudevent.MalformedError
-			if res.Outcome != idempotency.Malformed || !permanent(err) || !errors.As(err, &me) || me.Field != tc.field {
-				t.Errorf("Apply = %+v, %v; want malformed in field %s, permanent", res, err, tc.field)
-			}
-			if n := f.requests.Total() - before; n != 0 {
-				t.Errorf("%d DynamoDB requests for a malformed event, want 0: nothing is claimed", n)
-			}
-		})
-	}
+	refusesMalformedEvents(t, f, f.leased(t, "notifier", nil, r.effect()))
 	if n := len(r.Calls()); n != 0 {
 		t.Errorf("receiver called %d times, want 0", n)
 	}
