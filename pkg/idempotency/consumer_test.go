@@ -225,6 +225,31 @@ func refusesMalformedEvents(t *testing.T, f *fixture, a applier) {
 	}
 }
 
+// A handler's own "never retry this" follows the one rule: the message fails permanently (to be
+// dead-lettered with the reason), nothing is committed, and other errors stay retryable.
+func TestConsumer_a_handler_error_marked_Permanent_is_not_retried(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	closed := errors.New("account closed")
+	for _, tc := range []struct {
+		name      string
+		err       error
+		permanent bool
+	}{{"permanent", idempotency.Permanent(closed), true}, {"transient", closed, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) { return nil, tc.err })
+			before := f.requests.Total()
+			res, err := process(context.Background(), f.consumerFor(t, "c", h), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+			if res.Outcome != idempotency.Failed || !errors.Is(err, closed) || permanent(err) != tc.permanent {
+				t.Fatalf("Process = %+v, %v (permanent %v); want failed, permanent %v", res, err, permanent(err), tc.permanent)
+			}
+			if n := f.requests.Total() - before; n != 0 {
+				t.Errorf("%d DynamoDB requests after the handler failed, want 0", n)
+			}
+		})
+	}
+}
+
 func TestConsumer_StorePayload_keeps_the_message_as_received(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)

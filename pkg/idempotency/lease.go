@@ -14,7 +14,8 @@ import (
 // (or a value derived from it) downstream, so that a receiver can drop the repeat a crash
 // between the call and its completion makes unavoidable. ctx ends when the lease is lost or
 // runs out: the effect must stop then. An error marked Permanent (a cloudevent.MalformedError
-// is) dead-letters the message; any other error fails it so it is delivered again. Side effects are called concurrently for different events.
+// is) dead-letters the message; any other error fails it so it is delivered again. Side
+// effects are called concurrently for different events.
 type SideEffect interface {
 	Run(ctx context.Context, ev cloudevent.Event, key string) error
 }
