@@ -83,6 +83,9 @@ func (c LeaseConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %v is negative", d.name, d.v))
 		}
 	}
+	if c.AfterDeadLetter == HoldGroup {
+		errs = append(errs, errors.New("AfterDeadLetter HoldGroup is not supported in lease mode; use GoOn"))
+	}
 	if c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat >= c.Lease {
 		errs = append(errs, fmt.Errorf("heartbeat %v must be shorter than the lease %v", c.Heartbeat, c.Lease))
 	}
