@@ -140,6 +140,10 @@ func (c *core) existing(ctx context.Context, res Result, old map[string]types.At
 			res.Outcome = Failed
 			return res, err
 		}
+		if old == nil { // gone since its condition failed (TTL, a release): try again
+			res.Outcome = Failed
+			return res, fmt.Errorf("record %s vanished after its condition failed; a delivery again will apply or find it", res.Key)
+		}
 	}
 	var stored Record
 	if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
