@@ -49,6 +49,12 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 	}})
 	heldIndex := -1
 	if c.HoldsGroups() && rec.Group != "" {
+		if len(items) > MaxEffectWrites { // the effect's writes, the record and the hold
+			res.Outcome = Failed
+			return res, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf(
+				"%d writes; under HoldGroup one transaction takes at most %d besides the idempotency record and the group's hold",
+				len(items)-1, MaxEffectWrites-1)}
+		}
 		release, err := c.releaseWrite(rec.Group, rec.EventID)
 		if err != nil {
 			res.Outcome = Failed
