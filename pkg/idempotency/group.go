@@ -54,8 +54,8 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // Permanent reports that retrying cannot help until the group is released.
 func (e *HeldError) Permanent() bool { return true }
 
-// hold is the item that holds a group: one per consumer and group, in the idempotency table.
-type hold struct {
+// groupHold is the item that holds a group: one per consumer and group, in the idempotency table.
+type groupHold struct {
 	Key            string `dynamodbav:"pk"`
 	Consumer       string `dynamodbav:"consumer"`
 	Group          string `dynamodbav:"group"`
@@ -85,7 +85,7 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 	if !c.HoldsGroups() || group == "" {
 		return nil
 	}
-	item, err := attributevalue.MarshalMap(hold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
+	item, err := attributevalue.MarshalMap(groupHold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
 		BlockerEventID: eventID, BlockerMessage: messageID, BlockerReason: truncate(reason.Error(), 1024),
 		HeldAt: rfc3339(c.cfg.Now())})
 	if err != nil {
@@ -123,7 +123,7 @@ func (c *core) releaseWrite(group, eventID string) (types.TransactWriteItem, err
 
 // heldError builds the error for a commit refused by its group's hold.
 func heldError(group string, old map[string]types.AttributeValue) *HeldError {
-	var h hold
+	var h groupHold
 	_ = attributevalue.UnmarshalMap(old, &h)
 	return &HeldError{Group: group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
 }
