@@ -32,6 +32,9 @@ type Config struct {
 	Logger *slog.Logger     // default: slog.Default()
 	Now    func() time.Time // default: time.Now
 	NewID  func() string    // new note ids; default: random UUIDs
+	// ScopePrefix, when set, is what the access rules' scopes carry in tokens (a Cognito
+	// resource server's "https://api.example.com/"): only scopes with it count, without it.
+	ScopePrefix string
 }
 
 // Validate reports every problem of c.
@@ -76,7 +79,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	if !ok {
 		return respondError(http.StatusNotFound, "no such route"), nil
 	}
-	if refused, ok := authorize(req, method, segs); !ok {
+	if refused, ok := authorize(req, method, segs, h.cfg.ScopePrefix); !ok {
 		return refused, nil
 	}
 	var resp events.APIGatewayV2HTTPResponse

@@ -26,6 +26,21 @@ type Principal struct {
 // Has reports whether p was granted scope.
 func (p Principal) Has(scope string) bool { return slices.Contains(p.Scopes, scope) }
 
+// withPrefix returns p with only the scopes that carry prefix, without it; p itself when
+// prefix is "".
+func (p Principal) withPrefix(prefix string) Principal {
+	if prefix == "" {
+		return p
+	}
+	out := Principal{Subject: p.Subject}
+	for _, s := range p.Scopes {
+		if rest, ok := strings.CutPrefix(s, prefix); ok {
+			out.Scopes = append(out.Scopes, rest)
+		}
+	}
+	return out
+}
+
 // allow decides whether a principal may call a route; params are the route's path
 // parameters by name.
 type allow func(p Principal, params map[string]string) bool
@@ -100,7 +115,7 @@ func PrincipalOf(req events.APIGatewayV2HTTPRequest) (Principal, bool) {
 
 // authorize decides a request before its handler runs: 404 for a route without a rule,
 // 401 without verified claims, 403 when the rule refuses the principal.
-func authorize(req events.APIGatewayV2HTTPRequest, method string, segs []string) (events.APIGatewayV2HTTPResponse, bool) {
+func authorize(req events.APIGatewayV2HTTPRequest, method string, segs []string, scopePrefix string) (events.APIGatewayV2HTTPResponse, bool) {
 	for _, r := range rules {
 		params, ok := r.match(method, segs)
 		if !ok {
@@ -112,7 +127,7 @@ func authorize(req events.APIGatewayV2HTTPRequest, method string, segs []string)
 			resp.Headers["WWW-Authenticate"] = "Bearer"
 			return resp, false
 		}
-		if !r.allow(p, params) {
+		if !r.allow(p.withPrefix(scopePrefix), params) {
 			return respondError(http.StatusForbidden, "forbidden: this route needs "+r.need), false
 		}
 		return events.APIGatewayV2HTTPResponse{}, true

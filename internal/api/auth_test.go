@@ -129,3 +129,29 @@ func TestAPI_scopes_come_from_the_scope_claim_or_the_authorizer_list(t *testing.
 		t.Fatalf("from the authorizer's scopes: %+v %v", p, ok)
 	}
 }
+
+func TestAPI_with_a_scope_prefix_only_prefixed_scopes_count(t *testing.T) {
+	f := newFixture(t)
+	h, err := api.New(api.Config{DB: f.db, Table: f.table, ScopePrefix: "https://api.example.com/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h = h
+	credit := sample(t, "api-credit.json")
+	tests := []struct {
+		name   string
+		scopes []string
+		status int
+	}{
+		{"bare scope", []string{api.ScopeLedgerWrite}, http.StatusForbidden},
+		{"another resource server", []string{"https://other.example.com/" + api.ScopeLedgerWrite}, http.StatusForbidden},
+		{"this resource server", []string{"https://api.example.com/" + api.ScopeLedgerWrite}, http.StatusAccepted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if status, body := f.do(t, apptest.Authorized(credit, "svc", tt.scopes...)); status != tt.status {
+				t.Fatalf("got %d %v; want %d", status, body, tt.status)
+			}
+		})
+	}
+}
