@@ -35,7 +35,7 @@ type Deps struct {
 
 // NewAPI returns the api function's handler.
 func NewAPI(cfg config.API, d Deps) (*api.Handler, error) {
-	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger})
+	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger, ScopePrefix: cfg.ScopePrefix})
 }
 
 // NewRelay returns the outbox-relay function's handler.
