@@ -24,8 +24,8 @@ import (
 // IdempotencyKeyHeader makes POST /notes idempotent.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
-// idempotencyWindow is how long an Idempotency-Key is remembered.
-const idempotencyWindow = 24 * time.Hour
+// IdempotencyWindow is how long an Idempotency-Key is remembered.
+const IdempotencyWindow = 24 * time.Hour
 
 // maxKeyLength bounds an Idempotency-Key.
 const maxKeyLength = 255
@@ -140,7 +140,7 @@ func (h *Handler) replayNote(ctx context.Context, stored map[string]types.Attrib
 
 func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(requestItem{PK: "REQUEST#" + key, SK: "REQUEST", Kind: "request",
-		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(idempotencyWindow).Unix()})
+		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(IdempotencyWindow).Unix()})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("marshal request item: %w", err)
 	}
