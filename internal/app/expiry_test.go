@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,5 +47,33 @@ func TestNoteTagger_a_note_delivered_again_after_its_record_expired_is_counted_o
 	}
 	if got := strings.Count(s.logs.String(), `"outcome":"duplicate"`); got != 2 {
 		t.Fatalf("logs = %s; want both notes reported as duplicates", s.logs)
+	}
+}
+
+// The note-notifier's webhook call is outside DynamoDB: after its record expired a redelivery
+// calls again, with the same Idempotency-Key, which the receiver must honour.
+func TestNoteNotifier_a_note_delivered_again_after_its_record_expired_calls_again_with_the_same_key(t *testing.T) {
+	s := newSystem(t)
+	batch := sqsSample(t, "note-notifier-batch.json")
+	handle(t, s.notifier, batch)
+	for _, rec := range s.items(t, s.idem, "note-notifier#") {
+		if _, err := s.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(s.idem),
+			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: rec["pk"].(string)}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fresh, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, WebhookURL: s.hook.URL,
+		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention},
+		app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	handle(t, fresh, batch)
+	got := s.hook.keys()
+	slices.Sort(got)
+	want := []string{hookKey("note-7f3a"), hookKey("note-7f3a"), hookKey("note-91c2"), hookKey("note-91c2")}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("webhook keys = %v; want each note's one key, twice", got)
 	}
 }
