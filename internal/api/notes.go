@@ -41,6 +41,7 @@ type noteResponse struct {
 	Title   string   `json:"title"`
 	Content string   `json:"content"`
 	Tags    []string `json:"tags"`
+	Tagging string   `json:"tagging"` // "pending" until the note-tagger has run, then "done"
 }
 
 func toResponse(n notes.Note) noteResponse {
@@ -48,7 +49,11 @@ func toResponse(n notes.Note) noteResponse {
 	if tags == nil {
 		tags = []string{}
 	}
-	return noteResponse{ID: n.ID, Title: n.Title, Content: n.Content, Tags: tags}
+	tagging := "pending"
+	if n.TaggedAt != "" {
+		tagging = "done"
+	}
+	return noteResponse{ID: n.ID, Title: n.Title, Content: n.Content, Tags: tags, Tagging: tagging}
 }
 
 // requestItem remembers which note an Idempotency-Key created, and from what.

@@ -1,6 +1,8 @@
 package notes
 
 import (
+	"time"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -29,7 +31,7 @@ func Tagger(table string) *idempotency.Router {
 }
 
 // TagEffect is the effect of tagging a created note: per tag a membership item and a counter
-// increment, and the note's tag set. At most 2*MaxTags+1 writes, well under the transaction
+// increment, and the note's tag set with the time it was tagged (the event's). At most 2*MaxTags+1 writes, well under the transaction
 // limit. The note must exist; if not, the event is rejected. A membership is written only if
 // new (OrDuplicate): a note delivered again after the consumer's record expired is a
 // duplicate, and no counter is incremented twice. The memberships come first, so that their
@@ -51,6 +53,7 @@ func TagEffect(table string, ev cloudevent.Event, d CreatedData) (idempotency.Ef
 				Set(expression.Name("kind"), expression.Value("tagCount"))))
 	}
 	return append(effect, idempotency.Update(table, Key(d.NoteID),
-		expression.Set(expression.Name("tags"), expression.Value(tags))).
+		expression.Set(expression.Name("tags"), expression.Value(tags)).
+			Set(expression.Name("taggedAt"), expression.Value(ev.Time.UTC().Format(time.RFC3339Nano)))).
 		If(expression.AttributeExists(expression.Name("pk"))).OrReject(ReasonNoteMissing)), nil
 }
