@@ -99,7 +99,7 @@ func Handler(table string) *idempotency.Router {
 // Credit is the effect of a credit: the movement is marked applied, the balance grows by the
 // amount (the account is created on its first credit) and an entry is written.
 func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
-	return movement(table, ev, d, nil)
+	return movement(table, ev, d, "credit", d.Amount, nil)
 }
 
 // Debit is the effect of a debit: the movement is marked applied and the balance shrinks by the
@@ -107,20 +107,16 @@ func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effe
 // and the movement is marked rejected; an entry is written.
 func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
-	return movement(table, ev, d, &enough)
+	return movement(table, ev, d, "debit", -d.Amount, &enough)
 }
 
 // movement is the effect of a credit or debit. Its first two writes make it idempotent
 // without the consumer's record, which expires: the movement's status is set only once, and
 // the entry, keyed by the event's time and id, is written only if new; a failure of either
 // condition means the event was decided before (a duplicate), whatever else fails.
-func movement(table string, ev cloudevent.Event, d MovementData, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
+func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
 		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
-	}
-	kind, delta := entryType(ev.Type), d.Amount
-	if kind == "debit" {
-		delta = -d.Amount
 	}
 	balance := idempotency.Update(table, accountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
@@ -128,14 +124,14 @@ func movement(table string, ev cloudevent.Event, d MovementData, cond *expressio
 		Set(expression.Name("kind"), expression.Value("account")))
 	if cond != nil {
 		balance = balance.If(*cond).OrReject(ReasonInsufficientFunds).
-			OnReject(decided(table, ev, d, StatusRejected, ReasonInsufficientFunds))
+			OnReject(decided(table, ev, d, kind, StatusRejected, ReasonInsufficientFunds))
 	}
 	at := ev.Time.UTC()
 	entry := Entry{PK: PK(d.AccountID), SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
 		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
 	isNew := expression.Name("pk").AttributeNotExists()
 	return idempotency.Effect{
-		decided(table, ev, d, StatusApplied, ""),
+		decided(table, ev, d, kind, StatusApplied, ""),
 		idempotency.Put(table, entry).If(isNew).OrDuplicate(),
 		balance,
 	}, nil

@@ -72,17 +72,18 @@ func WriteMovement(table string, ev cloudevent.Event, reference string, amount i
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
 
-// decided is the write that sets the movement of ev to status (applied or rejected): only
+// decided is the write that sets the movement of ev, a kind ("credit" or "debit"), to status
+// (applied or rejected): only
 // once, so a failure of its condition proves the event was decided before (OrDuplicate). An
 // event that reaches the ledger without a movement item (published before movements were
 // recorded) gets one, without its reference.
-func decided(table string, ev cloudevent.Event, d MovementData, status, reason string) idempotency.Write {
+func decided(table string, ev cloudevent.Event, d MovementData, kind, status, reason string) idempotency.Write {
 	set := expression.Set(expression.Name("status"), expression.Value(status)).
 		Set(expression.Name("at"), expression.Value(ev.Time.UTC().Format(time.RFC3339Nano))).
 		Set(expression.Name("kind"), expression.Value("movement")).
 		Set(expression.Name("eventId"), expression.Value(ev.ID)).
 		Set(expression.Name("accountId"), expression.Value(d.AccountID)).
-		Set(expression.Name("type"), expression.Value(entryType(ev.Type))).
+		Set(expression.Name("type"), expression.Value(kind)).
 		Set(expression.Name("amount"), expression.Value(d.Amount)).
 		Set(expression.Name("payloadHash"), expression.Value(ev.PayloadHash()))
 	if reason != "" {
