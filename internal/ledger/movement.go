@@ -73,10 +73,9 @@ func WriteMovement(table string, ev cloudevent.Event, reference string, amount i
 }
 
 // decided is the write that sets the movement of ev, a kind ("credit" or "debit"), to status
-// (applied or rejected): only
-// once, so a failure of its condition proves the event was decided before (OrDuplicate). An
-// event that reaches the ledger without a movement item (published before movements were
-// recorded) gets one, without its reference.
+// (applied or rejected): only once, so a failure of its condition proves the event was decided
+// before (OrDuplicate). An event that reaches the ledger without a movement item (published
+// before movements were recorded) gets one, without its reference.
 func decided(table string, ev cloudevent.Event, d MovementData, kind, status, reason string) idempotency.Write {
 	set := expression.Set(expression.Name("status"), expression.Value(status)).
 		Set(expression.Name("at"), expression.Value(ev.Time.UTC().Format(time.RFC3339Nano))).
