@@ -310,7 +310,7 @@ func TestTemplate_api_routes_are_the_public_contract(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"GET /accounts/{id}", "GET /notes/{id}", "GET /tags/{tag}",
+	want := []string{"GET /accounts/{id}", "GET /accounts/{id}/movements/{reference}", "GET /notes/{id}", "GET /tags/{tag}",
 		"POST /accounts/{id}/credits", "POST /accounts/{id}/debits", "POST /notes"}
 	if !slices.Equal(got, want) {
 		t.Errorf("routes = %v; want %v", got, want)

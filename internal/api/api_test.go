@@ -153,8 +153,8 @@ func TestAPI_movement_retried_with_the_same_reference_records_one_event(t *testi
 			if status != http.StatusAccepted || first["eventId"] != second["eventId"] || second["type"] != tt.typ {
 				t.Fatalf("retry = %d %v; want 202 with event %v", status, second, first["eventId"])
 			}
-			if got := f.kinds(t); got["outbox"] != 1 || len(got) != 1 {
-				t.Fatalf("items by kind = %v; want exactly one outbox event", got)
+			if got := f.kinds(t); got["outbox"] != 1 || got["movement"] != 1 || len(got) != 2 {
+				t.Fatalf("items by kind = %v; want exactly one movement and one outbox event", got)
 			}
 			status, body := f.do(t, withBody(req, `{"amount":1,"reference":"`+second["reference"].(string)+`"}`))
 			if status != http.StatusUnprocessableEntity || body["field"] != "reference" {
@@ -230,6 +230,7 @@ func TestAPI_reads_missing_entities(t *testing.T) {
 	}{
 		{"api-get-note.json", http.StatusNotFound, nil},
 		{"api-get-account.json", http.StatusNotFound, nil},
+		{"api-get-movement.json", http.StatusNotFound, nil},
 		{"api-get-tag.json", http.StatusOK, map[string]any{"tag": "travel", "count": 0.0}},
 	}
 	for _, tt := range tests {

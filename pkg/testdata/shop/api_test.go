@@ -53,6 +53,8 @@ var (
 	_ func(types.TransactWriteItem) idempotency.Write                                                                  = idempotency.Raw
 	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                           = idempotency.Write.If
 	_ func(idempotency.Write, string) idempotency.Write                                                                = idempotency.Write.OrReject
+	_ func(idempotency.Write) idempotency.Write                                                                        = idempotency.Write.OrDuplicate
+	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                                  = idempotency.Write.OnReject
 	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                         = idempotency.Write.TransactWriteItem
 	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                                      = idempotency.Effect.TransactWriteItems
 	_ func(error) error                                                                                                = idempotency.Permanent
