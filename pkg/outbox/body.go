@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"fmt"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -44,4 +45,30 @@ func sendable(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// safeJSON rewrites the JSON text b so that it holds only characters of the Basic
+// Multilingual Plane that SQS accepts: every other character, which JSON allows only inside
+// strings, becomes its \u escape (a UTF-16 surrogate pair beyond U+FFFF), and a byte that is
+// not UTF-8 becomes \ufffd, as encoding/json decodes it. The text decodes to the same value.
+// SQS itself accepts characters beyond U+FFFF; escaping them too keeps bodies sendable to
+// emulators that refuse them (fauxqs refuses U+10000 to U+10FFFF).
+func safeJSON(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			out = append(out, `\ufffd`...)
+		case r >= 0x10000:
+			hi, lo := utf16.EncodeRune(r)
+			out = fmt.Appendf(out, `\u%04x\u%04x`, hi, lo)
+		case !sendable(r):
+			out = fmt.Appendf(out, `\u%04x`, r)
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
 }

@@ -1,9 +1,12 @@
 package outbox_test
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -39,5 +42,34 @@ func TestCheckText_refuses_exactly_the_characters_SQS_refuses(t *testing.T) {
 				t.Fatalf("CheckText(%q) = %+v; want offset %d rune %U", c.text, ue, c.offset, c.r)
 			}
 		})
+	}
+}
+
+func TestNewItem_body_escapes_what_SQS_or_its_emulator_refuses_and_decodes_to_the_same_event(t *testing.T) {
+	t.Parallel()
+	text := "party 🎉, noncharacters \uFFFE\uFFFF, a bell \a, \u00e9 and \uFFFD stay"
+	ev, err := cloudevent.New("note-created-n1", "shop", "note.created", "n-1", time.Unix(0, 0), map[string]string{"content": text})
+	if err != nil {
+		t.Fatal(err)
+	}
+	item, err := outbox.NewItem(ev, time.Unix(0, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := outbox.CheckText(item.Body); err != nil {
+		t.Fatalf("body %q: %v; want it sendable", item.Body, err)
+	}
+	for _, r := range item.Body {
+		if r > 0xFFFF {
+			t.Fatalf("body %q holds %U; want every character beyond U+FFFF escaped (fauxqs refuses them)", item.Body, r)
+		}
+	}
+	back, err := cloudevent.Decode([]byte(item.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data map[string]string
+	if err := json.Unmarshal(back.Data, &data); err != nil || data["content"] != text {
+		t.Fatalf("decoded content %q (%v); want %q", data["content"], err, text)
 	}
 }

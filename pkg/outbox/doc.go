@@ -18,7 +18,8 @@
 //	eventId     the event's stable id
 //	eventType   the CloudEvents type, "order.placed"
 //	subject     the aggregate id, the MessageGroupId
-//	body        the CloudEvents JSON body, sent as is
+//	body        the CloudEvents JSON body, sent as is; characters SQS refuses and those beyond
+//	            U+FFFF are \u escapes in it, so it is always sendable and decodes to the event
 //	payloadHash cloudevent.Event.PayloadHash, to tell a retry from a conflicting reuse of the id
 //	createdAt   RFC 3339 time of the write
 //	expiresAt   epoch seconds; the table's TTL removes published items after Retention

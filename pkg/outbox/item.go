@@ -47,7 +47,9 @@ func Key(subject, eventID string) map[string]types.AttributeValue {
 
 func keyOf(subject, eventID string) (pk, sk string) { return "OUTBOX#" + subject, "EVENT#" + eventID }
 
-// NewItem builds the outbox item of ev, written at now.
+// NewItem builds the outbox item of ev, written at now. Its body is the CloudEvents JSON of ev
+// with every character SQS refuses, and every character beyond U+FFFF, written as a JSON \u
+// escape: it decodes to the same event and is always sendable.
 func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 	if ev.ID == "" || ev.Subject == "" || ev.Type == "" {
 		return Item{}, fmt.Errorf("outbox item: event id, type and subject are required")
@@ -58,7 +60,7 @@ func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 	}
 	pk, sk := keyOf(ev.Subject, ev.ID)
 	return Item{PK: pk, SK: sk, Kind: Kind, EventID: ev.ID, EventType: ev.Type,
-		Subject: ev.Subject, Body: string(body), PayloadHash: ev.PayloadHash(),
+		Subject: ev.Subject, Body: string(safeJSON(body)), PayloadHash: ev.PayloadHash(),
 		CreatedAt: now.UTC().Format(time.RFC3339Nano), ExpiresAt: now.Add(Retention).Unix()}, nil
 }
 
