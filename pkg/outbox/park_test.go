@@ -86,3 +86,33 @@ func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *t
 		t.Fatalf("metrics %v; want 1 parked, 2 published", m.n)
 	}
 }
+
+func TestRelay_publishes_an_event_with_emoji_and_noncharacters_through_the_local_SQS_emulator(t *testing.T) {
+	t.Parallel()
+	db := testenv.DynamoDB(t)
+	table, stream := apptest.AppTable(t, db)
+	q := newQueues(t)
+	text := "launch 🚀 \uFFFE done"
+	ev, _ := cloudevent.New("note-created-n-emoji", "shop", "note.created", "n-emoji", time.Now(), map[string]string{"content": text})
+	w, err := outbox.Write(table, ev, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}}); err != nil {
+		t.Fatal(err)
+	}
+	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
+	resp, err := newRelay(t, q.client, q.routes()).Handle(context.Background(), events.DynamoDBEvent{Records: recs})
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v, err %v; want the event published (fauxqs refuses raw emoji)", resp.BatchItemFailures, err)
+	}
+	msgs := apptest.Drain(t, q.client, q.notes)
+	if len(msgs) != 1 {
+		t.Fatalf("notes queue holds %d messages; want 1", len(msgs))
+	}
+	got, err := cloudevent.Decode([]byte(aws.ToString(msgs[0].Body)))
+	var data map[string]string
+	if err != nil || json.Unmarshal(got.Data, &data) != nil || data["content"] != text {
+		t.Fatalf("consumer would read %q (%v); want %q", data["content"], err, text)
+	}
+}
