@@ -11,6 +11,10 @@
 // were written. Outbox items of one partition key must be written one after the other (each
 // after the previous write returned) for that order to be defined.
 //
+// An item SQS would refuse (a body, subject or event id with characters it does not accept,
+// see CheckText) is never retried, which would block its shard: the Relay parks it in
+// RelayConfig.ParkQueue as a Parked message, counts metrics.Parked and goes on.
+//
 // The outbox item, in the service's table (string keys pk and sk):
 //
 //	pk = "OUTBOX#<subject>"  sk = "EVENT#<eventId>"
