@@ -80,14 +80,14 @@ func plan(cfg Config) []request {
 	return reqs
 }
 
-// drive sends every request through the API with cfg.Concurrency clients. The movements of
-// one account are all sent by one client, each after the answer to the one before, so the
-// order in which the API accepted them is defined.
-func drive(ctx context.Context, apiURL string, cfg Config, reqs []request, tr *traffic) {
+// drive sends every request through the API with cfg.Concurrency workers sharing client
+// (which carries the workload's token). The movements of one account are all sent by one
+// worker, each after the answer to the one before, so the order in which the API accepted
+// them is defined.
+func drive(ctx context.Context, client *http.Client, apiURL string, cfg Config, reqs []request, tr *traffic) {
 	n := max(cfg.Concurrency, 1)
 	work := make([]chan request, n)
 	var wg sync.WaitGroup
-	client := &http.Client{Timeout: 30 * time.Second}
 	for i := range work {
 		work[i] = make(chan request, 64)
 		wg.Add(1)

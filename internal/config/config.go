@@ -27,6 +27,8 @@ const (
 	WebhookURL            = "WEBHOOK_URL"
 	// OutboxParkQueueURL is the FIFO queue where the relay parks outbox items SQS refuses.
 	OutboxParkQueueURL = "OUTBOX_PARK_QUEUE_URL"
+	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
+	AuthScopePrefix = "AUTH_SCOPE_PREFIX"
 )
 
 // DefaultNotifierName is the note-notifier's consumer name when CONSUMER_NAME is unset.
@@ -58,6 +60,9 @@ func (c Common) Level() string { return c.LogLevel }
 type API struct {
 	Common
 	AppTable string // APP_TABLE
+	// ScopePrefix (AUTH_SCOPE_PREFIX, optional) prefixes the API's scopes in tokens: a Cognito
+	// resource server's identifier and a slash ("https://api.example.com/"), "" for bare scopes.
+	ScopePrefix string
 }
 
 // Relay configures the outbox-relay function.
@@ -122,7 +127,7 @@ func required(name, value string) error {
 
 // LoadAPI reads the api function's configuration.
 func LoadAPI(getenv func(string) string) (API, error) {
-	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable)}
+	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable), ScopePrefix: getenv(AuthScopePrefix)}
 	return c, c.Validate()
 }
 
