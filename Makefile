@@ -84,6 +84,7 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 # Emulator (see infra/localcloud). State, logs and builds live in .local/ (git-ignored).
 #   make up                                  start everything; writes .local/endpoints.json
 #   make up ENVS=Consumer=3,Api=1            execution environments per function
+#   make up SHARDS=4                         4 shards per DynamoDB stream (by partition key), as on AWS
 #   make up PARAMS="WebhookUrl=http://h/x"   template parameter overrides (space-separated)
 #   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
 #   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
@@ -106,15 +107,16 @@ infra/node_modules/.package-lock.json: infra/package-lock.json
 
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
 up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
-	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
-##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`)
+##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`;
+##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does)
 NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS))
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)

@@ -168,8 +168,11 @@ func (c *Cloud) startFunctions(ctx context.Context) error {
 		if !ok {
 			n = 1
 			for _, ev := range f.Events {
-				if ev.Type == EventSQS {
+				switch ev.Type {
+				case EventSQS:
 					n = 2
+				case EventDynamoDB:
+					n = max(n, c.cfg.StreamShards)
 				}
 			}
 		}
@@ -205,7 +208,7 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 			case EventDynamoDB:
 				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
 					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
-				if err := p.init(ctx); err != nil {
+				if err := p.init(ctx, c.cfg.StreamShards); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
 				c.goRun(func() { p.run(runCtx) })

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,19 +77,22 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// acceptedEvents returns the ids of the events the API accepted, sorted.
-func (r *run) acceptedEvents() []string {
-	var ids []string
+// eventRef names an accepted event: its id and its subject, the aggregate it is about.
+type eventRef struct{ subject, id string }
+
+// acceptedEvents returns the events the API accepted, sorted by id.
+func (r *run) acceptedEvents() []eventRef {
+	var evs []eventRef
 	for _, q := range r.reqs {
 		switch {
 		case q.note != nil && q.note.ID != "":
-			ids = append(ids, noteEventID(q.note.ID))
+			evs = append(evs, eventRef{subject: q.note.ID, id: noteEventID(q.note.ID)})
 		case q.move != nil && q.move.EventID != "":
-			ids = append(ids, q.move.EventID)
+			evs = append(evs, eventRef{subject: q.move.Account, id: q.move.EventID})
 		}
 	}
-	sort.Strings(ids)
-	return ids
+	slices.SortFunc(evs, func(a, b eventRef) int { return strings.Compare(a.id, b.id) })
+	return evs
 }
 
 // expected returns, per consumer name, the idempotency keys the accepted events must leave.

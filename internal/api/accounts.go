@@ -47,7 +47,7 @@ func (r movementRequest) validate() *fieldError {
 	case len(*r.Reference) > maxReferenceLength:
 		return badField("reference", "longer than %d bytes", maxReferenceLength)
 	}
-	return nil
+	return sendable(map[string]string{"reference": *r.Reference})
 }
 
 // move records a credit or debit request as its movement item and its event in the outbox.

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -193,6 +194,32 @@ func TestAPI_bad_input_is_400_naming_the_field_and_writes_nothing(t *testing.T) 
 			status, body := f.do(t, tt.req)
 			if status != http.StatusBadRequest || body["field"] != tt.field || body["error"] == "" {
 				t.Fatalf("got %d %v; want 400 naming %q", status, body, tt.field)
+			}
+		})
+	}
+	if got := f.kinds(t); len(got) != 0 {
+		t.Fatalf("items by kind = %v; want nothing written", got)
+	}
+}
+
+func TestAPI_text_SQS_refuses_is_400_naming_the_field_and_writes_nothing(t *testing.T) {
+	f := newFixture(t)
+	note, credit := sample(t, "api-create-note.json"), sample(t, "api-credit.json")
+	tests := []struct {
+		name  string
+		req   events.APIGatewayV2HTTPRequest
+		field string
+	}{
+		{"NUL in the title", withBody(note, `{"title":"a\u0000b","content":"x"}`), "title"},
+		{"a control character in the content", withBody(note, `{"title":"x","content":"#go \u001b[31m"}`), "content"},
+		{"U+FFFE in a tag", withBody(note, `{"title":"x","content":"#go\ufffe"}`), "content"},
+		{"U+FFFF in the reference", withBody(credit, `{"amount":5,"reference":"r\uffff"}`), "reference"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := f.do(t, tt.req)
+			if status != http.StatusBadRequest || body["field"] != tt.field || !strings.Contains(fmt.Sprint(body["error"]), "SQS") {
+				t.Fatalf("got %d %v; want 400 naming %q and saying SQS refuses it", status, body, tt.field)
 			}
 		})
 	}

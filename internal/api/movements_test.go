@@ -42,11 +42,12 @@ func newClockedFixture(t *testing.T) (*fixture, *clock) {
 	return f, c
 }
 
-// expireOutbox deletes the outbox item of eventID, as DynamoDB's TTL does once it expired.
-func (f *fixture) expireOutbox(t *testing.T, eventID string) {
+// expireOutbox deletes the outbox item of the account's eventID, as DynamoDB's TTL does once it
+// expired.
+func (f *fixture) expireOutbox(t *testing.T, accountID, eventID string) {
 	t.Helper()
 	if _, err := f.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(f.table),
-		Key: outbox.Key(eventID)}); err != nil {
+		Key: outbox.Key(accountID, eventID)}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,7 +80,7 @@ func TestAPI_a_reference_answers_the_same_after_its_outbox_event_expired(t *test
 			if status != http.StatusAccepted {
 				t.Fatalf("first credit = %d %v; want 202", status, first)
 			}
-			f.expireOutbox(t, first["eventId"].(string))
+			f.expireOutbox(t, first["accountId"].(string), first["eventId"].(string))
 			c.advance(tt.after)
 
 			status, again := f.do(t, req)

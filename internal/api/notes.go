@@ -77,7 +77,7 @@ func (r noteRequest) validate() *fieldError {
 	case len(*r.Content) > notes.MaxContent:
 		return badField("content", "longer than %d bytes", notes.MaxContent)
 	}
-	return nil
+	return sendable(map[string]string{"title": *r.Title, "content": *r.Content})
 }
 
 func (h *Handler) createNote(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {

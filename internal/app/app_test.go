@@ -258,7 +258,8 @@ func TestApplication_end_to_end(t *testing.T) {
 			noteID = between(resp.Body, `"id":"`, `"`)
 		}
 	}
-	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ}
+	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ,
+		"OUTBOX_PARK_QUEUE_URL": apptest.FIFOQueue(t, s.sqs, "parked")}
 	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

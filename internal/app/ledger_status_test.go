@@ -35,12 +35,15 @@ func (s *system) post(t *testing.T, sample, body string) (int, string, string) {
 	return resp.StatusCode, between(resp.Body, `"eventId":"`, `"`), resp.Headers["Location"]
 }
 
+// sampleAccount is the account of the movement samples (events/api-credit.json, api-debit.json).
+const sampleAccount = "acc-1001"
+
 // deliver hands the outbox event of eventID to the ledger as an SQS message, as the relay and
 // the queue would, with the given receive count.
 func (s *system) deliver(t *testing.T, eventID string, receiveCount int) {
 	t.Helper()
 	out, err := s.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(s.app),
-		Key: outbox.Key(eventID), ConsistentRead: aws.Bool(true)})
+		Key: outbox.Key(sampleAccount, eventID), ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item == nil {
 		t.Fatalf("outbox item %s: %v %v", eventID, out, err)
 	}

@@ -46,7 +46,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
-  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-param Name=Value ...]
+  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud down [-state .local]
   localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
@@ -56,6 +56,7 @@ func usage() {
 // options are the flags of up and serve.
 type options struct {
 	template, state, prefix, envs string
+	shards                        int
 	params                        map[string]string
 }
 
@@ -69,6 +70,7 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 	fs.StringVar(&o.state, "state", ".local", "state directory (logs, builds, state.json, endpoints.json)")
 	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")
 	fs.StringVar(&o.envs, "envs", "", "execution environments per function, e.g. Consumer=3,Api=1")
+	fs.IntVar(&o.shards, "shards", 1, "shards per DynamoDB stream, records assigned by partition key and processed concurrently, as on AWS")
 	fs.Func("param", "template parameter override Name=Value (repeatable)", func(kv string) error {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -85,7 +87,7 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 
 func (o *options) config() (localcloud.Config, error) {
 	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
-		Environments: map[string]int{}, Parameters: o.params}
+		Environments: map[string]int{}, Parameters: o.params, StreamShards: o.shards}
 	for _, kv := range strings.Split(o.envs, ",") {
 		if kv == "" {
 			continue

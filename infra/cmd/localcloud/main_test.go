@@ -30,7 +30,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	}
 	state := filepath.Join(dir, "state")
 	run(t, bin, "up", "-template", "../../localcloud/testdata/template.yaml", "-state", state,
-		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3")
+		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3", "-shards", "2")
 	s, err := localcloud.ReadState(state)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	for _, p := range s.Processes {
 		pids, names[p.Name] = append(pids, p.PID), true
 	}
-	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "Echo-1"} {
+	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "StreamConsumer-2", "Echo-1"} {
 		if !names[want] {
 			t.Errorf("state has no process %s: %+v", want, s.Processes)
 		}

@@ -98,6 +98,8 @@ var (
 	// outbox
 	_ func(string, cloudevent.Event, time.Time) (types.TransactWriteItem, error)                       = outbox.Write
 	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                           = outbox.NewItem
+	_ func(string, string) map[string]types.AttributeValue                                             = outbox.Key
+	_ func(string) error                                                                               = outbox.CheckText
 	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                  = outbox.NewRelay
 	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) = (*outbox.Relay).Handle
 	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                   = outbox.FromStreamImage
