@@ -77,13 +77,13 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 			c.remember(rec, Applied, "")
 			return res, nil
 		case recordExists:
-			return c.existing(ctx, res, v.old, rec.PayloadHash)
+			return c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
 		case held:
 			res.Outcome = Failed
 			return res, heldError(rec.Group, v.old)
 		case effectFailed:
 			if effect.provesDuplicate(v.failed) {
-				return duplicateByEffect(res), nil
+				return c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
 			}
 			reason := effect[v.index].Reason()
 			if reason == "" {
@@ -110,6 +110,9 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 // false when the Put failed transiently and the commit should be retried.
 func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
 	rec.Outcome, rec.Reason = string(Rejected), reason
+	if len(also) > 0 || c.HoldsGroups() && rec.Group != "" { // the hold's release joins the rejection
+		return c.rejectWith(ctx, res, rec, cond, also)
+	}
 	if len(also) > 0 {
 		return c.rejectWith(ctx, res, rec, cond, also)
 	}

@@ -94,22 +94,35 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
+	heldIndex := -1
+	if c.HoldsGroups() && rec.Group != "" {
+		release, err := c.releaseWrite(rec.Group, rec.EventID)
+		if err != nil {
+			res.Outcome = Failed
+			return res, true, err
+		}
+		heldIndex, items = len(items), append(items, release)
+	}
 	start := time.Now()
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	res.Commit += time.Since(start)
-	switch v := classify(err, recordIndex, -1); v.kind {
+	switch v := classify(err, recordIndex, heldIndex); v.kind {
 	case committed:
 		res.Outcome, res.Reason = Rejected, rec.Reason
 		c.remember(rec, Rejected, rec.Reason)
 		return res, true, nil
 	case recordExists:
-		res, err = c.existing(ctx, res, v.old, rec.PayloadHash)
+		res, err = c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
 		return res, true, err
+	case held:
+		res.Outcome = Failed
+		return res, true, heldError(rec.Group, v.old)
 	case effectFailed:
 		if also.provesDuplicate(v.failed) {
-			return duplicateByEffect(res), true, nil
+			res, err = c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
+			return res, true, err
 		}
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf("the condition of OnReject write %d failed", v.index)}
