@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -78,4 +80,43 @@ func zombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildCLI builds the command once per test binary.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "localcloud-cli-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "localcloud")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// waitZombie waits until pid, a child that exited unreaped, shows state Z.
+func waitZombie(t *testing.T, pid int) {
+	t.Helper()
+	for range 100 {
+		if zombie(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("pid %d did not become a zombie", pid)
 }

@@ -43,8 +43,8 @@ func runCmd(args []string) error {
 	if _, err := o.parse(fs, args); err != nil {
 		return err
 	}
-	if s, err := localcloud.ReadState(o.state); err == nil && s.Supervisor > 0 && syscall.Kill(s.Supervisor, 0) == nil {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", s.Supervisor)
+	if pid, ok := localcloud.Running(o.state); ok {
+		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
 	}
 	cfg, err := o.config()
 	if err != nil {
