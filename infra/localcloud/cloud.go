@@ -71,6 +71,9 @@ func (c *Cloud) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := tmpl.CheckOverrides(c.cfg.Environments, c.cfg.Parameters); err != nil {
+		return err
+	}
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
 		prefix: c.cfg.Prefix, region: Region, account: Account}

@@ -24,6 +24,8 @@ type Template struct {
 	Dir        string                // directory of the template file; CodeUri is relative to it
 	Parameters map[string]string     // parameter defaults
 	Declared   []string              // every parameter the template declares, with or without a default
+	// Constraints are the declared parameters' types and constraints, by name.
+	Constraints map[string]Parameter
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
@@ -84,12 +86,14 @@ func ParseTemplate(raw []byte) (*Template, error) {
 	}
 	t := &Template{
 		Parameters:  map[string]string{},
+		Constraints: map[string]Parameter{},
 		Properties:  map[string]*yaml.Node{},
 		Types:       map[string]string{},
 		BuildMethod: map[string]string{},
 	}
 	for name, p := range mapping(lookup(root, "Parameters")) {
 		t.Declared = append(t.Declared, name)
+		t.Constraints[name] = parseParameter(p)
 		if d := lookup(p, "Default"); d != nil {
 			t.Parameters[name] = d.Value
 		}

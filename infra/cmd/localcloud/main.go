@@ -83,21 +83,35 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 	return fs, fs.Parse(args)
 }
 
+// config is the cloud's configuration from the flags, checked against the template: -envs
+// names a function by logical id or short name ("ledger"), and every -param must be one the
+// template declares with a value its constraints allow. Nothing starts when one is wrong.
 func (o *options) config() (localcloud.Config, error) {
 	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
 		Environments: map[string]int{}, Parameters: o.params}
+	t, err := localcloud.LoadTemplate(o.template)
+	if err != nil {
+		return cfg, err
+	}
+	var errs []error
 	for _, kv := range strings.Split(o.envs, ",") {
 		if kv == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		n, err := strconv.Atoi(v)
-		if !ok || err != nil {
-			return cfg, fmt.Errorf("-envs %q: want Function=N", kv)
+		if !ok || err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("-envs %q: want Function=N, N at least 1", kv))
+			continue
 		}
-		cfg.Environments[k] = n
+		id, err := localcloud.ResolveFunction(t.Functions, k)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-envs %s: %w", kv, err))
+			continue
+		}
+		cfg.Environments[id] = n
 	}
-	return cfg, nil
+	return cfg, errors.Join(append(errs, t.CheckOverrides(cfg.Environments, cfg.Parameters))...)
 }
 
 // serve runs the cloud in the foreground until SIGTERM or SIGINT.
@@ -202,24 +216,11 @@ func invoke(args []string) error {
 	return err
 }
 
-// functionName accepts a logical id, or a name that matches one ignoring case, dashes and a
-// "Function" suffix ("sqs-consumer" for SQSConsumer or SqsConsumerFunction).
+// functionName resolves a function name of the running cloud (see localcloud.ResolveFunction).
 func functionName(ep localcloud.Endpoints, name string) (string, error) {
-	norm := func(s string) string {
-		s = strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-		return strings.TrimSuffix(s, "function")
-	}
-	var ids []string
+	ids := make([]string, 0, len(ep.Functions))
 	for id := range ep.Functions {
-		if id == name {
-			return id, nil
-		}
 		ids = append(ids, id)
 	}
-	for _, id := range ids {
-		if norm(id) == norm(name) {
-			return id, nil
-		}
-	}
-	return "", fmt.Errorf("no function %q; functions: %s", name, strings.Join(ids, ", "))
+	return localcloud.ResolveFunction(ids, name)
 }

@@ -58,8 +58,10 @@ func runCmd(args []string) error {
 	if cfg.Parameters == nil {
 		cfg.Parameters = map[string]string{}
 	}
-	if _, set := cfg.Parameters["WebhookUrl"]; !set {
-		cfg.Parameters["WebhookUrl"] = recv.URL
+	if t, err := localcloud.LoadTemplate(cfg.Template); err == nil && t.Declares("WebhookUrl") {
+		if _, set := cfg.Parameters["WebhookUrl"]; !set {
+			cfg.Parameters["WebhookUrl"] = recv.URL
+		}
 	}
 	wl.Receiver = recv
 	if crashFn != "" {

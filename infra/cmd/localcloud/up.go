@@ -21,6 +21,9 @@ func up(args []string) error {
 	if pid, ok := localcloud.Running(o.state); ok {
 		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
 	}
+	if _, err := o.config(); err != nil { // refuse bad -envs and -param before starting anything
+		return err
+	}
 	logs := filepath.Join(o.state, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return err
