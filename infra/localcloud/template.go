@@ -24,8 +24,6 @@ type Template struct {
 	Dir        string                // directory of the template file; CodeUri is relative to it
 	Parameters map[string]string     // parameter defaults
 	Declared   []string              // every parameter the template declares, with or without a default
-	// Constraints are the declared parameters' types and constraints, by name.
-	Constraints map[string]Parameter
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
@@ -33,6 +31,8 @@ type Template struct {
 	Types      map[string]string     // logical id → resource type, for every resource
 	// BuildMethod is a function's Metadata.BuildMethod ("makefile", ...), by logical id.
 	BuildMethod map[string]string
+	// Constraints are the declared parameters' types and constraints, by name.
+	Constraints map[string]Parameter
 }
 
 // Declares reports whether the template declares parameter name.
