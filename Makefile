@@ -89,19 +89,20 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 #                                            against the template's AllowedValues and constraints
 #   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
 #   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
+#   make logs FN=<name> [FOLLOW=1]           a function's log lines, readable (.local/logs/<Fn>-<n>.log)
 #   make down                                stop exactly what `make up` started
 TEMPLATE   ?= template.yaml
 LOCALCLOUD := .local/bin/localcloud
 RIE        := .local/bin/aws-lambda-rie
 RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: up down invoke run $(LOCALCLOUD)
+.PHONY: up down invoke logs run $(LOCALCLOUD)
 
 $(RIE):
 	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
 
 $(LOCALCLOUD):
-	$(GO) build -o $@ ./infra/cmd/localcloud
+	@$(GO) build -o $@ ./infra/cmd/localcloud
 
 infra/node_modules/.package-lock.json: infra/package-lock.json
 	cd infra && npm ci --no-audit --no-fund --loglevel=error
@@ -122,10 +123,15 @@ run: $(LOCALCLOUD)
 down: $(LOCALCLOUD)
 	$(LOCALCLOUD) down
 
-## invoke: invoke FN with EVENT (a JSON file) on the running local cloud
+## invoke: invoke FN with EVENT (a JSON file) on the running local cloud; says each message's outcome
 invoke: $(LOCALCLOUD)
-	@test -n "$(FN)" || { echo "usage: make invoke FN=<function> EVENT=events/<file>.json"; exit 2; }
-	$(LOCALCLOUD) invoke $(FN) $(EVENT)
+	@test -n "$(FN)" -a -n "$(EVENT)" || { echo "usage: make invoke FN=<function> EVENT=events/<file>.json"; exit 2; }
+	@$(LOCALCLOUD) invoke $(FN) $(EVENT)
+
+## logs: FN's log lines (every environment, time order, no emulator lines); FOLLOW=1 follows them
+logs: $(LOCALCLOUD)
+	@test -n "$(FN)" || { echo "usage: make logs FN=<function> [FOLLOW=1]"; exit 2; }
+	@$(LOCALCLOUD) logs $(if $(FOLLOW),-f) $(FN)
 
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)

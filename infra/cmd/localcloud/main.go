@@ -5,11 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +33,8 @@ func main() {
 		err = invoke(args)
 	case "run":
 		err = runCmd(args)
+	case "logs":
+		err = logsCmd(args)
 	default:
 		usage()
 	}
@@ -49,7 +49,8 @@ func usage() {
   localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-param Name=Value ...]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud down [-state .local]
-  localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
+  localcloud invoke [-state .local] FUNCTION EVENT.json|-
+  localcloud logs [-state .local] [-f] FUNCTION`)
 	os.Exit(2)
 }
 
@@ -175,45 +176,6 @@ func down(args []string) error {
 		return err
 	}
 	return localcloud.Down(o.state)
-}
-
-func invoke(args []string) error {
-	var o options
-	fs, err := o.flags("invoke", args)
-	if err != nil {
-		return err
-	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		usage()
-	}
-	ep, err := localcloud.ReadEndpoints(o.state)
-	if err != nil {
-		return err
-	}
-	fn, err := functionName(ep, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	payload := []byte("{}")
-	if f := fs.Arg(1); f == "-" {
-		payload, err = io.ReadAll(os.Stdin)
-	} else if f != "" {
-		payload, err = os.ReadFile(f)
-	}
-	if err != nil {
-		return err
-	}
-	out, err := localcloud.NewLambdaAPI(ep.LambdaURL).Invoke(context.Background(), fn, payload)
-	var fe *localcloud.FunctionError
-	if errors.As(err, &fe) {
-		os.Stdout.Write(append(fe.Payload, '\n'))
-		return fmt.Errorf("%s: %s logs: %s", fn, fe.Type, filepath.Join(o.state, "logs", fn+"-*.log"))
-	}
-	if err != nil {
-		return err
-	}
-	_, err = os.Stdout.Write(append(out, '\n'))
-	return err
 }
 
 // functionName resolves a function name of the running cloud (see localcloud.ResolveFunction).

@@ -31,6 +31,16 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	state := filepath.Join(dir, "state")
+	// Logs of an earlier run: one of an environment this run does not have, one it has.
+	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"SQSConsumer-9.log", "Echo-1.log"} {
+		line := `{"time":"2020-01-01T00:00:00Z","level":"INFO","msg":"from an earlier run"}` + "\n"
+		if err := os.WriteFile(filepath.Join(state, "logs", name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run(t, bin, "up", "-template", "../../localcloud/testdata/template.yaml", "-state", state,
 		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3")
 	s, err := localcloud.ReadState(state)
@@ -60,6 +70,22 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	}
 	if out := run(t, bin, "invoke", "-state", state, "echo", event); !strings.Contains(out, `"statusCode":201`) {
 		t.Errorf("invoke echo: %s", out)
+	}
+	if out, err := exec.Command(bin, "invoke", "-state", state, "echo").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "usage: make invoke FN=<function> EVENT=events/<file>.json") {
+		t.Errorf("invoke without an event: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(state, "logs", "SQSConsumer-9.log")); !os.IsNotExist(err) {
+		t.Errorf("an earlier run's environment log is left: %v", err)
+	}
+	logs := run(t, bin, "logs", "-state", state, "echo")
+	if !strings.Contains(logs, "INFO  Echo-1  echo request id=1 path=/echo/1") || strings.Contains(logs, "earlier run") ||
+		strings.Contains(logs, "(rapid)") || strings.Contains(logs, "RequestId") {
+		t.Errorf("logs echo: want this run's echo request line alone, got:\n%s", logs)
+	}
+	if out, err := exec.Command(bin, "logs", "-state", state, "nope").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), `no function "nope"; functions: Echo, SQSConsumer, StreamConsumer`) {
+		t.Errorf("logs of an unknown function: %v\n%s", err, out)
 	}
 
 	run(t, bin, "down", "-state", state)
