@@ -31,7 +31,8 @@ lint:
 # ---------------------------------------------------------------------------------------------
 FUNCTIONS     := api outbox-relay note-tagger ledger note-notifier
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_BUILD   = GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
+# Without ARTIFACTS_DIR (set by `sam build`) the target would write /bootstrap: refused.
+LAMBDA_BUILD   = $(if $(ARTIFACTS_DIR),,$(error ARTIFACTS_DIR is not set: `sam build` sets it; by hand: make $@ ARTIFACTS_DIR=.local/artifacts/$(@:build-%=%), or `make build` for every function))GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
 SAM           ?= sam
 
 .PHONY: build build-ApiFunction build-OutboxRelayFunction build-NoteTaggerFunction build-LedgerFunction \
