@@ -91,13 +91,15 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 #   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
 #   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
 #   make logs FN=<name> [FOLLOW=1]           a function's log lines, readable (.local/logs/<Fn>-<n>.log)
+#   make scan [TABLE=AppTable]               a table's items, or every table with its item count
+#   make queue [Q=LedgerDeadLetterQueue]     a queue's messages (not received), or every queue's counts
 #   make down                                stop exactly what `make up` started
 TEMPLATE   ?= template.yaml
 LOCALCLOUD := .local/bin/localcloud
 RIE        := .local/bin/aws-lambda-rie
 RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: up down invoke logs run $(LOCALCLOUD)
+.PHONY: up down invoke logs scan queue run $(LOCALCLOUD)
 
 $(RIE):
 	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
@@ -133,6 +135,15 @@ invoke: $(LOCALCLOUD)
 logs: $(LOCALCLOUD)
 	@test -n "$(FN)" || { echo "usage: make logs FN=<function> [FOLLOW=1]"; exit 2; }
 	@$(LOCALCLOUD) logs $(if $(FOLLOW),-f) $(FN)
+
+## scan: TABLE's items as JSON lines (LIMIT=50), or every table of the running cloud with its count
+LIMIT ?= 50
+scan: $(LOCALCLOUD)
+	@$(LOCALCLOUD) scan -limit $(LIMIT) $(TABLE)
+
+## queue: Q's messages without receiving them, or every queue of the running cloud with its counts
+queue: $(LOCALCLOUD)
+	@$(LOCALCLOUD) queue $(Q)
 
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)

@@ -35,6 +35,10 @@ func main() {
 		err = runCmd(args)
 	case "logs":
 		err = logsCmd(args)
+	case "scan":
+		err = scanCmd(args)
+	case "queue":
+		err = queueCmd(args)
 	default:
 		usage()
 	}
@@ -50,7 +54,9 @@ func usage() {
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud down [-state .local]
   localcloud invoke [-state .local] FUNCTION EVENT.json|-
-  localcloud logs [-state .local] [-f] FUNCTION`)
+  localcloud logs [-state .local] [-f] FUNCTION
+  localcloud scan [-state .local] [-limit 50] [TABLE]
+  localcloud queue [-state .local] [QUEUE]`)
 	os.Exit(2)
 }
 

@@ -88,6 +88,13 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Errorf("logs of an unknown function: %v\n%s", err, out)
 	}
 
+	if out := run(t, bin, "queue", "-state", state); !strings.Contains(out, "NotesQueue") || !strings.Contains(out, "visible") {
+		t.Errorf("queue: want every queue with its counts, got:\n%s", out)
+	}
+	if out := run(t, bin, "scan", "-state", state); !strings.Contains(out, "items") {
+		t.Errorf("scan: want every table with its count, got:\n%s", out)
+	}
+
 	run(t, bin, "down", "-state", state)
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
