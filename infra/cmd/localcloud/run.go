@@ -98,7 +98,7 @@ func runCmd(args []string) error {
 	if visibility > 0 {
 		fmt.Printf("queue visibility timeout shortened to %d s for the demo (-visibility 0 keeps the template's)\n", visibility)
 	}
-	fmt.Printf("workload: %d notes, %d credits/debits over %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed per queue, crash %s\n",
+	fmt.Printf("workload: %d notes, %d credits/debits, %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed/queue, crash %s\n",
 		wl.Notes, wl.Movements, wl.Accounts, wl.RetryRate*100, wl.ResendRate*100, wl.Malformed, crashFn)
 	rep, err := workload.Run(ctx, cloud, wl)
 	if err != nil {
