@@ -185,7 +185,7 @@ func printOutcomes(w io.Writer, outs []outcome) {
 		case o.deadLettered:
 			what += "; dead-lettered"
 		case o.failed:
-			what += "; failed, left on the queue for redelivery"
+			what += "; reported failed: left on the queue for redelivery"
 		}
 		event := strings.TrimSpace(o.eventType + " " + o.eventID)
 		if event != "" {
