@@ -130,7 +130,7 @@ NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)
