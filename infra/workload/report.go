@@ -132,21 +132,18 @@ func (r *Report) Print(w io.Writer) {
 	col("in dead-letter queue", func(c ConsumerReport) int { return c.DLQDepth })
 	col("idempotency records", func(c ConsumerReport) int { return c.Records })
 	col("environments restarted", func(c ConsumerReport) int { return c.Restarts })
-	for _, p := range []struct {
-		label string
-		f     func(Percentiles) time.Duration
-	}{{"latency p50 (API accepted → committed)", func(p Percentiles) time.Duration { return p.P50 }},
-		{"latency p90", func(p Percentiles) time.Duration { return p.P90 }},
-		{"latency p99", func(p Percentiles) time.Duration { return p.P99 }}} {
+	lat := func(label string, f func(Percentiles) time.Duration) {
 		v := []any{}
 		for _, c := range r.Consumers {
-			v = append(v, ms(p.f(r.Latency(c.Name))))
+			v = append(v, ms(f(r.Latency(c.Name))))
 		}
-		row(p.label, v...)
+		row(label, v...)
 	}
+	lat("latency p50 (API accepted → committed)", func(p Percentiles) time.Duration { return p.P50 })
+	lat("latency p90", func(p Percentiles) time.Duration { return p.P90 })
+	lat("latency p99", func(p Percentiles) time.Duration { return p.P99 })
 	tw.Flush()
 	fmt.Fprintf(w, "\nend-to-end latency, API accepted → consumer committed: %s\n\n", r.Latency(""))
-	fmt.Fprintln(w)
 	row("function", "peak RSS", "largest batch", "MemorySize")
 	for _, m := range r.Memory {
 		row(m.Function, fmt.Sprintf("%.1f MiB", float64(m.PeakRSSKiB)/1024), m.LargestBatch, fmt.Sprintf("%d MB", m.MemorySize))

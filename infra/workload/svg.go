@@ -119,8 +119,8 @@ func histogram(title string, values []float64, upTo float64, bins int, marks []m
 		}
 	}
 	if top > xMax {
-		c.Texts = append(c.Texts, text{chartWidth - 180 + 16, chartHeight - 40, "start",
-			fmt.Sprintf("last bin: %d at %s ms or more", above, num(xMax)), "#333"})
+		c.Texts = append(c.Texts, text{chartWidth - 180 + 16, chartHeight - 44, "start",
+			fmt.Sprintf("%d at ≥ %s ms (last bin)", above, num(xMax)), "#333"})
 	}
 	counts := make([]float64, bins)
 	for _, v := range values {
