@@ -10,7 +10,6 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -23,16 +22,15 @@ type movementStatus struct {
 	At      string `json:"at"`
 }
 
-// getMovement reads the status of a movement the workload sent, where a 202 points to, with
-// client (which carries a token that may read it).
-func (r *run) getMovement(ctx context.Context, client *http.Client, m *sentMove) (movementStatus, error) {
+// getMovement reads the status of a movement the workload sent, where a 202 points to.
+func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, error) {
 	var st movementStatus
 	u := r.cloud.Endpoints().APIURL + "/accounts/" + url.PathEscape(m.Account) + "/movements/" + url.PathEscape(m.Reference)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return st, err
 	}
-	resp, err := client.Do(req)
+	resp, err := r.ownerClient(m.Account).Do(req) // the owner may read its movements
 	if err != nil {
 		return st, fmt.Errorf("get movement %s: %w", m.Reference, err)
 	}
@@ -63,14 +61,13 @@ func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.
 		applied, rejected int
 		wg                sync.WaitGroup
 		work              = make(chan *sentMove)
-		client            = r.cloud.Endpoints().APIClient("workload", api.ScopeLedgerRead)
 	)
 	for range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for m := range work {
-				st, err := r.getMovement(ctx, client, m)
+				st, err := r.getMovement(ctx, m)
 				rec := recs[ledgers[0].Name+"#"+m.EventID]
 				mu.Lock()
 				switch {
