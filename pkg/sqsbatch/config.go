@@ -66,6 +66,13 @@ type Config struct {
 	DeadLetter DeadLetterer
 	// Logger is where decisions are logged. Default slog.Default().
 	Logger *slog.Logger
+	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
+	// or NewConsumer on an *idempotency.Consumer commits the messages its workers are applying
+	// at the same moment (the next message of several groups; of a standard queue, any
+	// messages) in shared TransactWriteItems calls when their items are disjoint and fit
+	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
+	// groups at once. Outcomes, records, logs and metrics stay per message either way.
+	NoPacking bool
 	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
 	// is not a CloudEvent), and is flushed at the end of every Handle when it buffers.
 	// Default metrics.Discard.

@@ -83,6 +83,10 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 		h.metrics.Count(metrics.Malformed, 1)
 		return err
 	}
+	if pk := packOf(ctx); pk != nil {
+		_, err = pk.Apply(ctx, ev, Delivery(msg))
+		return err
+	}
 	_, err = h.a.Apply(ctx, ev, Delivery(msg))
 	return err
 }
