@@ -130,7 +130,7 @@ func (e *packEnv) msg(t *testing.T, spec string) events.SQSMessage {
 	}
 	return events.SQSMessage{MessageId: f[0], Body: string(body), EventSource: "aws:sqs",
 		EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:packed.fifo",
-		Attributes: map[string]string{"MessageGroupId": group, "SequenceNumber": id, "ApproximateReceiveCount": "1"}}
+		Attributes:     map[string]string{"MessageGroupId": group, "SequenceNumber": id, "ApproximateReceiveCount": "1"}}
 }
 
 func (e *packEnv) batch(t *testing.T, specs ...string) events.SQSEvent {
