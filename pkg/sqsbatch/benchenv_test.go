@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -33,14 +32,14 @@ type benchEnv struct {
 	quiet    *slog.Logger
 }
 
-// newBenchEnv creates the tables once (directly) and a client whose every round trip takes
-// delay longer.
-func newBenchEnv(b *testing.B, delay time.Duration) *benchEnv {
+// newBenchEnv creates fresh tables (directly) and a client reaching them at url, a latency
+// proxy. Every variant gets its own tables: DynamoDB Local slows down as a table grows, which
+// would otherwise favour the variants that run first.
+func newBenchEnv(b *testing.B, url string) *benchEnv {
 	direct := testenv.DynamoDB(b)
 	e := &benchEnv{requests: &testenv.Requests{}, quiet: slog.New(slog.NewJSONHandler(io.Discard, nil))}
 	e.app = testenv.CreateTable(b, direct, "sbs-app", true)
 	e.records = testenv.CreateTable(b, direct, "sbs-idem", false)
-	url := testenv.LatencyProxy(b, os.Getenv("DYNAMODB_ENDPOINT"), delay)
 	e.db = testenv.DynamoDB(b, dynamodb.WithAPIOptions(e.requests.Middleware),
 		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 	return e
