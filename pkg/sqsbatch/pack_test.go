@@ -19,17 +19,26 @@ import (
 // recorded and logged as if alone. Without packing they take ten.
 func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		cfg   sqsbatch.Config
-		calls int64
+		name     string
+		cfg      sqsbatch.Config
+		standard bool
+		calls    int64
 	}{
-		{"packed", sqsbatch.Config{}, 1},
-		{"opted out", sqsbatch.Config{NoPacking: true}, 10},
+		{"packed", sqsbatch.Config{}, false, 1},
+		{"standard queue, packed", sqsbatch.Config{}, true, 1},
+		{"opted out", sqsbatch.Config{NoPacking: true}, false, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPackEnv(t)
 			p := e.processor(t, tc.cfg)
-			if failed := handleAll(t, p, e.batch(t, specs("g%d/1 t.add c%d 1", 10)...)); len(failed) > 0 {
+			batch := e.batch(t, specs("g%d/1 t.add c%d 1", 10)...)
+			if tc.standard {
+				for i := range batch.Records {
+					batch.Records[i].EventSourceARN = standardARN
+					delete(batch.Records[i].Attributes, "MessageGroupId")
+				}
+			}
+			if failed := handleAll(t, p, batch); len(failed) > 0 {
 				t.Fatalf("failed %v; want every message acknowledged", failed)
 			}
 			if got := e.requests.Of("TransactWriteItems"); got != tc.calls {
@@ -55,9 +64,9 @@ func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) 
 	}
 }
 
-// A pack holding duplicates and a rejection is cancelled; each of those is settled as it
+// A pack holding a duplicate, a conflict and a rejection is cancelled; each of those is settled as it
 // would be alone, and the others are committed again without them, once.
-func TestPacking_settles_duplicates_and_rejections_per_message_and_commits_the_rest(t *testing.T) {
+func TestPacking_settles_duplicates_conflicts_and_rejections_per_message_and_commits_the_rest(t *testing.T) {
 	e := newPackEnv(t)
 	p := e.processor(t, sqsbatch.Config{})
 	first := e.batch(t, "a/1 t.add a 1", "b/1 t.add b 1", "full/1 t.add full 10")
@@ -67,12 +76,13 @@ func TestPacking_settles_duplicates_and_rejections_per_message_and_commits_the_r
 	e.logs.Reset()
 	calls := e.requests.Of("TransactWriteItems")
 
-	second := e.batch(t, "a/1 t.add a 1", "b/1 t.add b 1", "cap/1 t.capped full 1",
+	// b/1 comes again with another payload: a conflict, failed for the redrive policy.
+	second := e.batch(t, "a/1 t.add a 1", "b/1 t.add b 5", "cap/1 t.capped full 1",
 		"x/1 t.add x 1", "y/1 t.add y 1", "z/1 t.add z 1")
-	if failed := handleAll(t, p, second); len(failed) > 0 {
-		t.Fatalf("failed %v; want every message acknowledged", failed)
+	if failed := handleAll(t, p, second); !slices.Equal(failed, []string{"b/1"}) {
+		t.Fatalf("failed %v; want only the conflict b/1", failed)
 	}
-	want := map[string]string{"a/1": "duplicate", "b/1": "duplicate", "cap/1": "rejected",
+	want := map[string]string{"a/1": "duplicate", "b/1": "conflict", "cap/1": "rejected",
 		"x/1": "applied", "y/1": "applied", "z/1": "applied"}
 	if got := e.outcomes(t); !maps.Equal(got, want) {
 		t.Fatalf("outcomes %v; want %v", got, want)
