@@ -25,6 +25,8 @@ const (
 	// NotificationsQueueURL is the note-notifier's own queue, a second route of note.created.
 	NotificationsQueueURL = "NOTIFICATIONS_QUEUE_URL"
 	WebhookURL            = "WEBHOOK_URL"
+	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
+	AuthScopePrefix = "AUTH_SCOPE_PREFIX"
 )
 
 // DefaultNotifierName is the note-notifier's consumer name when CONSUMER_NAME is unset.
@@ -56,6 +58,9 @@ func (c Common) Level() string { return c.LogLevel }
 type API struct {
 	Common
 	AppTable string // APP_TABLE
+	// ScopePrefix (AUTH_SCOPE_PREFIX, optional) prefixes the API's scopes in tokens: a Cognito
+	// resource server's identifier and a slash ("https://api.example.com/"), "" for bare scopes.
+	ScopePrefix string
 }
 
 // Relay configures the outbox-relay function.
@@ -118,7 +123,7 @@ func required(name, value string) error {
 
 // LoadAPI reads the api function's configuration.
 func LoadAPI(getenv func(string) string) (API, error) {
-	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable)}
+	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable), ScopePrefix: getenv(AuthScopePrefix)}
 	return c, c.Validate()
 }
 

@@ -26,16 +26,19 @@ func absentCondition(now time.Time) (expression.Expression, error) {
 }
 
 // prepared is one event ready to commit: its effect's items followed by the record's
-// conditional Put, which is always last.
+// conditional Put and, under HoldGroup, the release of the group's hold.
 type prepared struct {
-	res    Result
-	items  []types.TransactWriteItem
-	effect Effect
-	rec    Record
-	cond   expression.Expression // the record's condition: no live record
+	res         Result
+	items       []types.TransactWriteItem
+	effect      Effect
+	rec         Record
+	cond        expression.Expression // the record's condition: no live record
+	recordIndex int                   // of the record's Put in items
+	heldIndex   int                   // of the hold's release in items, or -1
 }
 
-// withRecord appends the record's conditional Put to the effect's items.
+// withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
+// the release of the group's hold.
 func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effect Effect, rec Record) (prepared, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
@@ -53,7 +56,21 @@ func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effec
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}})
-	return prepared{res: res, items: items, effect: effect, rec: rec, cond: cond}, nil
+	p := prepared{res: res, effect: effect, rec: rec, cond: cond, recordIndex: len(items) - 1, heldIndex: -1}
+	if c.HoldsGroups() && rec.Group != "" {
+		if len(items) > MaxEffectWrites { // the effect's writes, the record and the hold
+			return prepared{}, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf(
+				"%d writes; under HoldGroup one transaction takes at most %d besides the idempotency record and the group's hold",
+				len(items)-1, MaxEffectWrites-1)}
+		}
+		release, err := c.releaseWrite(rec.Group, rec.EventID)
+		if err != nil {
+			return prepared{}, err
+		}
+		p.heldIndex, items = len(items), append(items, release)
+	}
+	p.items = items
+	return p, nil
 }
 
 // commit writes the effect and the record in one transaction and classifies the answer,
@@ -69,7 +86,7 @@ func (c *Consumer) commit(ctx context.Context, p prepared) (Result, error) {
 		res.Commit += time.Since(start)
 		p.res = res
 		var done bool
-		res, done, err = c.settle(ctx, p, classify(err, len(p.items)-1), err)
+		res, done, err = c.settle(ctx, p, classify(err, p.recordIndex, p.heldIndex), err)
 		if done {
 			return res, err
 		}
@@ -92,6 +109,9 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	case recordExists:
 		res, err = c.existing(ctx, res, v.old, p.rec.PayloadHash)
 		return res, true, err
+	case held:
+		res.Outcome = Failed
+		return res, true, heldError(p.rec.Group, v.old)
 	case effectFailed:
 		reason := p.effect[v.index].Reason()
 		if reason == "" {

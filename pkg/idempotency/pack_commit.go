@@ -59,7 +59,7 @@ func footprint(m *member) ([]itemRef, int) {
 			refs = append(refs, ref)
 		}
 	}
-	return append(refs, itemRef{table: tableOf(m.p.items[len(m.p.items)-1]), key: canonicalKey(m.p.rec.key())}), size
+	return append(refs, itemRef{table: tableOf(m.p.items[m.p.recordIndex]), key: canonicalKey(m.p.rec.key())}), size
 }
 
 func tableOf(w types.TransactWriteItem) string { return *w.Put.TableName }
@@ -145,7 +145,7 @@ func classifyPack(err error, members []*member) verdictKind {
 		return committed
 	}
 	if !errors.As(err, &tce) {
-		return classify(err, 0).kind
+		return classify(err, -1, -1).kind
 	}
 	total := 0
 	for _, m := range members {
@@ -196,7 +196,7 @@ func (c *Consumer) resolve(ctx context.Context, members []*member, err error) []
 		n := len(m.p.items)
 		v := verdict{kind: committed}
 		if err != nil {
-			v = classifyReasons(reasons[off:off+n], n-1)
+			v = classifyReasons(reasons[off:off+n], m.p.recordIndex, m.p.heldIndex)
 		}
 		off += n
 		if v.kind == transient { // its items were fine: another member's failed

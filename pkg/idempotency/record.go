@@ -31,8 +31,9 @@ type Record struct {
 	MessageID      string `dynamodbav:"messageId"`            // the SQS message that was committed
 	SequenceNumber string `dynamodbav:"sequenceNumber,omitempty"`
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
-	ExpiresAt      int64  `dynamodbav:"expiresAt"`         // epoch seconds; expired records count as absent
-	Payload        string `dynamodbav:"payload,omitempty"` // the message body, when Config.StorePayload
+	Group          string `dynamodbav:"messageGroup,omitempty"` // Delivery.Group
+	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
+	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when Config.StorePayload
 
 	// Lease mode only (LeasedConsumer); empty on records of the transactional mode.
 	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted

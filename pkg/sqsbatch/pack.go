@@ -3,6 +3,7 @@ package sqsbatch
 import (
 	"context"
 
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -50,4 +51,13 @@ func (p *Processor) packing(ctx context.Context, workers int) (context.Context, 
 	}
 	pack := pk.NewPack(workers)
 	return context.WithValue(ctx, packKey{}, pack), func() { pack.Leave(ctx) }
+}
+
+// apply applies ev with the batch's pack when there is one (see Processor.packing), else with
+// the Applier alone.
+func (h decoding) apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error) {
+	if pk := packOf(ctx); pk != nil {
+		return pk.Apply(ctx, ev, d)
+	}
+	return h.a.Apply(ctx, ev, d)
 }
