@@ -84,11 +84,12 @@ type work struct {
 	lat   []time.Duration
 }
 
-// rounds is how many slices each variant's work is cut into, run in turn.
-const rounds = 10
+// rounds is how many slices each variant's work is cut into, run in turn: fine enough that a
+// burst of load on the machine lands on every variant alike.
+const rounds = 100
 
 // interleaved prepares every variant for b.N messages, then runs them in rounds, each round
-// doing a tenth of every variant's units in turn.
+// doing a hundredth of every variant's units in turn.
 func interleaved(b *testing.B, url string) map[string]figures {
 	var ws []*work
 	for _, v := range sideBySide() {
