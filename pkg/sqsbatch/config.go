@@ -53,7 +53,7 @@ func (f DeadLettererFunc) DeadLetter(ctx context.Context, msg events.SQSMessage,
 // Config tunes a Processor. The zero value works.
 type Config struct {
 	// Concurrency is how many groups (of a standard queue: messages) are processed at once.
-	// Default 8.
+	// Default 8. A packing Processor (see NoPacking) runs at least PackWidth.
 	Concurrency int
 	// DeadlineMargin is the time before the invocation's deadline at which the Processor
 	// stops starting messages: a message that would start later is reported failed
