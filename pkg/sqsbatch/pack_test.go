@@ -6,9 +6,12 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -204,5 +207,53 @@ func TestPacking_redelivery_after_a_committed_pack_is_all_duplicates(t *testing.
 		if n := e.counter(t, "c"+string(rune('0'+i))); n != 1 {
 			t.Errorf("counter c%d = %d; want 1", i, n)
 		}
+	}
+}
+
+// throttleFirst answers the first n TransactWriteItems attempts with ThrottlingException, as
+// DynamoDB does, below the SDK's retryer.
+func throttleFirst(n int64, attempts *atomic.Int64) func(*middleware.Stack) error {
+	return func(s *middleware.Stack) error {
+		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("Throttle",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				if middleware.GetOperationName(ctx) == "TransactWriteItems" && attempts.Add(1) <= n {
+					return middleware.FinalizeOutput{}, middleware.Metadata{},
+						&smithy.GenericAPIError{Code: "ThrottlingException", Message: "injected"}
+				}
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+	}
+}
+
+// A throttled pack is retried whole by the engine's Retry, within MaxAttempts: every member
+// then shares its outcome, applied or failed for redelivery.
+func TestPacking_retries_a_throttled_pack_within_its_attempts(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		throttled int64
+		failed    int
+		attempts  int64
+	}{
+		{"throttled twice, then committed", 2, 0, 3},
+		{"throttled throughout, failed after MaxAttempts", 100, 5, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var attempts atomic.Int64
+			e := newPackEnv(t, dynamodb.WithAPIOptions(throttleFirst(tc.throttled, &attempts)))
+			p := e.processor(t, sqsbatch.Config{}, func(c *idempotency.Config) {
+				c.Retry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
+			})
+			if failed := handleAll(t, p, e.batch(t, specs("g%d/1 t.add c%d 1", 5)...)); len(failed) != tc.failed {
+				t.Fatalf("failed %v; want %d", failed, tc.failed)
+			}
+			if got := attempts.Load(); got != tc.attempts {
+				t.Errorf("%d TransactWriteItems attempts; want %d (one pack, the engine's attempts only)", got, tc.attempts)
+			}
+			for i := range 5 {
+				if n, want := e.counter(t, "c"+string(rune('0'+i))), 1-min(tc.failed, 1); n != want {
+					t.Errorf("counter c%d = %d; want %d", i, n, want)
+				}
+			}
+		})
 	}
 }
