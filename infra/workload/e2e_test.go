@@ -55,6 +55,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		Parameters:        map[string]string{"WebhookUrl": recv.URL},
 		VisibilityTimeout: 5,
 		CrashAfterInvoke:  crash.Hook,
+		StreamShards:      4, // as AWS splits a stream: per-account order must survive it
 	})
 	if err != nil {
 		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", err)

@@ -107,17 +107,21 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 		c.remember(p.rec, Applied, "")
 		return res, true, nil
 	case recordExists:
-		res, err = c.existing(ctx, res, v.old, p.rec.PayloadHash)
+		res, err = c.releasedAfter(ctx, p.rec)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
 		return res, true, err
 	case held:
 		res.Outcome = Failed
 		return res, true, heldError(p.rec.Group, v.old)
 	case effectFailed:
+		if p.effect.provesDuplicate(v.failed) {
+			res, err = c.releasedAfter(ctx, p.rec)(duplicateByEffect(res), nil)
+			return res, true, err
+		}
 		reason := p.effect[v.index].Reason()
 		if reason == "" {
 			reason = fmt.Sprintf("condition of write %d failed", v.index)
 		}
-		return c.reject(ctx, res, p.rec, reason, p.cond)
+		return c.reject(ctx, res, p.rec, reason, p.cond, p.effect[v.index].onReject)
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
@@ -125,10 +129,17 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	return res, false, err
 }
 
-// reject records a rejection in its own conditional Put, so that a redelivery gets the same
-// answer. done is false when the Put failed transiently and the commit should be retried.
-func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression) (Result, bool, error) {
+// reject records a rejection in its own conditional Put (with the failed write's OnReject
+// writes, if any, in one transaction), so that a redelivery gets the same answer. done is
+// false when the Put failed transiently and the commit should be retried.
+func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
 	rec.Outcome, rec.Reason = string(Rejected), reason
+	if len(also) > 0 || c.HoldsGroups() && rec.Group != "" { // the hold's release joins the rejection
+		return c.rejectWith(ctx, res, rec, cond, also)
+	}
+	if len(also) > 0 {
+		return c.rejectWith(ctx, res, rec, cond, also)
+	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		res.Outcome = Failed
