@@ -259,7 +259,7 @@ func printFigures(delay time.Duration, n int, results map[string]figures) {
 	if !ok {
 		return
 	}
-	fmt.Printf("\nside by side, %d messages per variant, interleaved in %d rounds; DynamoDB Local +%s per round trip\n", n, rounds, delay)
+	fmt.Printf("\n\nside by side, %d messages per variant, interleaved in %d rounds; DynamoDB Local +%s per round trip\n", n, rounds, delay)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "variant\tmsgs/s\tvs floor\tDynamoDB calls/msg\tp50 ms\tp99 ms\tlatency of one\t")
 	for _, v := range sideBySide() {
