@@ -34,7 +34,7 @@ func newChaosFlags(fs *flag.FlagSet) *chaosFlags {
 	fs.Float64Var(&c.chaos.Latency, "latency", 0.01, "share held back up to -max-latency")
 	fs.DurationVar(&c.chaos.MaxLatency, "max-latency", 200*time.Millisecond, "largest latency added")
 	fs.Float64Var(&c.chaos.KillDuring, "kill-during", 0.02, "share of invocations whose environment is killed within the first 40 ms")
-	fs.Float64Var(&c.chaos.KillAfter, "kill-after", 0.005, "share of successful invocations whose environment is killed after it returned")
+	fs.Float64Var(&c.chaos.KillAfter, "kill-after", 0.01, "share of successful invocations whose environment is killed after it returned")
 	fs.Uint64Var(&c.chaos.Seed, "chaos-seed", 1, "seed of the fault choices")
 	return c
 }
