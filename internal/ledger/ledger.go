@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -23,7 +24,12 @@ const (
 // ReasonInsufficientFunds is the rejection reason of a debit larger than the balance.
 const ReasonInsufficientFunds = "insufficient funds"
 
-// MaxAmount bounds one movement, in minor units, so no balance can overflow an int64.
+// ReasonBalanceOverflow is the rejection reason of a credit that would take the balance past
+// math.MaxInt64.
+const ReasonBalanceOverflow = "balance would overflow"
+
+// MaxAmount bounds one movement, in minor units. Many movements could still add up past an
+// int64: a credit is guarded against that by its condition (ReasonBalanceOverflow).
 const MaxAmount = 1_000_000_000_000
 
 // entryTime is the fixed-width time format of entry sort keys, so they sort by time.
@@ -97,29 +103,35 @@ func Handler(table string) *idempotency.Router {
 }
 
 // Credit is the effect of a credit: the balance grows by the amount (the account is created
-// on its first credit) and an entry is written.
+// on its first credit) if it stays at or below math.MaxInt64, else the event is rejected with
+// ReasonBalanceOverflow; an entry is written.
 func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
-	return movement(table, ev, d, "credit", d.Amount, nil)
+	balance := expression.Name("balance")
+	fits := balance.AttributeNotExists().Or(balance.LessThanEqual(expression.Value(math.MaxInt64 - d.Amount)))
+	return movement(table, ev, d, "credit", d.Amount, guard{fits, ReasonBalanceOverflow})
 }
 
 // Debit is the effect of a debit: the balance shrinks by the amount if it stays at or above
 // zero, else the event is rejected with ReasonInsufficientFunds; an entry is written.
 func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
-	return movement(table, ev, d, "debit", -d.Amount, &enough)
+	return movement(table, ev, d, "debit", -d.Amount, guard{enough, ReasonInsufficientFunds})
 }
 
-func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
+// guard is the condition of a balance update and the reason it is rejected with.
+type guard struct {
+	cond   expression.ConditionBuilder
+	reason string
+}
+
+func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, g guard) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
 		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
 	}
 	balance := idempotency.Update(table, accountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
-		Set(expression.Name("kind"), expression.Value("account")))
-	if cond != nil {
-		balance = balance.If(*cond).OrReject(ReasonInsufficientFunds)
-	}
+		Set(expression.Name("kind"), expression.Value("account"))).If(g.cond).OrReject(g.reason)
 	at := ev.Time.UTC()
 	entry := Entry{PK: PK(d.AccountID), SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
 		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
