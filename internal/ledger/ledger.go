@@ -74,6 +74,9 @@ type Entry struct {
 // PK is the partition key of account id: its account item and its entries.
 func PK(id string) string { return "ACCOUNT#" + id }
 
+// EntryPrefix starts the sort key of every entry, "ENTRY#<time>#<eventId>".
+const EntryPrefix = "ENTRY#"
+
 // EventID is the stable event id of the movement a caller identifies by reference on account
 // id: the same reference gives the same event, so a retried request publishes nothing new.
 func EventID(accountID, reference string) string {
@@ -128,17 +131,18 @@ func movement(table string, ev cloudevent.Event, d MovementData, kind string, de
 	if ev.Subject != d.AccountID {
 		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
 	}
-	balance := idempotency.Update(table, accountKey(d.AccountID), expression.
+	balance := idempotency.Update(table, AccountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
 		Set(expression.Name("kind"), expression.Value("account"))).If(g.cond).OrReject(g.reason)
 	at := ev.Time.UTC()
-	entry := Entry{PK: PK(d.AccountID), SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
+	entry := Entry{PK: PK(d.AccountID), SK: EntryPrefix + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
 		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
 	return idempotency.Effect{balance, idempotency.Put(table, entry)}, nil
 }
 
-func accountKey(id string) map[string]types.AttributeValue {
+// AccountKey returns the primary key of the account item of id.
+func AccountKey(id string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: PK(id)},
 		"sk": &types.AttributeValueMemberS{Value: "ACCOUNT"},
