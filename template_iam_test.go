@@ -39,6 +39,9 @@ func grants(tpl doc, fn string) []grant {
 	for _, pol := range asList(get(tpl, "Resources", fn, "Properties", "Policies")) {
 		for _, st := range asList(get(pol, "Statement")) {
 			g := grant{}
+			if !slices.ContainsFunc(asList(get(st, "Action")), func(a any) bool { return strings.HasPrefix(fmt.Sprint(a), "dynamodb:") }) {
+				continue // not about tables
+			}
 			if get(st, "Effect") != "Allow" {
 				g.problems = append(g.problems, fmt.Sprintf("Effect %v: only Allow statements are expected", get(st, "Effect")))
 			}

@@ -34,6 +34,7 @@ type Cloud struct {
 	pools      map[string]*pool
 	stats      counters
 	visibility map[string]int // queue logical id → visibility timeout, seconds
+	ssmURL     string         // the loopback parameter store (Config.SSMParameters)
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -83,6 +84,9 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	if err := c.createResources(ctx); err != nil {
+		return err
+	}
+	if c.ssmURL, err = c.serve(NewParameterStore(c.cfg.SSMParameters)); err != nil {
 		return err
 	}
 	if err := c.startFunctions(ctx); err != nil {

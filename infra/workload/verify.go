@@ -383,7 +383,7 @@ func (r *run) stuckProblems(ctx context.Context) ([]string, string, error) {
 func (r *run) webhookProblems(rep *Report) ([]string, string, bool) {
 	notifier := false
 	for _, f := range r.cloud.Functions() {
-		if f.Env["WEBHOOK_URL"] != "" && r.cfg.Receiver != nil && f.Env["WEBHOOK_URL"] == r.cfg.Receiver.URL {
+		if f.Env["WEBHOOK_URL_PARAMETER"] != "" && r.cfg.Receiver != nil {
 			notifier = true
 		}
 	}
