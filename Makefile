@@ -84,7 +84,7 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 # Emulator (see infra/localcloud). State, logs and builds live in .local/ (git-ignored).
 #   make up                                  start everything; writes .local/endpoints.json
 #   make up ENVS=Consumer=3,Api=1            execution environments per function
-#   make up PARAMS="WebhookUrl=http://h/x"   template parameter overrides (space-separated)
+#   make up PARAMS="LogLevel=debug"   template parameter overrides (space-separated)
 #   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
 #   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
 #   make down                                stop exactly what `make up` started
