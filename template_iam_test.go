@@ -248,13 +248,20 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := func(fn string) string { return idempotency.Key(consumerName(t, tpl, fn), "ev-1") }
+	// every item of function fn in the idempotency table: a sample key under each prefix
+	items := func(fn string, actions []string) []access {
+		var out []access
+		for _, p := range idempotency.KeyPrefixes(consumerName(t, tpl, fn)) {
+			out = append(out, each(actions, idem, p+"ev-1")...)
+		}
+		return out
+	}
 	otherRecord := idempotency.Key("some-other-consumer", "ev-1")
 	ledgerRecord := idempotency.Key(consumerName(t, tpl, "LedgerFunction"), "ev-1")
 	outboxPK := pkOf(t, movementOutbox.Put.Item)
 	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
 	reads := []string{"dynamodb:GetItem", "dynamodb:Query"}
-	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem"}
+	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"} // records; failure counts
 	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
@@ -263,10 +270,10 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementOutbox}),
 			[]access{{"dynamodb:PutItem", app, api.RequestPK("key-1")}},
 			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK)),
-		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), each(recordWrites, idem, record("NoteTaggerFunction"))),
+		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
-			each(recordWrites, idem, record("LedgerFunction"))),
-		"NoteNotifierFunction": each(leaseWrites, idem, record("NoteNotifierFunction")),
+			items("LedgerFunction", leaseWrites)), // DeleteItem: a group hold's release
+		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
 	}
 	refused := map[string][]access{
 		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
@@ -275,11 +282,11 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
-			each(leaseWrites, idem, ledgerRecord), each(leaseWrites, idem, otherRecord)),
+			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
 		"LedgerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, notePK),
-			each(leaseWrites, idem, record("NoteTaggerFunction")), each([]string{"dynamodb:DeleteItem"}, idem, ledgerRecord)),
-		"NoteNotifierFunction": slices.Concat(each(leaseWrites, idem, ledgerRecord), each(leaseWrites, idem, otherRecord),
+			items("NoteTaggerFunction", leaseWrites), items("NoteNotifierFunction", leaseWrites)),
+		"NoteNotifierFunction": slices.Concat(items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord),
 			each(leaseWrites, app, notePK), each(leaseWrites, app, outboxPK)),
 		"OutboxRelayFunction": slices.Concat(each(leaseWrites, app, outboxPK), each(leaseWrites, idem, ledgerRecord)),
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/config"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // doc is template.yaml as CloudFormation reads it, with its short-form intrinsics in their long
@@ -422,6 +423,30 @@ func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 			}
 			if pat, ok := p["AllowedPattern"].(string); ok && !regexp.MustCompile("^(?:"+pat+")$").MatchString(value) {
 				t.Errorf("%s=%s does not match %s", name, value, pat)
+			}
+		}
+	}
+}
+
+// A message behind k failing group-mates of its batch is received about k x MaxAttempts times
+// before it is tried, then fails at most MaxAttempts times of its own before the engine
+// dead-letters it: the queue's maxReceiveCount must exceed BatchSize x DefaultMaxAttempts, so
+// that SQS's redrive is only a backstop (for crashes and timeouts the engine cannot count)
+// and never moves a message the engine would still try.
+func TestTemplate_maxReceiveCount_is_only_a_backstop_behind_the_engines_count(t *testing.T) {
+	tpl := loadTemplate(t)
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		for name, ev := range get(fn, "Properties", "Events").(doc) {
+			if get(ev, "Type") != "SQS" {
+				continue
+			}
+			q := refTarget(get(ev, "Properties", "Queue"))
+			batch := num(get(ev, "Properties", "BatchSize"))
+			want := batch * sqsbatch.DefaultMaxAttempts
+			if got := num(get(queues[q], "Properties", "RedrivePolicy", "maxReceiveCount")); got < want {
+				t.Errorf("%s.%s: %s's maxReceiveCount is %d; want at least %d (BatchSize %d x sqsbatch.DefaultMaxAttempts %d)",
+					id, name, q, got, want, batch, sqsbatch.DefaultMaxAttempts)
 			}
 		}
 	}

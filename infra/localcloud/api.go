@@ -20,12 +20,15 @@ type route struct {
 	method   string // ANY matches every method
 	segments []string
 	key      string // the routeKey, "GET /notes/{id}"
+	auth     *jwtAuth
 }
 
 // apiShim turns HTTP requests into API Gateway HTTP API (payload 2.0) events and the
-// function's response back into HTTP.
+// function's response back into HTTP. Like API Gateway, it answers 401 itself for a route
+// behind a JWT authorizer whose request has no valid token, and passes the token's claims on.
 type apiShim struct {
 	routes  []route
+	issuer  *Issuer // verifies the tokens of routes behind a JWT authorizer
 	invoker Invoker
 	timeout time.Duration
 	onError func(msg string, args ...any)
@@ -96,12 +99,21 @@ func (a *apiShim) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		writeJSON404(w)
 		return
 	}
+	var authz *events.APIGatewayV2HTTPRequestContextAuthorizerDescription
+	if r.auth != nil {
+		var err error
+		if authz, err = a.authenticate(req, r.auth); err != nil {
+			a.onError("api unauthorized", "route", r.key, "authorizer", r.auth.name, "err", err)
+			writeUnauthorized(w)
+			return
+		}
+	}
 	body, err := io.ReadAll(req.Body)
 	if err != nil {
 		http.Error(w, `{"message":"Bad Request"}`, http.StatusBadRequest)
 		return
 	}
-	payload, err := json.Marshal(apiEvent(req, r, params, body))
+	payload, err := json.Marshal(apiEvent(req, r, params, body, authz))
 	if err != nil {
 		http.Error(w, `{"message":"Internal Server Error"}`, http.StatusInternalServerError)
 		return
@@ -125,7 +137,8 @@ func writeJSON404(w http.ResponseWriter) {
 	_, _ = io.WriteString(w, `{"message":"Not Found"}`)
 }
 
-func apiEvent(req *http.Request, r route, params map[string]string, body []byte) events.APIGatewayV2HTTPRequest {
+func apiEvent(req *http.Request, r route, params map[string]string, body []byte,
+	authz *events.APIGatewayV2HTTPRequestContextAuthorizerDescription) events.APIGatewayV2HTTPRequest {
 	now := time.Now().UTC()
 	ev := events.APIGatewayV2HTTPRequest{
 		Version:        "2.0",
@@ -135,7 +148,7 @@ func apiEvent(req *http.Request, r route, params map[string]string, body []byte)
 		Headers:        map[string]string{},
 		PathParameters: params,
 		RequestContext: events.APIGatewayV2HTTPRequestContext{
-			RouteKey: r.key, AccountID: Account, Stage: "$default", APIID: "local",
+			RouteKey: r.key, AccountID: Account, Stage: "$default", APIID: "local", Authorizer: authz,
 			RequestID: fmt.Sprintf("local-%d", now.UnixNano()), DomainName: req.Host, DomainPrefix: "local",
 			Time: now.Format("02/Jan/2006:15:04:05 -0700"), TimeEpoch: now.UnixMilli(),
 			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{

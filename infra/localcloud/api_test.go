@@ -18,7 +18,15 @@ type echo struct {
 	Env     map[string]string
 }
 
+// call sends a request with a valid token of the local issuer (unless header has its own
+// Authorization), as every route behind EchoApi's JWT authorizer needs.
 func call(t *testing.T, method, url string, body []byte, header http.Header) (*http.Response, []byte) {
+	t.Helper()
+	return send(t, cloud(t).Endpoints().APIClient("tester", "echo.read"), method, url, body, header)
+}
+
+// send sends a request with client.
+func send(t *testing.T, client *http.Client, method, url string, body []byte, header http.Header) (*http.Response, []byte) {
 	t.Helper()
 	req, err := http.NewRequest(method, url, bytes.NewReader(body))
 	if err != nil {
@@ -27,7 +35,7 @@ func call(t *testing.T, method, url string, body []byte, header http.Header) (*h
 	for k, v := range header {
 		req.Header[k] = v
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

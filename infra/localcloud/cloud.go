@@ -35,6 +35,7 @@ type Cloud struct {
 	stats      counters
 	visibility map[string]int // queue logical id → visibility timeout, seconds
 	ssmURL     string         // the loopback parameter store (Config.SSMParameters)
+	issuer     *Issuer
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -243,7 +244,8 @@ func (c *Cloud) goRun(f func()) {
 	go func() { defer c.wg.Done(); f() }()
 }
 
-// startServers starts the Lambda Invoke API and, when the template has HttpApi events, the API.
+// startServers starts the Lambda Invoke API, the issuer and, when the template has HttpApi
+// events, the API behind it.
 func (c *Cloud) startServers() error {
 	url, err := c.serve(lambdaAPI{c})
 	if err != nil {
@@ -251,14 +253,34 @@ func (c *Cloud) startServers() error {
 	}
 	c.endpoints.LambdaURL = url
 	shim := &apiShim{invoker: c, onError: c.log.Warn}
+	audience := defaultAudience
 	for _, id := range c.tmpl.Functions {
 		for _, ev := range c.functions[id].Events {
-			if ev.Type == EventHTTPAPI {
-				shim.routes = append(shim.routes, newRoute(id, ev))
-				shim.timeout = max(shim.timeout, time.Duration(c.functions[id].Timeout)*time.Second+5*time.Second)
+			if ev.Type != EventHTTPAPI {
+				continue
 			}
+			r := newRoute(id, ev)
+			if r.auth, err = c.routeAuth(id, ev); err != nil {
+				return err
+			}
+			if r.auth != nil && audience == defaultAudience {
+				audience = r.auth.audience[0]
+			}
+			shim.routes = append(shim.routes, r)
+			shim.timeout = max(shim.timeout, time.Duration(c.functions[id].Timeout)*time.Second+5*time.Second)
 		}
 	}
+	l, issuerURL, err := listenLoopback()
+	if err != nil {
+		return err
+	}
+	if shim.issuer, err = newIssuer(issuerURL, audience); err != nil {
+		_ = l.Close()
+		return err
+	}
+	c.serveOn(l, shim.issuer)
+	c.endpoints.Issuer, c.endpoints.TokenURL = issuerURL, issuerURL+"/token"
+	c.issuer = shim.issuer
 	if len(shim.routes) > 0 {
 		if c.endpoints.APIURL, err = c.serve(shim); err != nil {
 			return err
@@ -267,18 +289,35 @@ func (c *Cloud) startServers() error {
 	return nil
 }
 
-func (c *Cloud) serve(h http.Handler) (string, error) {
+// listenLoopback listens on a free port of 127.0.0.1: nothing the local cloud serves is
+// reachable from another machine.
+func listenLoopback() (net.Listener, string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	return l, "http://" + l.Addr().String(), nil
+}
+
+func (c *Cloud) serve(h http.Handler) (string, error) {
+	l, url, err := listenLoopback()
 	if err != nil {
 		return "", err
 	}
+	c.serveOn(l, h)
+	return url, nil
+}
+
+func (c *Cloud) serveOn(l net.Listener, h http.Handler) {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	c.mu.Lock()
 	c.servers = append(c.servers, srv)
 	c.mu.Unlock()
 	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), nil
 }
+
+// Issuer returns the local OpenID Connect issuer whose tokens the local API accepts.
+func (c *Cloud) Issuer() *Issuer { return c.issuer }
 
 // Endpoints returns what the cloud offers; the same is in StateDir/endpoints.json.
 func (c *Cloud) Endpoints() Endpoints { return c.endpoints }

@@ -49,9 +49,12 @@ func (c *Cloud) startDynamoDB(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(scratch, 0o755); err != nil {
 		return "", err
 	}
+	// The loopback launcher binds it to 127.0.0.1 (its own main binds every interface), and
+	// -disableTelemetry stops it reporting to AWS.
 	cmd := exec.Command("java", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
 		"-Djava.library.path="+filepath.Join(lib, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(lib, "DynamoDBLocal.jar"), "-inMemory", "-sharedDb", "-port", fmt.Sprint(port))
+		"-cp", filepath.Join(lib, "DynamoDBLocal.jar"), filepath.Join(c.cfg.Root, "infra", "loopback", "LoopbackDynamoDB.java"),
+		"-inMemory", "-sharedDb", "-disableTelemetry", "-port", fmt.Sprint(port))
 	cmd.Dir = scratch
 	p, err := c.startTracked("dynamodb-local", cmd)
 	if err != nil {
@@ -78,7 +81,7 @@ func (c *Cloud) startFauxqs(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command("node", cli)
+	cmd := exec.Command("node", "--require", filepath.Join(c.cfg.Root, "infra", "loopback", "loopback.cjs"), cli)
 	cmd.Env = append(os.Environ(), fmt.Sprintf("FAUXQS_PORT=%d", port), "FAUXQS_HOST=127.0.0.1")
 	p, err := c.startTracked("fauxqs", cmd)
 	if err != nil {

@@ -19,6 +19,12 @@ import (
 type Endpoints struct {
 	// APIURL is the base URL of the local HTTP API (no trailing slash), "" without HttpApi events.
 	APIURL string `json:"apiUrl,omitempty"`
+	// Issuer is the local OpenID Connect issuer (its iss claim; discovery at
+	// Issuer + "/.well-known/openid-configuration"), whose tokens the API's JWT authorizers
+	// accept. TokenURL issues them: POST {"sub":"alice","scope":"notes.write notes.read"}
+	// answers {"access_token":"<JWT>","token_type":"Bearer","expires_in":3600}.
+	Issuer   string `json:"issuer"`
+	TokenURL string `json:"tokenUrl"`
 	// LambdaURL serves the Lambda Invoke API for every function by logical id
 	// (POST /2015-03-31/functions/{LogicalId}/invocations), through the environment pool.
 	LambdaURL string `json:"lambdaUrl"`

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
-	"net/http"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -12,8 +12,8 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
-// A workload starts the local cloud of template.yaml, talks to the API and the queues through
-// the endpoints, and stops it.
+// A workload starts the local cloud of template.yaml, talks to the API (with a token) and the
+// queues through the endpoints, and stops it.
 func ExampleStart() {
 	ctx := context.Background()
 	cloud, err := localcloud.Start(ctx, localcloud.Config{
@@ -26,7 +26,10 @@ func ExampleStart() {
 	defer cloud.Close()
 
 	ep := cloud.Endpoints()
-	resp, err := http.Post(ep.APIURL+"/notes", "application/json", nil)
+	// Every route behind the template's JWT authorizer needs a token of the local issuer: this
+	// client fetches one (sub alice, scope notes.write) and sends it with each request.
+	api := ep.APIClient("alice", "notes.write")
+	resp, err := api.Post(ep.APIURL+"/notes", "application/json", strings.NewReader(`{"title":"Hi #go","content":"x"}`))
 	if err == nil {
 		resp.Body.Close()
 	}

@@ -35,6 +35,8 @@ type Event struct {
 	StartingPosition string // TRIM_HORIZON or LATEST (streams)
 	ReportFailures   bool   // FunctionResponseTypes has ReportBatchItemFailures
 	Path, Method     string // HttpApi
+	API              string // HttpApi: logical id of its ApiId, "" for the implicit API
+	Authorizer       string // HttpApi: the event's own Auth.Authorizer ("NONE", a name), "" for the API's default
 	Filter           filter // FilterCriteria
 	MaxConcurrency   int    // ScalingConfig.MaximumConcurrency (SQS), 0 when unset
 	MaxRetries       int    // MaximumRetryAttempts (streams), -1 for until success
@@ -90,6 +92,11 @@ func (c *Cloud) function(id string) (*Function, error) {
 		}
 		if ev == nil {
 			continue
+		}
+		if ev.Type == EventHTTPAPI {
+			raw := lookup(lookup(lookup(c.tmpl.Properties[id], "Events"), name), "Properties")
+			ev.API = referencedResource(lookup(raw, "ApiId"))
+			ev.Authorizer = scalar(lookup(lookup(raw, "Auth"), "Authorizer"))
 		}
 		// AWS refuses a mapping whose queue hides a message for less than the function may run.
 		if vis := c.visibility[ev.Source]; ev.Type == EventSQS && vis < f.Timeout && c.cfg.VisibilityTimeout == 0 {

@@ -15,6 +15,7 @@ const (
 	typeTable    = "AWS::DynamoDB::Table"
 	typeQueue    = "AWS::SQS::Queue"
 	typeFunction = "AWS::Serverless::Function"
+	typeHTTPAPI  = "AWS::Serverless::HttpApi"
 )
 
 // Template is the part of a SAM template the local cloud runs. Property nodes are kept as YAML
@@ -26,7 +27,7 @@ type Template struct {
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
-	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions)
+	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions; HttpApis too)
 	Types      map[string]string     // logical id → resource type, for every resource
 	// BuildMethod is a function's Metadata.BuildMethod ("makefile", ...), by logical id.
 	BuildMethod map[string]string
@@ -115,6 +116,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)
 			t.BuildMethod[id] = scalar(lookup(lookup(res, "Metadata"), "BuildMethod"))
+		case typeHTTPAPI: // its Auth is read by the gateway; nothing else is emulated
 		default:
 			continue
 		}

@@ -77,11 +77,11 @@ func plan(cfg Config) []request {
 	return reqs
 }
 
-// drive sends every request through the API with cfg.Concurrency clients.
-func drive(ctx context.Context, apiURL string, cfg Config, reqs []request, tr *traffic) {
+// drive sends every request through the API with cfg.Concurrency workers sharing client
+// (which carries the workload's token).
+func drive(ctx context.Context, client *http.Client, apiURL string, cfg Config, reqs []request, tr *traffic) {
 	work := make(chan request)
 	var wg sync.WaitGroup
-	client := &http.Client{Timeout: 30 * time.Second}
 	for range max(cfg.Concurrency, 1) {
 		wg.Add(1)
 		go func() {

@@ -50,7 +50,7 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 
 	r.phase = "requests"
 	stop := r.progress(ctx)
-	drive(ctx, ep.APIURL, cfg, r.reqs, &r.tr)
+	drive(ctx, r.apiClient(), ep.APIURL, cfg, r.reqs, &r.tr)
 	malformed, err := injectMalformed(ctx, r.sqs, t, cfg.Malformed)
 	if err != nil {
 		stop()

@@ -32,6 +32,9 @@ type Config struct {
 	Logger *slog.Logger     // default: slog.Default()
 	Now    func() time.Time // default: time.Now
 	NewID  func() string    // new note ids; default: random UUIDs
+	// ScopePrefix, when set, is what the access rules' scopes carry in tokens (a Cognito
+	// resource server's "https://api.example.com/"): only scopes with it count, without it.
+	ScopePrefix string
 }
 
 // Validate reports every problem of c.
@@ -68,11 +71,16 @@ func New(cfg Config) (*Handler, error) {
 	return &Handler{cfg: cfg}, nil
 }
 
-// Handle serves one request. It never returns an error: failures are HTTP responses.
+// Handle serves one request. It never returns an error: failures are HTTP responses. Every
+// route is first checked against the access rules (see PrincipalOf): 401 without verified
+// token claims, 403 without the right, 404 for a route without a rule.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	method, segs, ok := route(req)
 	if !ok {
 		return respondError(http.StatusNotFound, "no such route"), nil
+	}
+	if refused, ok := authorize(req, method, segs, h.cfg.ScopePrefix); !ok {
+		return refused, nil
 	}
 	var resp events.APIGatewayV2HTTPResponse
 	var err error

@@ -36,7 +36,7 @@ type Deps struct {
 
 // NewAPI returns the api function's handler.
 func NewAPI(cfg config.API, d Deps) (*api.Handler, error) {
-	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger})
+	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger, ScopePrefix: cfg.ScopePrefix})
 }
 
 // NewRelay returns the outbox-relay function's handler.
@@ -50,19 +50,22 @@ func NewRelay(cfg config.Relay, d Deps) (*outbox.Relay, error) {
 
 // NewNoteTagger returns the note-tagger function's handler.
 func NewNoteTagger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
-	return newConsumer(cfg, notes.Tagger(cfg.AppTable), d)
+	return newConsumer(cfg, notes.Tagger(cfg.AppTable), idempotency.GoOn, d) // tags commute
 }
 
 // NewLedger returns the ledger function's handler.
 func NewLedger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
-	return newConsumer(cfg, ledger.Handler(cfg.AppTable), d)
+	// A balance depends on the order of its movements: after a dead letter, an account's later
+	// movements wait behind it in the dead-letter queue, in order.
+	return newConsumer(cfg, ledger.Handler(cfg.AppTable), idempotency.HoldGroup, d)
 }
 
 // newConsumer returns an SQS batch handler that applies h's effects exactly once and moves
-// malformed messages to the configured dead-letter queue.
-func newConsumer(cfg config.Consumer, h idempotency.Handler, d Deps) (*sqsbatch.Processor, error) {
+// malformed messages, and messages that failed sqsbatch.DefaultMaxAttempts times, to the
+// configured dead-letter queue; policy says what their group does next.
+func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.GroupPolicy, d Deps) (*sqsbatch.Processor, error) {
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
-		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention},
+		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy},
 		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics})
 }
 

@@ -147,7 +147,9 @@ func Root() string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
-// LoadEvent decodes the sample events/<name> into v.
+// LoadEvent decodes the sample events/<name> into v. An API request (payload 2.0) without
+// authorizer claims gets those of a token of Subject granting AllScopes (see Authorized;
+// Anonymous takes them away again).
 func LoadEvent(tb testing.TB, name string, v any) {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(Root(), "events", name))
@@ -157,6 +159,7 @@ func LoadEvent(tb testing.TB, name string, v any) {
 	if err := json.Unmarshal(b, v); err != nil {
 		tb.Fatalf("decode sample event %s: %v", name, err)
 	}
+	authorizeByDefault(v)
 }
 
 // SQSEvent shapes received messages as the Lambda event source mapping delivers them: it is

@@ -29,6 +29,8 @@ const (
 	// the values, which the note-notifier reads at init.
 	WebhookURLParameter    = "WEBHOOK_URL_PARAMETER"
 	WebhookSecretParameter = "WEBHOOK_SECRET_PARAMETER"
+	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
+	AuthScopePrefix = "AUTH_SCOPE_PREFIX"
 )
 
 // DefaultNotifierName is the note-notifier's consumer name when CONSUMER_NAME is unset.
@@ -60,6 +62,9 @@ func (c Common) Level() string { return c.LogLevel }
 type API struct {
 	Common
 	AppTable string // APP_TABLE
+	// ScopePrefix (AUTH_SCOPE_PREFIX, optional) prefixes the API's scopes in tokens: a Cognito
+	// resource server's identifier and a slash ("https://api.example.com/"), "" for bare scopes.
+	ScopePrefix string
 }
 
 // Relay configures the outbox-relay function.
@@ -125,7 +130,7 @@ func required(name, value string) error {
 
 // LoadAPI reads the api function's configuration.
 func LoadAPI(getenv func(string) string) (API, error) {
-	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable)}
+	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable), ScopePrefix: getenv(AuthScopePrefix)}
 	return c, c.Validate()
 }
 

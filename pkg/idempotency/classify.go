@@ -13,6 +13,7 @@ type verdictKind int
 const (
 	committed    verdictKind = iota
 	recordExists             // the record's condition failed: duplicate or conflict
+	held                     // the group's hold refused the commit (HoldGroup)
 	effectFailed             // an effect's own condition failed: rejected
 	transient                // throttling, conflicts, 5xx, network: retry
 	permanent                // DynamoDB refuses the request as such: retrying cannot help
@@ -21,7 +22,7 @@ const (
 type verdict struct {
 	kind  verdictKind
 	index int                             // for effectFailed: the failed write
-	old   map[string]types.AttributeValue // for recordExists: the stored record, if returned
+	old   map[string]types.AttributeValue // for recordExists: the stored record; for held: the hold
 }
 
 // Cancellation reason codes and error codes DynamoDB returns, by class.
@@ -46,14 +47,15 @@ var permanentCodes = map[string]bool{
 }
 
 // classify decides what a TransactWriteItems answer means. recordIndex is the position of
-// the idempotency record's Put in the transaction.
-func classify(err error, recordIndex int) verdict {
+// the idempotency record's Put in the transaction, heldIndex that of the group's hold write
+// (-1 when there is none).
+func classify(err error, recordIndex, heldIndex int) verdict {
 	if err == nil {
 		return verdict{kind: committed}
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
-		return classifyReasons(tce.CancellationReasons, recordIndex)
+		return classifyReasons(tce.CancellationReasons, recordIndex, heldIndex)
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && permanentCodes[api.ErrorCode()] {
@@ -64,7 +66,7 @@ func classify(err error, recordIndex int) verdict {
 	return verdict{kind: transient}
 }
 
-func classifyReasons(reasons []types.CancellationReason, recordIndex int) verdict {
+func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex int) verdict {
 	if recordIndex < len(reasons) && aws.ToString(reasons[recordIndex].Code) == "ConditionalCheckFailed" {
 		return verdict{kind: recordExists, old: reasons[recordIndex].Item}
 	}
@@ -72,6 +74,8 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex int) verdic
 	for i, r := range reasons {
 		code := aws.ToString(r.Code)
 		switch {
+		case i == heldIndex && code == "ConditionalCheckFailed":
+			return verdict{kind: held, old: r.Item}
 		case code == "ConditionalCheckFailed" && failed < 0:
 			failed = i
 		case transientCodes[code]:

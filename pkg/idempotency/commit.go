@@ -47,6 +47,21 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}})
+	heldIndex := -1
+	if c.HoldsGroups() && rec.Group != "" {
+		if len(items) > MaxEffectWrites { // the effect's writes, the record and the hold
+			res.Outcome = Failed
+			return res, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf(
+				"%d writes; under HoldGroup one transaction takes at most %d besides the idempotency record and the group's hold",
+				len(items)-1, MaxEffectWrites-1)}
+		}
+		release, err := c.releaseWrite(rec.Group, rec.EventID)
+		if err != nil {
+			res.Outcome = Failed
+			return res, err
+		}
+		heldIndex, items = len(items), append(items, release)
+	}
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
 
 	for attempt := 1; ; attempt++ {
@@ -55,7 +70,7 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 		_, err := c.db.TransactWriteItems(callCtx, in)
 		cancel()
 		res.Commit += time.Since(start)
-		v := classify(err, recordIndex)
+		v := classify(err, recordIndex, heldIndex)
 		switch v.kind {
 		case committed:
 			res.Outcome = Applied
@@ -63,6 +78,9 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 			return res, nil
 		case recordExists:
 			return c.existing(ctx, res, v.old, rec.PayloadHash)
+		case held:
+			res.Outcome = Failed
+			return res, heldError(rec.Group, v.old)
 		case effectFailed:
 			reason := effect[v.index].Reason()
 			if reason == "" {

@@ -46,10 +46,13 @@ type Config struct {
 	// StorePayload also stores the message (Delivery.Body, or else the event encoded as a
 	// CloudEvents JSON body) in the record, for audits and replays.
 	StorePayload bool
-	Retry        Retry
-	Logger       *slog.Logger     // default slog.Default()
-	Metrics      metrics.Recorder // default metrics.Discard
-	Now          func() time.Time // default time.Now
+	// AfterDeadLetter is what happens to the later events of a group (Delivery.Group) once
+	// one of its messages was dead-lettered: GoOn (the default) or HoldGroup.
+	AfterDeadLetter GroupPolicy
+	Retry           Retry
+	Logger          *slog.Logger     // default slog.Default()
+	Metrics         metrics.Recorder // default metrics.Discard
+	Now             func() time.Time // default time.Now
 }
 
 func (c Config) withDefaults() Config {

@@ -38,7 +38,7 @@ func TestConsumer_new_event_is_applied_with_its_record(t *testing.T) {
 	ev, _ := cloudevent.Decode([]byte(msg.Body))
 	want := idempotency.Record{Key: "counter#" + id, Consumer: "counter", EventID: id, EventType: "test.counted",
 		OccurredAt: "2026-11-30T10:00:00Z", Outcome: "applied", PayloadHash: ev.PayloadHash(), MessageID: "m1",
-		SequenceNumber: "1000m1", ReceiveCount: 2}
+		SequenceNumber: "1000m1", ReceiveCount: 2, Group: "group-1"}
 	got := rec
 	got.ProcessedAt, got.ExpiresAt = "", 0
 	if got != want {

@@ -22,6 +22,7 @@ type Delivery struct {
 	MessageID      string // the transport's id of this delivery: an SQS message id, a stream event id
 	SequenceNumber string // an SQS FIFO or stream sequence number
 	ReceiveCount   int    // how many times the transport has delivered it, this time included
+	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId), for HoldGroup
 	// Body is the message as received, stored in the record when Config.StorePayload is set;
 	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
 	Body string
@@ -117,6 +118,7 @@ func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Tim
 		MessageID:      d.MessageID,
 		SequenceNumber: d.SequenceNumber,
 		ReceiveCount:   d.ReceiveCount,
+		Group:          d.Group,
 		ExpiresAt:      now.Add(c.cfg.Retention).Unix(),
 	}
 	if c.cfg.StorePayload {
@@ -137,6 +139,10 @@ func (c *core) existing(ctx context.Context, res Result, old map[string]types.At
 		if old, err = c.read(ctx, &res, res.Key); err != nil {
 			res.Outcome = Failed
 			return res, err
+		}
+		if old == nil { // gone since its condition failed (TTL, a release): try again
+			res.Outcome = Failed
+			return res, fmt.Errorf("record %s vanished after its condition failed; a delivery again will apply or find it", res.Key)
 		}
 	}
 	var stored Record

@@ -83,6 +83,9 @@ func (c LeaseConfig) Validate() error {
 			errs = append(errs, fmt.Errorf("%s %v is negative", d.name, d.v))
 		}
 	}
+	if c.AfterDeadLetter == HoldGroup {
+		errs = append(errs, errors.New("AfterDeadLetter HoldGroup is not supported in lease mode; use GoOn"))
+	}
 	if c.Heartbeat > 0 && c.Lease > 0 && c.Heartbeat >= c.Lease {
 		errs = append(errs, fmt.Errorf("heartbeat %v must be shorter than the lease %v", c.Heartbeat, c.Lease))
 	}
@@ -142,7 +145,7 @@ func (c *LeasedConsumer) run(ctx context.Context, res Result, ev cloudevent.Even
 	effectCtx, stop := c.hold(ctx, l)
 	err := c.effect.Run(effectCtx, ev, l.rec.Key)
 	lost := stop()
-	finishCtx, cancel := detached(ctx, c.lease.LeaseMargin)
+	finishCtx, cancel := detached(ctx, c.lease.LeaseMargin, c.cfg.Retry.Margin/2)
 	defer cancel()
 	if err == nil {
 		return c.complete(finishCtx, res, l) // after a lost heartbeat, completion reports it
@@ -163,11 +166,13 @@ func (c *LeasedConsumer) run(ctx context.Context, res Result, ev cloudevent.Even
 
 // detached returns a context for completing or releasing a record after the effect: not
 // cancelled with ctx (an effect that ran out of time must still be recorded or released),
-// and ending at ctx's deadline, the invocation's end, or after grace when ctx has none.
-func detached(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+// and ending report before ctx's deadline (the invocation's end: the effect stopped
+// Retry.Margin before it, so a hung call still leaves time to report the message), or after
+// grace when ctx has none.
+func detached(ctx context.Context, grace, report time.Duration) (context.Context, context.CancelFunc) {
 	end, ok := ctx.Deadline()
 	if !ok {
-		end = time.Now().Add(grace)
+		return context.WithTimeout(context.WithoutCancel(ctx), grace)
 	}
-	return context.WithDeadline(context.WithoutCancel(ctx), end)
+	return context.WithDeadline(context.WithoutCancel(ctx), end.Add(-report))
 }

@@ -37,6 +37,9 @@ type lease struct {
 // ends here: a duplicate, a conflict, a held lease or a failure.
 func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*lease, Result, error) {
 	waitUntil := time.Now().Add(c.lease.WaitForCompletion)
+	// One owner token for every retry of this claim: a claim that committed but whose answer
+	// was lost finds its own lease on the retry, and takes it again.
+	rec.Owner = crand.Text()
 	for attempt := 1; ; {
 		l, old, err := c.claim(ctx, &res, rec)
 		switch {
@@ -80,9 +83,10 @@ func poll(ctx context.Context, until time.Time) bool {
 // the previous owner's lease on this same event has expired (a take-over). It returns the
 // lease; or the record that stands in the way; or an error, to be retried.
 func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*lease, map[string]types.AttributeValue, error) {
+	start := time.Now() // before the lease's stored start: the local lease never outlasts it
 	now := c.cfg.Now()
 	length := c.leaseLength(ctx)
-	rec.Status, rec.Owner, rec.Outcome = StatusInProgress, crand.Text(), ""
+	rec.Status, rec.Outcome = StatusInProgress, ""
 	rec.ProcessedAt = rfc3339(now)
 	rec.LeaseExpiresAt = now.Add(length).UnixMilli()
 	rec.ExpiresAt = now.Add(max(c.cfg.Retention, length)).Unix()
@@ -90,12 +94,13 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.PayloadHash)).Build()
+	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.PayloadHash, rec.Owner)).Build()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build claim condition: %w", err)
 	}
-	start := time.Now()
-	out, err := c.db.PutItem(ctx, &dynamodb.PutItemInput{
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	out, err := c.db.PutItem(callCtx, &dynamodb.PutItemInput{
 		TableName:                           aws.String(c.cfg.Table),
 		Item:                                item,
 		ConditionExpression:                 cond.Condition(),
@@ -124,13 +129,15 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 }
 
 // claimCondition: no record; or an expired one (TTL deletes late); or an in-progress record
-// of the same event whose lease ran out.
-func claimCondition(now time.Time, hash string) expression.ConditionBuilder {
+// of the same event whose lease ran out, or which this owner claimed already (a retry after
+// a lost answer).
+func claimCondition(now time.Time, hash, owner string) expression.ConditionBuilder {
+	inProgress := expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)).
+		And(expression.Name(attrPayloadHash).Equal(expression.Value(hash)))
 	return expression.Name(attrKey).AttributeNotExists().Or(
 		expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())),
-		expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)).And(
-			expression.Name(attrLeaseExpiresAt).LessThan(expression.Value(now.UnixMilli())),
-			expression.Name(attrPayloadHash).Equal(expression.Value(hash))))
+		inProgress.And(expression.Name(attrLeaseExpiresAt).LessThan(expression.Value(now.UnixMilli()))),
+		inProgress.And(expression.Name(attrOwner).Equal(expression.Value(owner))))
 }
 
 // takenOver logs and counts a claim that replaced another owner's expired lease.

@@ -42,7 +42,7 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 	}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := c.db.UpdateItem(ctx, in)
+		_, err := c.db.UpdateItem(ctx, in) // ctx is run's finishing context: bounded
 		res.Commit += time.Since(start)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -84,7 +84,7 @@ func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) err
 	}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := c.db.DeleteItem(ctx, in)
+		_, err := c.db.DeleteItem(ctx, in) // ctx is run's finishing context: bounded
 		res.Commit += time.Since(start)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -131,15 +131,23 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 }
 
 // heartbeat extends the lease every Heartbeat until done is closed, and cancels the effect
-// when the lease is lost: refused, or run out while extensions kept failing.
+// when the lease is lost: refused, or run out (at the instant it does, on this clock) while
+// extensions kept failing or hanging. Each extension is given up by the time the lease runs
+// out, so a hung call never keeps the effect running past it.
 func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
 	t := time.NewTicker(c.lease.Heartbeat)
 	defer t.Stop()
+	var lastErr error
+	expiry := time.NewTimer(time.Until(l.until)) // the lease ends here unless extended
+	defer expiry.Stop()
 	for {
 		select {
 		case <-done:
 			return
 		case <-ctx.Done():
+			return
+		case <-expiry.C:
+			cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
 			return
 		case <-t.C:
 		}
@@ -147,13 +155,12 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 		var lost *LeaseLostError
 		switch {
 		case err == nil:
+			expiry.Reset(time.Until(l.until))
 		case errors.As(err, &lost):
 			cancel(lost)
 			return
-		case !time.Now().Before(l.until):
-			cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, err))
-			return
 		default:
+			lastErr = err
 			c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease heartbeat failed, retrying",
 				slog.String("consumer", c.cfg.Name), slog.String("key", l.rec.Key), slog.String("error", err.Error()))
 		}
@@ -169,7 +176,9 @@ func (c *LeasedConsumer) extend(ctx context.Context, l *lease) error {
 	if err != nil {
 		return fmt.Errorf("build lease extension of %s: %w", l.rec.Key, err)
 	}
-	_, err = c.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	callCtx, cancel := context.WithTimeout(ctx, min(time.Until(l.until), c.lease.Heartbeat))
+	defer cancel()
+	_, err = c.db.UpdateItem(callCtx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.cfg.Table),
 		Key:                                 l.rec.key(),
 		UpdateExpression:                    expr.Update(),

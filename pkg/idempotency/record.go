@@ -31,8 +31,9 @@ type Record struct {
 	MessageID      string `dynamodbav:"messageId"`            // the SQS message that was committed
 	SequenceNumber string `dynamodbav:"sequenceNumber,omitempty"`
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
-	ExpiresAt      int64  `dynamodbav:"expiresAt"`         // epoch seconds; expired records count as absent
-	Payload        string `dynamodbav:"payload,omitempty"` // the message body, when Config.StorePayload
+	Group          string `dynamodbav:"messageGroup,omitempty"` // Delivery.Group
+	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
+	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when Config.StorePayload
 
 	// Lease mode only (LeasedConsumer); empty on records of the transactional mode.
 	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted
@@ -43,6 +44,14 @@ type Record struct {
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.
 func Key(consumer, eventID string) string { return consumer + keySeparator + eventID }
+
+// KeyPrefixes returns the prefixes of the keys of every item the engine writes in the
+// idempotency table for consumer: its records, its failure counts and its group holds. No
+// other consumer's key starts with one of them, so an IAM policy can confine a consumer to its
+// own items with a dynamodb:LeadingKeys condition of these prefixes followed by *.
+func KeyPrefixes(consumer string) []string {
+	return []string{Key(consumer, ""), attemptsKey(consumer, ""), holdKey(consumer, "")}
+}
 
 // keySeparator separates the consumer name from the event id in a key; consumer names may not
 // contain it, so no two consumer and event pairs share a key.

@@ -16,6 +16,7 @@ import (
 const (
 	DefaultConcurrency    = 8
 	DefaultDeadlineMargin = 2 * time.Second
+	DefaultMaxAttempts    = 5
 )
 
 // MessageHandler processes one SQS message. It is called concurrently for messages of
@@ -64,6 +65,10 @@ type Config struct {
 	// nil, they are reported as batch item failures and SQS's redrive policy moves them to
 	// the queue's dead-letter queue after maxReceiveCount receives.
 	DeadLetter DeadLetterer
+	// MaxAttempts is how many times a message's own processing may fail before the
+	// Processor dead-letters it (with the reason "failed N times: <last error>") and
+	// acknowledges it. Default DefaultMaxAttempts.
+	MaxAttempts int
 	// Logger is where decisions are logged. Default slog.Default().
 	Logger *slog.Logger
 	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
@@ -78,6 +83,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.DeadlineMargin == 0 {
 		c.DeadlineMargin = DefaultDeadlineMargin
+	}
+	if c.MaxAttempts == 0 {
+		c.MaxAttempts = DefaultMaxAttempts
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -98,6 +106,10 @@ func (c Config) Validate() error {
 	if c.DeadlineMargin < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: DeadlineMargin is %s; want a positive duration (0 means %s)",
 			c.DeadlineMargin, DefaultDeadlineMargin))
+	}
+	if c.MaxAttempts < 0 {
+		errs = append(errs, fmt.Errorf("sqsbatch config: MaxAttempts is %d; want 1 or more (0 means %d)",
+			c.MaxAttempts, DefaultMaxAttempts))
 	}
 	return errors.Join(errs...)
 }

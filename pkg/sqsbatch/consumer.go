@@ -45,7 +45,7 @@ func NewFor(a Applier, cfg Config) (*Processor, error) {
 		return nil, fmt.Errorf("sqsbatch: Applier is nil")
 	}
 	d := cfg.withDefaults()
-	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics}, cfg)
+	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts}, cfg)
 }
 
 // either returns a and b, each set to the other where it is the zero value.
@@ -64,14 +64,15 @@ func either[T comparable](a, b T) (T, T) {
 func Delivery(msg events.SQSMessage) idempotency.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
 	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
-		ReceiveCount: n, Body: msg.Body}
+		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"]}
 }
 
 // decoding is the MessageHandler of NewFor.
 type decoding struct {
-	a       Applier
-	log     *slog.Logger
-	metrics metrics.Recorder
+	a           Applier
+	log         *slog.Logger
+	metrics     metrics.Recorder
+	maxAttempts int
 }
 
 func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
@@ -81,8 +82,10 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		h.metrics.Count(metrics.Malformed, 1)
-		return err
+		return h.hold(ctx, msg, "", err)
 	}
-	_, err = h.a.Apply(ctx, ev, Delivery(msg))
-	return err
+	if _, err = h.a.Apply(ctx, ev, Delivery(msg)); err == nil {
+		return nil
+	}
+	return h.hold(ctx, msg, ev.ID, h.count(ctx, msg, ev.ID, err))
 }

@@ -88,7 +88,8 @@ func runCmd(args []string) error {
 		return errors.Join(err, cloud.Close())
 	}
 	ep := cloud.Endpoints()
-	fmt.Printf("local cloud up in %s: API %s, DynamoDB %s, SQS %s\n", time.Since(began).Round(100*time.Millisecond), ep.APIURL, ep.DynamoDB, ep.SQS)
+	fmt.Printf("local cloud up in %s: API %s (tokens from %s), DynamoDB %s, SQS %s\n", time.Since(began).Round(100*time.Millisecond),
+		ep.APIURL, ep.TokenURL, ep.DynamoDB, ep.SQS)
 	if visibility > 0 {
 		fmt.Printf("queue visibility timeout shortened to %d s for the demo (-visibility 0 keeps the template's)\n", visibility)
 	}

@@ -63,8 +63,8 @@ func up(args []string) error {
 		if err != nil {
 			continue
 		}
-		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\nendpoints: %s\n",
-			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, filepath.Join(o.state, "endpoints.json"))
+		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\ntokens: POST %s {\"sub\":\"alice\",\"scope\":\"notes.write notes.read\"}\nendpoints: %s\n",
+			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, ep.TokenURL, filepath.Join(o.state, "endpoints.json"))
 		return nil
 	}
 }

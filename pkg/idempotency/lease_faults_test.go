@@ -1,0 +1,235 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// fault is an SDK middleware between the engine and DynamoDB Local: it sees every call with
+// its input, and may change what happens to it.
+type fault func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error)
+
+// faulty returns a client for DynamoDB Local whose calls go through f.
+func faulty(t *testing.T, f fault) *dynamodb.Client {
+	return testenv.DynamoDB(t, dynamodb.WithAPIOptions(func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("fault", f), middleware.Before)
+	}))
+}
+
+// isExtension tells a lease extension (an UpdateItem setting only leaseExpiresAt) from a
+// completion or an attempt count.
+func isExtension(in any) bool {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	if !ok {
+		return false
+	}
+	names := []string{}
+	for _, n := range u.ExpressionAttributeNames {
+		names = append(names, n)
+	}
+	return slices.Contains(names, "leaseExpiresAt") && !slices.Contains(names, "outcome")
+}
+
+// claimedUntil reads the lease expiry a claim's PutItem writes.
+func claimedUntil(in any) (time.Time, bool) {
+	p, ok := in.(*dynamodb.PutItemInput)
+	if !ok {
+		return time.Time{}, false
+	}
+	n, ok := p.Item["leaseExpiresAt"].(*types.AttributeValueMemberN)
+	if !ok {
+		return time.Time{}, false
+	}
+	ms, _ := strconv.ParseInt(n.Value, 10, 64)
+	return time.UnixMilli(ms), true
+}
+
+// With a heartbeat, the effect's context ends when the lease does, however the extensions
+// fail: refused by a hanging DynamoDB or failing at once. The effect may not outlive the
+// lease it claimed (written in the record, the instant another owner may take it over).
+func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T) {
+	t.Parallel()
+	const lease, heartbeat = 300 * time.Millisecond, 250 * time.Millisecond
+	tests := []struct {
+		name      string
+		extension func(ctx context.Context) error
+	}{
+		{"extension hangs", func(ctx context.Context) error {
+			select { // a hung connection: answers only when given up on, or after 3s
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(3 * time.Second):
+				return errors.New("connection reset after hanging")
+			}
+		}},
+		{"extension fails", func(context.Context) error { return errors.New("throttled") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, r := newFixture(t), newReceiver(t)
+			var until atomic.Int64
+			db := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if isExtension(in.Parameters) {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, tt.extension(ctx)
+				}
+				if u, ok := claimedUntil(in.Parameters); ok {
+					until.Store(u.UnixMilli())
+				}
+				return next.HandleInitialize(ctx, in)
+			})
+			id := unique(t)
+			msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+			never := newGate(r) // never opened: only the end of its lease can end it
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			done := make(chan time.Time, 1)
+			go func() {
+				_, err := process(ctx, f.leased(t, "notifier", db, never, withLease(lease, heartbeat)), msg)
+				if !errors.Is(err, idempotency.ErrLeaseLost) || permanent(err) {
+					t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
+				}
+				done <- time.Now()
+			}()
+			<-never.started
+			var ended time.Time
+			select {
+			case ended = <-done:
+			case <-time.After(8 * time.Second):
+				t.Fatal("the effect still runs 8s after its 300ms lease")
+			}
+			over := ended.Sub(time.UnixMilli(until.Load()))
+			t.Logf("effect ended %v after its lease (lease %v, heartbeat %v)", over, lease, heartbeat)
+			if over > 50*time.Millisecond { // the effect returns and the record is released
+				t.Errorf("effect ran %v past its lease; want it cancelled when the lease ends", over)
+			}
+		})
+	}
+}
+
+// A claim whose PutItem committed but whose answer was lost is retried with the same owner
+// token, so the retry finds its own lease, not someone else's, and goes on.
+func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
+	t.Parallel()
+	f, r := newFixture(t), newReceiver(t)
+	var dropped atomic.Bool
+	db := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if _, ok := claimedUntil(in.Parameters); ok && err == nil && dropped.CompareAndSwap(false, true) {
+			return out, md, errors.New("connection reset: the claim committed, its answer was lost")
+		}
+		return out, md, err
+	})
+	id := unique(t)
+	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	res, err := process(context.Background(), f.leased(t, "notifier", db, r.effect()), msg)
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("Apply after a lost claim answer = %+v, %v; want applied", res, err)
+	}
+	if !dropped.Load() {
+		t.Fatal("no claim answer was dropped; the fault did not fire")
+	}
+	if n := r.Applied(); n != 1 {
+		t.Errorf("effect ran %d times; want once", n)
+	}
+}
+
+// A claim, completion or release call that hangs is given up Retry.Margin before the
+// invocation's deadline, as a commit is, leaving time to report the message.
+func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		hangs func(in any) bool
+		fail  bool // the effect fails, so the record is released
+	}{
+		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false},
+		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false},
+		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, r := newFixture(t), newReceiver(t)
+			db := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if tt.hangs(in.Parameters) {
+					<-ctx.Done()
+					return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+				}
+				return next.HandleInitialize(ctx, in)
+			})
+			if tt.fail {
+				r.failNext(1)
+			}
+			id := unique(t)
+			msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+			deadline := time.Now().Add(1500 * time.Millisecond)
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
+			defer cancel()
+			c := f.leased(t, "notifier", db, r.effect(), func(c *idempotency.LeaseConfig) { c.Retry.Margin = 500 * time.Millisecond })
+			_, err := process(ctx, c, msg)
+			if err == nil {
+				t.Fatal("Apply = nil; want the hung call's failure")
+			}
+			if left := time.Until(deadline); left < 200*time.Millisecond {
+				t.Errorf("Apply returned %v before the deadline; want at least half of Retry.Margin (500ms) left to report the message", left)
+			}
+		})
+	}
+}
+
+// A record that vanished between a failed condition and the read that follows (TTL deleted
+// it, or its owner released it) is a transient state, never a conflict.
+func TestConsumer_a_record_vanished_after_its_condition_failed_is_transient(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	id := unique(t)
+	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+	if _, err := process(context.Background(), f.consumer(t, "counter"), msg); err != nil {
+		t.Fatal(err)
+	}
+	key := idempotency.Key("counter", id)
+	db := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if _, ok := in.Parameters.(*dynamodb.GetItemInput); ok { // the record vanishes just before the read
+			if _, err := f.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &f.records,
+				Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}}}); err != nil {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, err
+			}
+		}
+		out, md, err := next.HandleInitialize(ctx, in)
+		var tce *types.TransactionCanceledException
+		if errors.As(err, &tce) { // ALL_OLD not honoured: the engine must read the record
+			for i := range tce.CancellationReasons {
+				tce.CancellationReasons[i].Item = nil
+			}
+		}
+		return out, md, err
+	})
+	res, err := process(context.Background(), f.consumerWith(t, db, "counter"), redelivered(msg, 2))
+	if res.Outcome == idempotency.Conflict || permanent(err) || err == nil {
+		t.Errorf("redelivery whose record vanished = %+v, %v; want a transient failure, not a conflict", res, err)
+	}
+}
+
+// consumerWith returns the fixture's counter consumer reaching DynamoDB through db.
+func (f *fixture) consumerWith(t *testing.T, db idempotency.DB, name string) *idempotency.Consumer {
+	t.Helper()
+	c, err := idempotency.New(db, f.router(), idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+		Logger: f.sharedLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}

@@ -1,0 +1,64 @@
+package sqsbatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// failureCounter counts an event's failed attempts: *idempotency.Consumer and
+// *idempotency.LeasedConsumer implement it.
+type failureCounter interface {
+	CountFailure(ctx context.Context, eventID string, cause error) (int, error)
+}
+
+// groupHolder holds a message's group before it is dead-lettered, when its policy says so:
+// *idempotency.Consumer implements it.
+type groupHolder interface {
+	HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error
+}
+
+// count counts a transient failure of the message's own processing and turns it permanent
+// ("failed N times: <err>") when the count reaches a multiple of MaxAttempts, so that the
+// message is dead-lettered by the engine after exactly MaxAttempts own failures, and gets
+// MaxAttempts more after a redrive. A held lease is not this message's failure: another
+// delivery is processing the event. When the count cannot be written, err is returned as it
+// is: the message is retried and the queue's maxReceiveCount stays the backstop.
+func (h decoding) count(ctx context.Context, msg events.SQSMessage, eventID string, err error) error {
+	counter, ok := h.a.(failureCounter)
+	if !ok || idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrLeaseHeld) {
+		return err
+	}
+	n, cerr := counter.CountFailure(ctx, eventID, err)
+	if cerr != nil {
+		h.log.LogAttrs(ctx, slog.LevelWarn, "failed attempt not counted",
+			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),
+			slog.String("eventId", eventID), slog.String("error", cerr.Error()))
+		return err
+	}
+	if n%h.maxAttempts != 0 {
+		return err
+	}
+	return idempotency.Permanent(fmt.Errorf("failed %d times: %w", h.maxAttempts, err))
+}
+
+// hold holds the message's group, under the consumer's HoldGroup policy, before a message
+// that failed permanently is dead-lettered. A message refused because its group is held
+// already holds nothing more. When the hold cannot be written the message is not
+// dead-lettered yet: it fails, and is retried.
+func (h decoding) hold(ctx context.Context, msg events.SQSMessage, eventID string, err error) error {
+	holder, ok := h.a.(groupHolder)
+	if !ok || !idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrHeld) {
+		return err
+	}
+	if herr := holder.HoldGroup(ctx, msg.Attributes["MessageGroupId"], eventID, msg.MessageId, err); herr != nil {
+		// %v, not %w: the message must not stay permanent, or it would be dead-lettered unheld.
+		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
+	}
+	return err
+}
