@@ -319,6 +319,10 @@ func (c *Cloud) serveOn(l net.Listener, h http.Handler) {
 // Issuer returns the local OpenID Connect issuer whose tokens the local API accepts.
 func (c *Cloud) Issuer() *Issuer { return c.issuer }
 
+// ParameterStoreURL is the loopback SSM GetParameter stand-in the functions read their
+// parameters from (AWS_ENDPOINT_URL_SSM); see Config.SSMParameters.
+func (c *Cloud) ParameterStoreURL() string { return c.ssmURL }
+
 // Endpoints returns what the cloud offers; the same is in StateDir/endpoints.json.
 func (c *Cloud) Endpoints() Endpoints { return c.endpoints }
 
