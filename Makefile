@@ -9,9 +9,17 @@ PKGS  ?= ./...
 test:
 	infra/emulators.sh $(GO) test -race -count=1 $(PKGS)
 
-## bench: the engine benchmarks against DynamoDB Local (figures printed, see README)
+## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
+##   table (see README); the benchmark's raw output is kept in .local/bench.txt
+BENCH_N ?= 2000
 bench:
-	infra/emulators.sh $(GO) test -run '^$$' -bench . -benchtime 2000x -count 1 ./pkg/...
+	@mkdir -p .local
+	@$(GO) test -c -o .local/bench.test ./pkg/idempotency/
+	@echo "bench: 5 variants x $(BENCH_N) messages, one at a time, against DynamoDB Local (about a minute)"
+	@cd pkg/idempotency && ../../infra/emulators.sh ../../.local/bench.test -test.run '^$$' -test.bench . \
+	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench.txt || { cat ../../.local/bench.txt; exit 1; }
+	@echo; sed -n '/variant.*msgs\/s/,$$p' .local/bench.txt | grep -v -E '^(PASS|ok |Benchmark)'; \
+	  echo "(raw output: .local/bench.txt)"
 
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s
@@ -31,7 +39,8 @@ lint:
 # ---------------------------------------------------------------------------------------------
 FUNCTIONS     := api outbox-relay note-tagger ledger note-notifier
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags "-s -w"
-LAMBDA_BUILD   = GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
+# Without ARTIFACTS_DIR (set by `sam build`) the target would write /bootstrap: refused.
+LAMBDA_BUILD   = $(if $(ARTIFACTS_DIR),,$(error ARTIFACTS_DIR is not set: `sam build` sets it; by hand: make $@ ARTIFACTS_DIR=.local/artifacts/$(@:build-%=%), or `make build` for every function))GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
 SAM           ?= sam
 
 .PHONY: build build-ApiFunction build-OutboxRelayFunction build-NoteTaggerFunction build-LedgerFunction \
@@ -83,47 +92,68 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 # The local cloud runs template.yaml on DynamoDB Local, fauxqs and the Lambda Runtime Interface
 # Emulator (see infra/localcloud). State, logs and builds live in .local/ (git-ignored).
 #   make up                                  start everything; writes .local/endpoints.json
-#   make up ENVS=Consumer=3,Api=1            execution environments per function
-#   make up PARAMS="LogLevel=debug"   template parameter overrides (space-separated)
+#   make up ENVS=LedgerFunction=3,api=1      execution environments per function (logical id or
+#                                            short name; an unknown one is refused with the list)
+#   make up SHARDS=4                         4 shards per DynamoDB stream (by partition key), as on AWS
+#   make up PARAMS="LogLevel=debug"          template parameter overrides (space-separated), checked
+#                                            against the template's AllowedValues and constraints
 #   make up TEMPLATE=infra/localcloud/testdata/template.yaml   another SAM template
 #   make invoke FN=<name> EVENT=events/x.json  invoke one function on the running cloud
+#   make logs FN=<name> [FOLLOW=1]           a function's log lines, readable (.local/logs/<Fn>-<n>.log)
+#   make scan [TABLE=AppTable]               a table's items, or every table with its item count
+#   make queue [Q=LedgerDeadLetterQueue]     a queue's messages (not received), or every queue's counts
 #   make down                                stop exactly what `make up` started
 TEMPLATE   ?= template.yaml
 LOCALCLOUD := .local/bin/localcloud
 RIE        := .local/bin/aws-lambda-rie
 RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
 
-.PHONY: up down invoke run $(LOCALCLOUD)
+.PHONY: up down invoke logs scan queue run $(LOCALCLOUD)
 
 $(RIE):
 	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
 
 $(LOCALCLOUD):
-	$(GO) build -o $@ ./infra/cmd/localcloud
+	@$(GO) build -o $@ ./infra/cmd/localcloud
 
 infra/node_modules/.package-lock.json: infra/package-lock.json
 	cd infra && npm ci --no-audit --no-fund --loglevel=error
 
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
 up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
-	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
-##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`)
+##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`;
+##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does)
 NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)
 	$(LOCALCLOUD) down
 
-## invoke: invoke FN with EVENT (a JSON file) on the running local cloud
+## invoke: invoke FN with EVENT (a JSON file) on the running local cloud; says each message's outcome
 invoke: $(LOCALCLOUD)
-	@test -n "$(FN)" || { echo "usage: make invoke FN=<function> EVENT=events/<file>.json"; exit 2; }
-	$(LOCALCLOUD) invoke $(FN) $(EVENT)
+	@test -n "$(FN)" -a -n "$(EVENT)" || { echo "usage: make invoke FN=<function> EVENT=events/<file>.json"; exit 2; }
+	@$(LOCALCLOUD) invoke $(FN) $(EVENT)
+
+## logs: FN's log lines (every environment, time order, no emulator lines); FOLLOW=1 follows them
+logs: $(LOCALCLOUD)
+	@test -n "$(FN)" || { echo "usage: make logs FN=<function> [FOLLOW=1]"; exit 2; }
+	@$(LOCALCLOUD) logs $(if $(FOLLOW),-f) $(FN)
+
+## scan: TABLE's items as JSON lines (LIMIT=50), or every table of the running cloud with its count
+LIMIT ?= 50
+scan: $(LOCALCLOUD)
+	@$(LOCALCLOUD) scan -limit $(LIMIT) $(TABLE)
+
+## queue: Q's messages without receiving them, or every queue of the running cloud with its counts
+queue: $(LOCALCLOUD)
+	@$(LOCALCLOUD) queue $(Q)
 
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)

@@ -248,6 +248,11 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	if err != nil {
 		t.Fatal(err)
 	}
+	movementItem, err := ledger.WriteMovement(app, credit, "ref-1", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	movementPK := pkOf(t, ledger.MovementKey(credit.ID))
 	// every item of function fn in the idempotency table: a sample key under each prefix
 	items := func(fn string, actions []string) []access {
 		var out []access
@@ -267,9 +272,9 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
 	allowed := map[string][]access{
-		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementOutbox}),
+		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementItem, movementOutbox}),
 			[]access{{"dynamodb:PutItem", app, api.RequestPK("key-1")}},
-			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK)),
+			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
 		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
 			items("LedgerFunction", leaseWrites)), // DeleteItem: a group hold's release
@@ -278,10 +283,12 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	refused := map[string][]access{
 		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"}, app, notePK), each(reads, app, outboxPK),
+			each([]string{"dynamodb:UpdateItem"}, app, movementPK), // the ledger decides a movement, not the API
 			each(reads, app, api.RequestPK("key-1")), // a replayed request's answer comes from its failed put (ALL_OLD)
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
+			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, movementPK),
 			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
 		"LedgerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, notePK),

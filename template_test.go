@@ -142,6 +142,8 @@ func TestTemplate_every_queue_has_a_dead_letter_queue_of_the_same_kind(t *testin
 			terminal[dl] = true
 		}
 	}
+	// The relay's park queue is read by a person, like a dead-letter queue.
+	terminal[refTarget(get(tpl, "Resources", "OutboxRelayFunction", "Properties", "Environment", "Variables", config.OutboxParkQueueURL))] = true
 	for _, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
 		for _, ev := range get(fn, "Properties", "Events").(doc) {
 			if d := refTarget(get(ev, "Properties", "DestinationConfig", "OnFailure", "Destination")); d != "" {
@@ -310,7 +312,7 @@ func TestTemplate_api_routes_are_the_public_contract(t *testing.T) {
 		}
 	}
 	slices.Sort(got)
-	want := []string{"GET /accounts/{id}", "GET /notes/{id}", "GET /tags/{tag}",
+	want := []string{"GET /accounts/{id}", "GET /accounts/{id}/movements/{reference}", "GET /notes/{id}", "GET /tags/{tag}",
 		"POST /accounts/{id}/credits", "POST /accounts/{id}/debits", "POST /notes"}
 	if !slices.Equal(got, want) {
 		t.Errorf("routes = %v; want %v", got, want)
@@ -322,13 +324,18 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 	watched := map[string]bool{}
 	for _, a := range resourcesOfType(tpl, "AWS::CloudWatch::Alarm") {
 		for _, d := range get(a, "Properties", "Dimensions").([]any) {
-			watched[fmt.Sprint(get(a, "Properties", "MetricName"), " ", refTarget(get(d, "Value")))] = true
+			v := refTarget(get(d, "Value"))
+			if v == "" { // a literal dimension value, as an EMF metric's
+				v = fmt.Sprint(get(d, "Value"))
+			}
+			watched[fmt.Sprint(get(a, "Properties", "MetricName"), " ", v)] = true
 		}
 	}
 	for _, w := range []string{
 		"ApproximateNumberOfMessagesVisible NotesDeadLetterQueue", "ApproximateNumberOfMessagesVisible LedgerDeadLetterQueue",
 		"ApproximateAgeOfOldestMessage NotesQueue", "ApproximateAgeOfOldestMessage LedgerQueue",
 		"ApproximateNumberOfMessagesVisible NotificationsDeadLetterQueue", "ApproximateAgeOfOldestMessage NotificationsQueue",
+		"ApproximateNumberOfMessagesVisible OutboxParkedQueue", "Parked outbox-relay",
 	} {
 		if !watched[w] {
 			t.Errorf("no alarm on %s", w)

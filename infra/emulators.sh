@@ -49,7 +49,9 @@ ddb_port=$(free_port)
 pids+=($!)
 
 sqs_port=$(free_port)
-FAUXQS_PORT=$sqs_port FAUXQS_HOST=127.0.0.1 node --require "$here/loopback/loopback.cjs" "$here/node_modules/fauxqs/dist/cli.js" \
+# fauxqs.mjs: fauxqs with queue URLs that carry the loopback endpoint (loopback.cjs, preloaded,
+# keeps every listener on loopback).
+FAUXQS_PORT=$sqs_port node --require "$here/loopback/loopback.cjs" "$here/fauxqs.mjs" \
   >"$logs/fauxqs.log" 2>&1 &
 pids+=($!)
 

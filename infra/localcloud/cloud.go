@@ -72,6 +72,10 @@ func (c *Cloud) start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := tmpl.CheckOverrides(c.cfg.Environments, c.cfg.Parameters); err != nil {
+		return err
+	}
+	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
 		prefix: c.cfg.Prefix, region: Region, account: Account}
@@ -172,8 +176,11 @@ func (c *Cloud) startFunctions(ctx context.Context) error {
 		if !ok {
 			n = 1
 			for _, ev := range f.Events {
-				if ev.Type == EventSQS {
+				switch ev.Type {
+				case EventSQS:
 					n = 2
+				case EventDynamoDB:
+					n = max(n, c.cfg.StreamShards)
 				}
 			}
 		}
@@ -209,7 +216,7 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 			case EventDynamoDB:
 				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
 					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
-				if err := p.init(ctx); err != nil {
+				if err := p.init(ctx, c.cfg.StreamShards); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
 				c.goRun(func() { p.run(runCtx) })
@@ -374,6 +381,16 @@ func (c *Cloud) SetSupervisor(pid int) error {
 	return c.saveStateLocked(pid)
 }
 
+// removeOldLogs removes the environment logs of an earlier run of these functions, so that
+// one with fewer environments leaves none behind.
+func removeOldLogs(stateDir string, functions []string) {
+	for _, id := range functions {
+		for _, path := range LogFiles(stateDir, id) {
+			_ = os.Remove(path)
+		}
+	}
+}
+
 // startTracked starts a child process logging to StateDir/logs/<name>.log and records it.
 func (c *Cloud) startTracked(name string, cmd *exec.Cmd) (*proc, error) {
 	c.mu.Lock()
@@ -381,7 +398,9 @@ func (c *Cloud) startTracked(name string, cmd *exec.Cmd) (*proc, error) {
 	if c.closed {
 		return nil, errors.New("local cloud is closed")
 	}
-	p, err := startProc(name, cmd, filepath.Join(c.cfg.StateDir, "logs", name+".log"))
+	// A process's log starts fresh with the cloud, and continues across its restarts.
+	_, restart := c.procs[name]
+	p, err := startProc(name, cmd, filepath.Join(c.cfg.StateDir, "logs", name+".log"), !restart)
 	if err != nil {
 		return nil, err
 	}

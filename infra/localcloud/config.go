@@ -21,6 +21,9 @@ const (
 // RIEModule is the pinned AWS Lambda Runtime Interface Emulator.
 const RIEModule = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d"
 
+// maxStreamShards bounds Config.StreamShards: each shard may run an execution environment.
+const maxStreamShards = 64
+
 // Config says what to run and where. The zero value runs template.yaml of the module that
 // holds the working directory, with state in its .local directory.
 type Config struct {
@@ -47,8 +50,16 @@ type Config struct {
 	// is then not checked, and an invocation outliving it sees its messages delivered again.
 	VisibilityTimeout int
 	// Environments is the number of execution environments per function logical id. Default:
-	// 2 for functions with an SQS event source, 1 otherwise.
+	// 2 for functions with an SQS event source, StreamShards for functions with a DynamoDB
+	// stream event source (Lambda runs one invocation per shard at a time), 1 otherwise.
 	Environments map[string]int
+	// StreamShards is the number of shards each DynamoDB stream is split into (default 1).
+	// DynamoDB Local gives a stream one shard; AWS gives it one per partition, assigns each
+	// item to a partition by its partition key, and Lambda processes the shards concurrently,
+	// each in order. The local stream poller emulates that: it assigns each record to one of
+	// StreamShards virtual shards by a hash of its partition key and delivers the virtual
+	// shards concurrently, each with its own batches, retries and failure handling.
+	StreamShards int
 	// DynamoDBEndpoint and SQSEndpoint, when set, point at emulators already running, which
 	// are then neither started nor stopped.
 	DynamoDBEndpoint, SQSEndpoint string
@@ -101,6 +112,9 @@ func (c Config) withDefaults() (Config, error) {
 // Validate reports every problem of the configuration.
 func (c Config) Validate() error {
 	var errs []error
+	if c.StreamShards < 0 || c.StreamShards > maxStreamShards {
+		errs = append(errs, fmt.Errorf("stream shards: %d, want 1 to %d (0 for the default, 1)", c.StreamShards, maxStreamShards))
+	}
 	for id, n := range c.Environments {
 		if n < 1 {
 			errs = append(errs, fmt.Errorf("environments of %s: %d, want at least 1", id, n))

@@ -73,8 +73,9 @@ func (c *Cloud) startFauxqs(ctx context.Context) (string, error) {
 	if _, err := exec.LookPath("node"); err != nil {
 		return "", fmt.Errorf("node not found: fauxqs needs Node.js 20 or newer")
 	}
-	cli := filepath.Join(c.cfg.Root, "infra", "node_modules", "fauxqs", "dist", "cli.js")
-	if _, err := os.Stat(cli); err != nil {
+	// infra/fauxqs.mjs starts fauxqs on loopback with queue URLs that resolve (see there).
+	cli := filepath.Join(c.cfg.Root, "infra", "fauxqs.mjs")
+	if _, err := os.Stat(filepath.Join(c.cfg.Root, "infra", "node_modules", "fauxqs", "dist", "app.js")); err != nil {
 		return "", fmt.Errorf("fauxqs not found: run `cd infra && npm ci`: %w", err)
 	}
 	port, err := freePort()
@@ -82,7 +83,7 @@ func (c *Cloud) startFauxqs(ctx context.Context) (string, error) {
 		return "", err
 	}
 	cmd := exec.Command("node", "--require", filepath.Join(c.cfg.Root, "infra", "loopback", "loopback.cjs"), cli)
-	cmd.Env = append(os.Environ(), fmt.Sprintf("FAUXQS_PORT=%d", port), "FAUXQS_HOST=127.0.0.1")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("FAUXQS_PORT=%d", port))
 	p, err := c.startTracked("fauxqs", cmd)
 	if err != nil {
 		return "", err

@@ -19,8 +19,13 @@ type proc struct {
 	err  error         // exit status, valid after done
 }
 
-func startProc(name string, cmd *exec.Cmd, logPath string) (*proc, error) {
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+// startProc starts cmd with its output appended to logPath, emptied first when fresh.
+func startProc(name string, cmd *exec.Cmd, logPath string, fresh bool) (*proc, error) {
+	flags := os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	if fresh {
+		flags |= os.O_TRUNC
+	}
+	logf, err := os.OpenFile(logPath, flags, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}

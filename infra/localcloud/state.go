@@ -35,6 +35,17 @@ func ReadState(stateDir string) (State, error) {
 	return s, json.Unmarshal(b, &s)
 }
 
+// Running returns the supervisor recorded in stateDir when it still runs. A supervisor that
+// exited is not running even while its pid lingers as an unreaped zombie, as it does in a
+// container whose PID 1 does not reap orphans.
+func Running(stateDir string) (supervisor int, ok bool) {
+	s, err := ReadState(stateDir)
+	if err != nil || s.Supervisor <= 0 || !alive(s.Supervisor) {
+		return 0, false
+	}
+	return s.Supervisor, true
+}
+
 // Down stops the local cloud recorded in stateDir: it asks the supervisor to stop (which stops
 // its children), then kills the process group of every recorded process still alive. It is
 // a no-op when nothing is recorded.

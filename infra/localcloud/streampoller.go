@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -20,9 +21,13 @@ type streamsAPI interface {
 	GetRecords(context.Context, *dynamodbstreams.GetRecordsInput, ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error)
 }
 
-// streamPoller emulates a DynamoDB stream event source mapping: one reader per stream that
-// reads every open shard after its parent, in order, retrying a failed batch from its first
-// failed record until it succeeds.
+// streamPoller emulates a DynamoDB stream event source mapping. A reader takes every open
+// shard of the stream after its parent, in order, and assigns each record by its partition
+// key to one of a fixed number of virtual shards, as AWS assigns items to partitions and so
+// to stream shards (DynamoDB Local has one shard per stream). Each virtual shard is a Lambda
+// shard: its records are delivered in order, in batches of its own, concurrently with the
+// other virtual shards, and a failed batch is retried from its first failed record until it
+// succeeds or MaximumRetryAttempts is exhausted, holding back only that virtual shard.
 type streamPoller struct {
 	function string
 	event    Event
@@ -33,21 +38,26 @@ type streamPoller struct {
 	count    func(func(*MappingStats))
 	send     func(ctx context.Context, queueARN, body string) error // to the on-failure destination
 	shards   map[string]*shard
+	virtual  []*vshard
+	hashKey  string // the table's partition key attribute
 }
 
 type shard struct {
 	parent   string
 	iterator string
 	done     bool
-	failing  string // sequence number a failed batch is retried from
-	attempts int    // failed invocations of that batch
 	last     string // sequence number of the last record read past, "" before the first
 }
 
 // init takes iterators for the shards that exist now, at the mapping's starting position, so
-// records written after Start returns are never missed with LATEST.
-func (p *streamPoller) init(ctx context.Context) error {
+// records written after Start returns are never missed with LATEST; n virtual shards (at
+// least one) receive the records.
+func (p *streamPoller) init(ctx context.Context, n int) error {
 	p.shards = map[string]*shard{}
+	p.virtual = make([]*vshard, max(n, 1))
+	for i := range p.virtual {
+		p.virtual[i] = newVShard(fmt.Sprintf("shardId-local-%03d-of-%03d", i, len(p.virtual)))
+	}
 	return p.discover(ctx, types.ShardIteratorType(p.event.StartingPosition))
 }
 
@@ -59,6 +69,11 @@ func (p *streamPoller) discover(ctx context.Context, position types.ShardIterato
 			StreamArn: aws.String(p.event.SourceARN), ExclusiveStartShardId: start})
 		if err != nil {
 			return fmt.Errorf("describe stream %s: %w", p.event.SourceARN, err)
+		}
+		for _, k := range out.StreamDescription.KeySchema {
+			if k.KeyType == types.KeyTypeHash {
+				p.hashKey = aws.ToString(k.AttributeName)
+			}
 		}
 		for _, s := range out.StreamDescription.Shards {
 			id := aws.ToString(s.ShardId)
@@ -79,7 +94,21 @@ func (p *streamPoller) discover(ctx context.Context, position types.ShardIterato
 	}
 }
 
+// run reads the stream and runs every virtual shard until ctx ends.
 func (p *streamPoller) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, v := range p.virtual {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p.work(ctx, v)
+		}()
+	}
+	p.read(ctx)
+	wg.Wait()
+}
+
+func (p *streamPoller) read(ctx context.Context) {
 	for ctx.Err() == nil {
 		busy, closed := false, false
 		for id, s := range p.shards {
@@ -110,51 +139,23 @@ func (p *streamPoller) parentDone(s *shard) bool {
 	return !ok || parent.done
 }
 
-// poll reads and delivers one batch of a shard; it reports whether there were records.
+// poll reads one batch of a stream shard and hands its records to their virtual shards; it
+// reports whether there were records.
 func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, error) {
 	out, err := p.streams.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{
 		ShardIterator: aws.String(s.iterator), Limit: aws.Int32(int32(min(p.event.BatchSize, 1000)))})
 	if err != nil {
 		return false, p.reposition(ctx, id, s, err)
 	}
-	advance := func() {
-		s.iterator = aws.ToString(out.NextShardIterator)
-		s.done = out.NextShardIterator == nil
-		s.failing, s.attempts = "", 0
-		if n := len(out.Records); n > 0 && out.Records[n-1].Dynamodb != nil {
-			s.last = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
-		}
+	for _, r := range out.Records {
+		p.virtual[p.assign(r)].push(r)
 	}
-	if len(out.Records) == 0 {
-		advance()
-		return false, nil
+	s.iterator = aws.ToString(out.NextShardIterator)
+	s.done = out.NextShardIterator == nil
+	if n := len(out.Records); n > 0 && out.Records[n-1].Dynamodb != nil {
+		s.last = aws.ToString(out.Records[n-1].Dynamodb.SequenceNumber)
 	}
-	retryFrom, err := p.deliver(ctx, out.Records)
-	if err != nil {
-		return true, err
-	}
-	if retryFrom == "" {
-		advance()
-		return true, nil
-	}
-	if retryFrom != s.failing {
-		s.failing, s.attempts = retryFrom, 0
-	}
-	s.attempts++
-	if p.event.MaxRetries >= 0 && s.attempts > p.event.MaxRetries {
-		p.discard(ctx, id, out.Records, retryFrom, s.attempts)
-		advance()
-		return true, nil
-	}
-	it, err := p.streams.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{
-		StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
-		ShardIteratorType: types.ShardIteratorTypeAtSequenceNumber, SequenceNumber: aws.String(retryFrom)})
-	if err != nil {
-		return true, fmt.Errorf("retry iterator: %w", err)
-	}
-	s.iterator = aws.ToString(it.ShardIterator)
-	sleep(ctx, time.Second)
-	return true, nil
+	return len(out.Records) > 0, nil
 }
 
 // reposition takes a new iterator for a shard whose iterator expired or points at trimmed
@@ -169,9 +170,7 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 	}
 	in := &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(p.event.SourceARN), ShardId: aws.String(id),
 		ShardIteratorType: types.ShardIteratorTypeTrimHorizon}
-	if s.failing != "" {
-		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAtSequenceNumber, aws.String(s.failing)
-	} else if s.last != "" {
+	if s.last != "" {
 		in.ShardIteratorType, in.SequenceNumber = types.ShardIteratorTypeAfterSequenceNumber, aws.String(s.last)
 	}
 	it, ierr := p.streams.GetShardIterator(ctx, in)

@@ -42,7 +42,6 @@ func TestStreamPoller_trimmed_or_expired_iterator_is_taken_again_from_where_read
 	}{
 		{"trimmed before any record", &types.TrimmedDataAccessException{}, shard{}, types.ShardIteratorTypeTrimHorizon, ""},
 		{"expired after records", &types.ExpiredIteratorException{}, shard{last: "42"}, types.ShardIteratorTypeAfterSequenceNumber, "42"},
-		{"trimmed while a batch is retried", &types.TrimmedDataAccessException{}, shard{last: "42", failing: "43"}, types.ShardIteratorTypeAtSequenceNumber, "43"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

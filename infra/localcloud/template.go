@@ -31,6 +31,8 @@ type Template struct {
 	Types      map[string]string     // logical id → resource type, for every resource
 	// BuildMethod is a function's Metadata.BuildMethod ("makefile", ...), by logical id.
 	BuildMethod map[string]string
+	// Constraints are the declared parameters' types and constraints, by name.
+	Constraints map[string]Parameter
 }
 
 // Declares reports whether the template declares parameter name.
@@ -84,12 +86,14 @@ func ParseTemplate(raw []byte) (*Template, error) {
 	}
 	t := &Template{
 		Parameters:  map[string]string{},
+		Constraints: map[string]Parameter{},
 		Properties:  map[string]*yaml.Node{},
 		Types:       map[string]string{},
 		BuildMethod: map[string]string{},
 	}
 	for name, p := range mapping(lookup(root, "Parameters")) {
 		t.Declared = append(t.Declared, name)
+		t.Constraints[name] = parseParameter(p)
 		if d := lookup(p, "Default"); d != nil {
 			t.Parameters[name] = d.Value
 		}

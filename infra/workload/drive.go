@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -37,6 +38,7 @@ type sentMove struct {
 	Amount                   int64
 	EventID                  string // from the answer
 	Mismatch                 bool   // a retry answered another event
+	Accepted                 int64  // when the API first accepted it: a position in the run's answers
 }
 
 // traffic counts the HTTP requests of the workload.
@@ -45,6 +47,7 @@ type traffic struct {
 	retries   atomic.Int64 // deliberate retries: same Idempotency-Key or reference
 	transient atomic.Int64 // attempts repeated after a 5xx or a network error
 	done      atomic.Int64 // logical requests answered
+	accepted  atomic.Int64 // movements accepted, the source of sentMove.Accepted
 	failed    atomic.Int64 // logical requests that never got a 2xx
 	mu        sync.Mutex
 	status    map[int]int
@@ -78,27 +81,39 @@ func plan(cfg Config) []request {
 }
 
 // drive sends every request through the API with cfg.Concurrency workers sharing client
-// (which carries the workload's token).
+// (which carries the workload's token). The movements of one account are all sent by one
+// worker, each after the answer to the one before, so the order in which the API accepted
+// them is defined.
 func drive(ctx context.Context, client *http.Client, apiURL string, cfg Config, reqs []request, tr *traffic) {
-	work := make(chan request)
+	n := max(cfg.Concurrency, 1)
+	work := make([]chan request, n)
 	var wg sync.WaitGroup
-	for range max(cfg.Concurrency, 1) {
+	for i := range work {
+		work[i] = make(chan request, 64)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for r := range work {
+			for r := range work[i] {
 				send(ctx, client, apiURL, r, tr)
 				tr.done.Add(1)
 			}
 		}()
 	}
-	for _, r := range reqs {
+	for i, r := range reqs {
+		to := i % n
+		if r.move != nil {
+			h := fnv.New32a()
+			_, _ = h.Write([]byte(r.move.Account))
+			to = int(h.Sum32() % uint32(n))
+		}
 		select {
-		case work <- r:
+		case work[to] <- r:
 		case <-ctx.Done():
 		}
 	}
-	close(work)
+	for _, w := range work {
+		close(w)
+	}
 	wg.Wait()
 }
 
@@ -153,6 +168,9 @@ func sendMove(ctx context.Context, client *http.Client, apiURL string, m *sentMo
 	}
 	if m.EventID != "" && m.EventID != out.EventID {
 		m.Mismatch = true
+	}
+	if m.EventID == "" {
+		m.Accepted = tr.accepted.Add(1)
 	}
 	m.EventID = out.EventID
 	return true

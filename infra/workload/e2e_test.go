@@ -54,6 +54,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		Install:           true,
 		VisibilityTimeout: 5,
 		CrashAfterInvoke:  crash.Hook,
+		StreamShards:      4, // as AWS splits a stream: per-account order must survive it
 	}
 	if err := workload.ServeWebhookParameters(&cfg, filepath.Join("..", "..", "template.yaml"), recv); err != nil {
 		t.Fatal(err)

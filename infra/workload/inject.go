@@ -52,14 +52,15 @@ type resendStats struct {
 // deduplication id, as a producer re-sending after SQS's 5-minute deduplication window would.
 // Each re-send is sent twice with the same new id, as a producer retrying a send whose answer
 // it lost: SQS must deduplicate the second.
-func resend(ctx context.Context, ddb *dynamodb.Client, client *sqs.Client, t *topology, eventIDs []string, rate float64, seed int64) (resendStats, error) {
+func resend(ctx context.Context, ddb *dynamodb.Client, client *sqs.Client, t *topology, evs []eventRef, rate float64, seed int64) (resendStats, error) {
 	var st resendStats
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x5e5e))
-	for _, id := range eventIDs {
+	for _, ev := range evs {
 		if rng.Float64() >= rate {
 			continue
 		}
-		got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.appTable), Key: outbox.Key(id), ConsistentRead: aws.Bool(true)})
+		id := ev.id
+		got, err := ddb.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(t.appTable), Key: outbox.Key(ev.subject, id), ConsistentRead: aws.Bool(true)})
 		if err != nil {
 			return st, fmt.Errorf("read outbox item %s: %w", id, err)
 		}

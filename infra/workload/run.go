@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,19 +77,22 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	return rep, nil
 }
 
-// acceptedEvents returns the ids of the events the API accepted, sorted.
-func (r *run) acceptedEvents() []string {
-	var ids []string
+// eventRef names an accepted event: its id and its subject, the aggregate it is about.
+type eventRef struct{ subject, id string }
+
+// acceptedEvents returns the events the API accepted, sorted by id.
+func (r *run) acceptedEvents() []eventRef {
+	var evs []eventRef
 	for _, q := range r.reqs {
 		switch {
 		case q.note != nil && q.note.ID != "":
-			ids = append(ids, noteEventID(q.note.ID))
+			evs = append(evs, eventRef{subject: q.note.ID, id: noteEventID(q.note.ID)})
 		case q.move != nil && q.move.EventID != "":
-			ids = append(ids, q.move.EventID)
+			evs = append(evs, eventRef{subject: q.move.Account, id: q.move.EventID})
 		}
 	}
-	sort.Strings(ids)
-	return ids
+	slices.SortFunc(evs, func(a, b eventRef) int { return strings.Compare(a.id, b.id) })
+	return evs
 }
 
 // expected returns, per consumer name, the idempotency keys the accepted events must leave.
@@ -177,6 +180,7 @@ func (r *run) progress(ctx context.Context) (stop func()) {
 	if r.cfg.Progress == nil {
 		return func() {}
 	}
+	fmt.Fprintln(r.cfg.Progress, progressLegend)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -199,18 +203,17 @@ func (r *run) progress(ctx context.Context) (stop func()) {
 
 func (r *run) printProgress(ctx context.Context, w io.Writer) {
 	st := r.cloud.Stats()
-	var qs []string
+	p := progress{elapsed: time.Since(r.start), phase: r.phase, done: r.tr.done.Load(), total: int64(len(r.reqs)),
+		http: r.tr.requests.Load(), relay: int64(st.Mappings[r.t.relayMapping].Succeeded)}
 	for _, c := range r.t.consumers {
 		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
 		if err != nil {
 			continue
 		}
-		m := st.Mappings[c.Mapping]
-		qs = append(qs, fmt.Sprintf("%s %d queued %d in flight %d acked", c.Name, d.visible+d.delayed, d.inFlight, m.Succeeded))
+		p.consumers = append(p.consumers, consumerProgress{name: c.Name, queued: int64(d.visible + d.delayed),
+			inFlight: int64(d.inFlight), acked: int64(st.Mappings[c.Mapping].Succeeded)})
 	}
-	fmt.Fprintf(w, "[%5.1fs] %-17s api %d/%d done (%d HTTP) · relay %d records · %s\n",
-		time.Since(r.start).Seconds(), r.phase, r.tr.done.Load(), len(r.reqs), r.tr.requests.Load(),
-		st.Mappings[r.t.relayMapping].Succeeded, strings.Join(qs, " · "))
+	fmt.Fprintln(w, p.line())
 }
 
 func errorsJoin(a, b error) error {

@@ -50,6 +50,10 @@ func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]st
 		return err
 	}
 	add("every account balance equals the sum of its accepted events", p, detail)
+	p, detail = r.movementProblems(ctx, recs)
+	add("every movement's status says what the ledger decided", p, detail)
+	p, detail = r.orderProblems(recs)
+	add("every account's movements were decided in the order the API accepted them", p, detail)
 	items, err := scan(ctx, r.ddb, r.t.appTable)
 	if err != nil {
 		return err

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -46,12 +45,12 @@ func (r movementRequest) validate() *fieldError {
 	case len(*r.Reference) > maxReferenceLength:
 		return badField("reference", "longer than %d bytes", maxReferenceLength)
 	}
-	return nil
+	return sendable(map[string]string{"reference": *r.Reference})
 }
 
-// move records a credit or debit request as its event in the outbox. The event id comes from
-// the account and the reference, so a retry finds its own event and is accepted again; the
-// same reference with another movement is a 422.
+// move records a credit or debit request as its movement item and its event in the outbox.
+// The event id comes from the account and the reference, so a retry finds its own movement and
+// is accepted again; the same reference with another movement is a 422 (see recordMovement).
 func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, accountID, kind string) (events.APIGatewayV2HTTPResponse, error) {
 	if !idPattern.MatchString(accountID) {
 		return respondField(badField("id", "must be 1 to 64 letters, digits, '-' or '_'")), nil
@@ -78,23 +77,7 @@ func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, 
 	}
 	accepted := respond(http.StatusAccepted, movementResponse{EventID: ev.ID, AccountID: accountID,
 		Type: typ, Amount: *body.Amount, Reference: *body.Reference})
-	_, err = h.cfg.DB.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}})
-	if err == nil {
-		return accepted, nil
-	}
-	stored, ok := conditionFailedItem(err, 0)
-	if !ok {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("record %s %s: %w", typ, ev.ID, err)
-	}
-	var prev outbox.Item
-	if err := attributevalue.UnmarshalMap(stored, &prev); err != nil {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("decode outbox item %s: %w", ev.ID, err)
-	}
-	if prev.PayloadHash != ev.PayloadHash() {
-		return respondField(&fieldError{status: http.StatusUnprocessableEntity, field: "reference",
-			message: "already used for a different movement on this account"}), nil
-	}
-	return accepted, nil
+	return h.recordMovement(ctx, ev, *body.Reference, *body.Amount, w, accepted)
 }
 
 // accountResponse is the JSON of an account: one page of its entries, oldest first, and the

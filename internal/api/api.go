@@ -95,6 +95,8 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 		resp, err = h.getAccount(ctx, req, segs[1])
 	case method == http.MethodPost && len(segs) == 3 && segs[0] == "accounts" && (segs[2] == "credits" || segs[2] == "debits"):
 		resp, err = h.move(ctx, req, segs[1], segs[2])
+	case method == http.MethodGet && len(segs) == 4 && segs[0] == "accounts" && segs[2] == "movements":
+		resp, err = h.getMovement(ctx, segs[1], segs[3])
 	default:
 		return respondError(http.StatusNotFound, "no such route"), nil
 	}

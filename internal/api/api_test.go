@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -153,8 +154,8 @@ func TestAPI_movement_retried_with_the_same_reference_records_one_event(t *testi
 			if status != http.StatusAccepted || first["eventId"] != second["eventId"] || second["type"] != tt.typ {
 				t.Fatalf("retry = %d %v; want 202 with event %v", status, second, first["eventId"])
 			}
-			if got := f.kinds(t); got["outbox"] != 1 || len(got) != 1 {
-				t.Fatalf("items by kind = %v; want exactly one outbox event", got)
+			if got := f.kinds(t); got["outbox"] != 1 || got["movement"] != 1 || len(got) != 2 {
+				t.Fatalf("items by kind = %v; want exactly one movement and one outbox event", got)
 			}
 			status, body := f.do(t, withBody(req, `{"amount":1,"reference":"`+second["reference"].(string)+`"}`))
 			if status != http.StatusUnprocessableEntity || body["field"] != "reference" {
@@ -201,6 +202,32 @@ func TestAPI_bad_input_is_400_naming_the_field_and_writes_nothing(t *testing.T) 
 	}
 }
 
+func TestAPI_text_SQS_refuses_is_400_naming_the_field_and_writes_nothing(t *testing.T) {
+	f := newFixture(t)
+	note, credit := sample(t, "api-create-note.json"), sample(t, "api-credit.json")
+	tests := []struct {
+		name  string
+		req   events.APIGatewayV2HTTPRequest
+		field string
+	}{
+		{"NUL in the title", withBody(note, `{"title":"a\u0000b","content":"x"}`), "title"},
+		{"a control character in the content", withBody(note, `{"title":"x","content":"#go \u001b[31m"}`), "content"},
+		{"U+FFFE in a tag", withBody(note, `{"title":"x","content":"#go\ufffe"}`), "content"},
+		{"U+FFFF in the reference", withBody(credit, `{"amount":5,"reference":"r\uffff"}`), "reference"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := f.do(t, tt.req)
+			if status != http.StatusBadRequest || body["field"] != tt.field || !strings.Contains(fmt.Sprint(body["error"]), "SQS") {
+				t.Fatalf("got %d %v; want 400 naming %q and saying SQS refuses it", status, body, tt.field)
+			}
+		})
+	}
+	if got := f.kinds(t); len(got) != 0 {
+		t.Fatalf("items by kind = %v; want nothing written", got)
+	}
+}
+
 func TestAPI_unknown_route_is_404(t *testing.T) {
 	f := newFixture(t)
 	base := sample(t, "api-get-note.json")
@@ -230,6 +257,7 @@ func TestAPI_reads_missing_entities(t *testing.T) {
 	}{
 		{"api-get-note.json", http.StatusNotFound, nil},
 		{"api-get-account.json", http.StatusNotFound, nil},
+		{"api-get-movement.json", http.StatusNotFound, nil},
 		{"api-get-tag.json", http.StatusOK, map[string]any{"tag": "travel", "count": 0.0}},
 	}
 	for _, tt := range tests {

@@ -6,10 +6,14 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
 // idPattern is what note and account ids in paths look like; they become keys and
@@ -70,4 +74,15 @@ func header(req events.APIGatewayV2HTTPRequest, name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// sendable names the first field (in name order) whose text SQS would refuse in the message
+// that carries the event: its text must be refused here, not accepted and then unpublishable.
+func sendable(fields map[string]string) *fieldError {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
+		if err := outbox.CheckText(fields[name]); err != nil {
+			return badField(name, "%v", err)
+		}
+	}
+	return nil
 }

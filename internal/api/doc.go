@@ -14,5 +14,12 @@
 //	request pk "REQUEST#<key>"  sk "REQUEST"  noteId, requestHash (SHA-256 of the body's
 //	                                          fields), expiresAt (epoch seconds, 24 hours on)
 //
-// A key older than that is treated as new, whether or not TTL has removed its item yet.
+// A key older than that (IdempotencyWindow, exact to the second) is treated as new, whether or
+// not TTL has removed its item yet: the request creates another note, with its own event.
+//
+// A credit or debit writes its movement item (package ledger), pending and without expiry,
+// with its outbox event, and answers 202 with the Location of its status,
+// GET /accounts/{id}/movements/{reference}: pending, then applied or rejected as the ledger
+// consumer decides. A reference is a business key for as long as the table keeps the item:
+// the same movement again is 202 with the same event id and no new event; another is 422.
 package api

@@ -24,8 +24,8 @@ import (
 // IdempotencyKeyHeader makes POST /notes idempotent.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
-// idempotencyWindow is how long an Idempotency-Key is remembered.
-const idempotencyWindow = 24 * time.Hour
+// IdempotencyWindow is how long an Idempotency-Key is remembered.
+const IdempotencyWindow = 24 * time.Hour
 
 // maxKeyLength bounds an Idempotency-Key.
 const maxKeyLength = 255
@@ -41,6 +41,7 @@ type noteResponse struct {
 	Title   string   `json:"title"`
 	Content string   `json:"content"`
 	Tags    []string `json:"tags"`
+	Tagging string   `json:"tagging"` // "pending" until the note-tagger has run, then "done"
 }
 
 func toResponse(n notes.Note) noteResponse {
@@ -48,7 +49,11 @@ func toResponse(n notes.Note) noteResponse {
 	if tags == nil {
 		tags = []string{}
 	}
-	return noteResponse{ID: n.ID, Title: n.Title, Content: n.Content, Tags: tags}
+	tagging := "pending"
+	if n.TaggedAt != "" {
+		tagging = "done"
+	}
+	return noteResponse{ID: n.ID, Title: n.Title, Content: n.Content, Tags: tags, Tagging: tagging}
 }
 
 // requestItem remembers which note an Idempotency-Key created, and from what.
@@ -72,7 +77,7 @@ func (r noteRequest) validate() *fieldError {
 	case len(*r.Content) > notes.MaxContent:
 		return badField("content", "longer than %d bytes", notes.MaxContent)
 	}
-	return nil
+	return sendable(map[string]string{"title": *r.Title, "content": *r.Content})
 }
 
 func (h *Handler) createNote(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
@@ -140,7 +145,7 @@ func (h *Handler) replayNote(ctx context.Context, stored map[string]types.Attrib
 
 func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(requestItem{PK: RequestPK(key), SK: "REQUEST", Kind: "request",
-		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(idempotencyWindow).Unix()})
+		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(IdempotencyWindow).Unix()})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("marshal request item: %w", err)
 	}

@@ -45,7 +45,7 @@ func NewRelay(cfg config.Relay, d Deps) (*outbox.Relay, error) {
 	if err != nil {
 		return nil, err
 	}
-	return outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: cfg.Routes, Logger: d.Logger, Metrics: d.Metrics})
+	return outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: cfg.Routes, ParkQueue: cfg.ParkQueueURL, Logger: d.Logger, Metrics: d.Metrics})
 }
 
 // NewNoteTagger returns the note-tagger function's handler.

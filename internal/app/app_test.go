@@ -215,8 +215,11 @@ func TestLedger_insufficient_funds_is_rejected_and_acknowledged(t *testing.T) {
 	ev := sqsSample(t, "ledger-insufficient-funds.json")
 	handle(t, s.ledger, ev)
 	handle(t, s.ledger, ev) // a redelivery gets the same answer
-	if got := s.items(t, s.app, ""); len(got) != 0 {
+	if got := s.items(t, s.app, "ACCOUNT#"); len(got) != 0 {
 		t.Fatalf("app table holds %v; want no balance and no entry", got)
+	}
+	if got := s.items(t, s.app, "MOVEMENT#"); len(got) != 1 || got[0]["status"] != "rejected" || got[0]["reason"] != "insufficient funds" {
+		t.Fatalf("movements = %v; want the debit's, rejected for insufficient funds", got)
 	}
 	recs := s.items(t, s.idem, "")
 	if len(recs) != 1 || recs[0]["outcome"] != string(idempotency.Rejected) || recs[0]["reason"] != "insufficient funds" {
@@ -256,7 +259,8 @@ func TestApplication_end_to_end(t *testing.T) {
 			noteID = between(resp.Body, `"id":"`, `"`)
 		}
 	}
-	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ}
+	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ,
+		"OUTBOX_PARK_QUEUE_URL": apptest.FIFOQueue(t, s.sqs, "parked")}
 	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)

@@ -29,6 +29,8 @@ const (
 	// the values, which the note-notifier reads at init.
 	WebhookURLParameter    = "WEBHOOK_URL_PARAMETER"
 	WebhookSecretParameter = "WEBHOOK_SECRET_PARAMETER"
+	// OutboxParkQueueURL is the FIFO queue where the relay parks outbox items SQS refuses.
+	OutboxParkQueueURL = "OUTBOX_PARK_QUEUE_URL"
 	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
 	AuthScopePrefix = "AUTH_SCOPE_PREFIX"
 )
@@ -73,6 +75,8 @@ type Relay struct {
 	// Routes maps an event type to the URLs of the queues that receive it, resolved from
 	// OutboxRoutes.
 	Routes map[string][]string
+	// ParkQueueURL (OUTBOX_PARK_QUEUE_URL) receives the outbox items SQS refuses.
+	ParkQueueURL string
 }
 
 // Consumer configures an idempotent consumer function (note-tagger, ledger).
@@ -141,7 +145,7 @@ func (c API) Validate() error {
 
 // LoadRelay reads the outbox-relay function's configuration: every variable of OutboxRoutes.
 func LoadRelay(getenv func(string) string) (Relay, error) {
-	c := Relay{Common: loadCommon(getenv), Routes: map[string][]string{}}
+	c := Relay{Common: loadCommon(getenv), Routes: map[string][]string{}, ParkQueueURL: getenv(OutboxParkQueueURL)}
 	var errs []error
 	for _, typ := range slices.Sorted(maps.Keys(OutboxRoutes)) {
 		for _, name := range OutboxRoutes[typ] {
@@ -162,6 +166,7 @@ func (c Relay) Validate() error {
 	if len(c.Routes) == 0 {
 		errs = append(errs, errors.New("routes: no event type is routed to a queue"))
 	}
+	errs = append(errs, required(OutboxParkQueueURL, c.ParkQueueURL))
 	return errors.Join(errs...)
 }
 

@@ -34,7 +34,7 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 		{"api", func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
 			map[string]string{"LOG_LEVEL": "loud"}, []string{"APP_TABLE", "LOG_LEVEL"}},
 		{"relay", func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
-			nil, []string{"NOTES_QUEUE_URL", "LEDGER_QUEUE_URL", "NOTIFICATIONS_QUEUE_URL"}},
+			nil, []string{"NOTES_QUEUE_URL", "LEDGER_QUEUE_URL", "NOTIFICATIONS_QUEUE_URL", "OUTBOX_PARK_QUEUE_URL"}},
 		{"consumer", func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
 			map[string]string{"RETENTION_DAYS": "0"},
 			[]string{"CONSUMER_NAME", "APP_TABLE", "IDEMPOTENCY_TABLE", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS"}},
@@ -58,7 +58,7 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 }
 
 func TestLoadRelay_routes_each_event_type_to_its_queues(t *testing.T) {
-	c, err := config.LoadRelay(env(map[string]string{"NOTES_QUEUE_URL": "n", "LEDGER_QUEUE_URL": "l", "NOTIFICATIONS_QUEUE_URL": "nn"}))
+	c, err := config.LoadRelay(env(map[string]string{"NOTES_QUEUE_URL": "n", "LEDGER_QUEUE_URL": "l", "NOTIFICATIONS_QUEUE_URL": "nn", "OUTBOX_PARK_QUEUE_URL": "p"}))
 	if err != nil {
 		t.Fatal(err)
 	}

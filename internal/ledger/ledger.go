@@ -105,17 +105,19 @@ func Handler(table string) *idempotency.Router {
 	return r
 }
 
-// Credit is the effect of a credit: the balance grows by the amount (the account is created
-// on its first credit) if it stays at or below math.MaxInt64, else the event is rejected with
-// ReasonBalanceOverflow; an entry is written.
+// Credit is the effect of a credit: the movement is marked applied, the balance grows by the
+// amount (the account is created on its first credit) if it stays at or below math.MaxInt64,
+// else the event is rejected with ReasonBalanceOverflow and the movement is marked rejected; an
+// entry is written.
 func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	balance := expression.Name("balance")
 	fits := balance.AttributeNotExists().Or(balance.LessThanEqual(expression.Value(math.MaxInt64 - d.Amount)))
 	return movement(table, ev, d, "credit", d.Amount, guard{fits, ReasonBalanceOverflow})
 }
 
-// Debit is the effect of a debit: the balance shrinks by the amount if it stays at or above
-// zero, else the event is rejected with ReasonInsufficientFunds; an entry is written.
+// Debit is the effect of a debit: the movement is marked applied and the balance shrinks by the
+// amount if it stays at or above zero, else the event is rejected with ReasonInsufficientFunds
+// and the movement is marked rejected; an entry is written.
 func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
 	return movement(table, ev, d, "debit", -d.Amount, guard{enough, ReasonInsufficientFunds})
@@ -127,6 +129,10 @@ type guard struct {
 	reason string
 }
 
+// movement is the effect of a credit or debit. Its first two writes make it idempotent
+// without the consumer's record, which expires: the movement's status is set only once, and
+// the entry, keyed by the event's time and id, is written only if new; a failure of either
+// condition means the event was decided before (a duplicate), whatever else fails.
 func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, g guard) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
 		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
@@ -134,11 +140,18 @@ func movement(table string, ev cloudevent.Event, d MovementData, kind string, de
 	balance := idempotency.Update(table, AccountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
-		Set(expression.Name("kind"), expression.Value("account"))).If(g.cond).OrReject(g.reason)
+		Set(expression.Name("kind"), expression.Value("account"))).
+		If(g.cond).OrReject(g.reason).
+		OnReject(decided(table, ev, d, kind, StatusRejected, g.reason))
 	at := ev.Time.UTC()
 	entry := Entry{PK: PK(d.AccountID), SK: EntryPrefix + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
 		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
-	return idempotency.Effect{balance, idempotency.Put(table, entry)}, nil
+	isNew := expression.Name("pk").AttributeNotExists()
+	return idempotency.Effect{
+		decided(table, ev, d, kind, StatusApplied, ""),
+		idempotency.Put(table, entry).If(isNew).OrDuplicate(),
+		balance,
+	}, nil
 }
 
 // AccountKey returns the primary key of the account item of id.

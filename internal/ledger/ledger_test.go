@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
@@ -19,7 +21,7 @@ func event(t *testing.T, typ, subject string, data any) cloudevent.Event {
 	return ev
 }
 
-func TestHandler_decides_a_movement_as_a_balance_update_and_an_entry(t *testing.T) {
+func TestHandler_decides_a_movement_as_its_status_an_entry_and_a_balance_update(t *testing.T) {
 	tests := []struct {
 		name      string
 		typ       string
@@ -37,19 +39,30 @@ func TestHandler_decides_a_movement_as_a_balance_update_and_an_entry(t *testing.
 				t.Fatal(err)
 			}
 			writes, err := eff.TransactWriteItems()
-			if err != nil || len(writes) != 2 || writes[0].Update == nil || writes[1].Put == nil {
-				t.Fatalf("writes = %+v, %v; want an update of the account and a put of the entry", writes, err)
+			if err != nil || len(writes) != 3 || writes[0].Update == nil || writes[1].Put == nil || writes[2].Update == nil {
+				t.Fatalf("writes = %+v, %v; want the movement's status, the entry, the account's balance", writes, err)
 			}
-			upd := writes[0]
+			for i, w := range []*string{writes[0].Update.ConditionExpression, writes[1].Put.ConditionExpression} {
+				if w == nil {
+					t.Fatalf("write %d has no condition; want it written once only", i)
+				}
+			}
+			if s := writes[0].Update.Key["pk"].(*types.AttributeValueMemberS).Value; s != "MOVEMENT#mv-1" {
+				t.Fatalf("status written to %s; want the movement of the event", s)
+			}
+			upd := writes[2]
+			if !hasNumber(upd.Update.ExpressionAttributeValues, tt.wantDelta) {
+				t.Fatalf("balance update values %v; want delta %s", upd.Update.ExpressionAttributeValues, tt.wantDelta)
+			}
 			if upd.Update.ConditionExpression == nil {
 				t.Fatal("the balance update has no condition")
 			}
-			if eff[0].Reason() != tt.reason {
-				t.Fatalf("reason = %q; want %q", eff[0].Reason(), tt.reason)
+			if eff[2].Reason() != tt.reason {
+				t.Fatalf("reason = %q; want %q", eff[2].Reason(), tt.reason)
 			}
 			again, _ := ledger.Handler("app").Decide(context.Background(), ev)
 			againWrites, _ := again.TransactWriteItems()
-			if *againWrites[0].Update.UpdateExpression != *upd.Update.UpdateExpression {
+			if *againWrites[2].Update.UpdateExpression != *upd.Update.UpdateExpression {
 				t.Fatal("the same event decided two different effects")
 			}
 		})
@@ -87,4 +100,13 @@ func TestEventID_is_stable_per_account_and_reference(t *testing.T) {
 	if len(a) > cloudevent.MaxIDLength {
 		t.Fatalf("EventID %q longer than %d", a, cloudevent.MaxIDLength)
 	}
+}
+
+func hasNumber(values map[string]types.AttributeValue, n string) bool {
+	for _, v := range values {
+		if num, ok := v.(*types.AttributeValueMemberN); ok && num.Value == n {
+			return true
+		}
+	}
+	return false
 }

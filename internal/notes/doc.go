@@ -5,7 +5,8 @@
 // Items in the app table (single-table design, string keys pk and sk; kind names the item):
 //
 //	note        pk "NOTE#<id>"   sk "NOTE"          id, title, content, createdAt,
-//	                                                tags (list; set by the tagger)
+//	                                                tags (list) and taggedAt (the event's
+//	                                                time), both set by the tagger
 //	tag counter pk "TAG#<tag>"   sk "COUNT"         tag, count (notes carrying the tag)
 //	membership  pk "TAG#<tag>"   sk "NOTE#<noteId>" tag, noteId
 package notes

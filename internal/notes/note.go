@@ -38,6 +38,7 @@ type Note struct {
 	Content   string   `dynamodbav:"content" json:"content"`
 	Tags      []string `dynamodbav:"tags,omitempty" json:"tags"`
 	CreatedAt string   `dynamodbav:"createdAt" json:"createdAt"`
+	TaggedAt  string   `dynamodbav:"taggedAt,omitempty" json:"-"` // set by the note-tagger: the event's time
 }
 
 // Key returns the primary key of note id.

@@ -20,9 +20,10 @@ const (
 )
 
 type verdict struct {
-	kind  verdictKind
-	index int                             // for effectFailed: the failed write
-	old   map[string]types.AttributeValue // for recordExists: the stored record; for held: the hold
+	kind   verdictKind
+	index  int                             // for effectFailed: the first failed write
+	failed []int                           // for effectFailed: every failed write
+	old    map[string]types.AttributeValue // for recordExists: the stored record, if returned; for held: the hold
 }
 
 // Cancellation reason codes and error codes DynamoDB returns, by class.
@@ -70,14 +71,15 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex 
 	if recordIndex < len(reasons) && aws.ToString(reasons[recordIndex].Code) == "ConditionalCheckFailed" {
 		return verdict{kind: recordExists, old: reasons[recordIndex].Item}
 	}
-	failed, retry, refused := -1, false, false
+	var failed []int
+	retry, refused := false, false
 	for i, r := range reasons {
 		code := aws.ToString(r.Code)
 		switch {
 		case i == heldIndex && code == "ConditionalCheckFailed":
 			return verdict{kind: held, old: r.Item}
-		case code == "ConditionalCheckFailed" && failed < 0:
-			failed = i
+		case code == "ConditionalCheckFailed":
+			failed = append(failed, i)
 		case transientCodes[code]:
 			retry = true
 		case permanentCodes[code]:
@@ -87,8 +89,8 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex 
 	switch {
 	case retry:
 		return verdict{kind: transient} // a condition read during a conflict may be stale
-	case failed >= 0:
-		return verdict{kind: effectFailed, index: failed}
+	case len(failed) > 0:
+		return verdict{kind: effectFailed, index: failed[0], failed: failed}
 	case refused:
 		return verdict{kind: permanent}
 	default:

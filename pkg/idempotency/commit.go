@@ -77,17 +77,20 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 			c.remember(rec, Applied, "")
 			return res, nil
 		case recordExists:
-			return c.existing(ctx, res, v.old, rec.PayloadHash)
+			return c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
 		case held:
 			res.Outcome = Failed
 			return res, heldError(rec.Group, v.old)
 		case effectFailed:
+			if effect.provesDuplicate(v.failed) {
+				return c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
+			}
 			reason := effect[v.index].Reason()
 			if reason == "" {
 				reason = fmt.Sprintf("condition of write %d failed", v.index)
 			}
 			var done bool
-			res, done, err = c.reject(ctx, res, rec, reason, cond)
+			res, done, err = c.reject(ctx, res, rec, reason, cond, effect[v.index].onReject)
 			if done {
 				return res, err
 			}
@@ -102,10 +105,17 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 	}
 }
 
-// reject records a rejection in its own conditional Put, so that a redelivery gets the same
-// answer. done is false when the Put failed transiently and the commit should be retried.
-func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression) (Result, bool, error) {
+// reject records a rejection in its own conditional Put (with the failed write's OnReject
+// writes, if any, in one transaction), so that a redelivery gets the same answer. done is
+// false when the Put failed transiently and the commit should be retried.
+func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
 	rec.Outcome, rec.Reason = string(Rejected), reason
+	if len(also) > 0 || c.HoldsGroups() && rec.Group != "" { // the hold's release joins the rejection
+		return c.rejectWith(ctx, res, rec, cond, also)
+	}
+	if len(also) > 0 {
+		return c.rejectWith(ctx, res, rec, cond, also)
+	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		res.Outcome = Failed

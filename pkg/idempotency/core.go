@@ -34,7 +34,7 @@ type Result struct {
 	Key     string // idempotency key; empty when the event had no usable id
 	EventID string
 	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection)
-	Stored  Outcome       // for Duplicate: the outcome stored by the first processing
+	Stored  Outcome       // for Duplicate: the outcome stored by the first processing; empty when a write marked OrDuplicate recognised it
 	Commit  time.Duration // time spent in DynamoDB calls
 }
 

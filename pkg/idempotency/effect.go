@@ -65,6 +65,9 @@ func (e Effect) build(eventType string, record itemRef) ([]types.TransactWriteIt
 	if size > MaxTransactionSize {
 		return nil, invalid("about %d bytes; a transaction takes at most %d", size, MaxTransactionSize)
 	}
+	if err := e.checkRejections(eventType, record); err != nil {
+		return nil, err
+	}
 	return items, nil
 }
 

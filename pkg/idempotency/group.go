@@ -121,6 +121,36 @@ func (c *core) releaseWrite(group, eventID string) (types.TransactWriteItem, err
 	}}, nil
 }
 
+// releasedAfter returns what releases rec's group when rec's event is its blocker and turned
+// out a duplicate (a last attempt that committed though its answer was lost): the commit that
+// would have released it was cancelled. It costs a conditional delete, under HoldGroup only,
+// and only for a duplicate found by DynamoDB. A failed release fails the message, so that a
+// delivery again retries it.
+func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error) (Result, error) {
+	return func(res Result, err error) (Result, error) {
+		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" {
+			return res, err
+		}
+		expr, err := expression.NewBuilder().WithCondition(
+			expression.Name(attrBlocker).Equal(expression.Value(rec.EventID))).Build()
+		if err != nil {
+			res.Outcome = Failed
+			return res, fmt.Errorf("build hold release: %w", err)
+		}
+		callCtx, cancel := c.cfg.Retry.bound(ctx)
+		defer cancel()
+		_, err = c.db.DeleteItem(callCtx, &dynamodb.DeleteItemInput{TableName: aws.String(c.cfg.Table),
+			Key: Record{Key: holdKey(c.cfg.Name, rec.Group)}.key(), ConditionExpression: expr.Condition(),
+			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+		var ccf *types.ConditionalCheckFailedException
+		if err != nil && !errors.As(err, &ccf) {
+			res.Outcome = Failed
+			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)
+		}
+		return res, nil
+	}
+}
+
 // heldError builds the error for a commit refused by its group's hold.
 func heldError(group string, old map[string]types.AttributeValue) *HeldError {
 	var h groupHold

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -57,4 +59,70 @@ func TestNewLeased_refuses_HoldGroup(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "HoldGroup") {
 		t.Errorf("NewLeased = %v; want HoldGroup refused in lease mode", err)
 	}
+}
+
+// The blocker of a held group releases it whatever it ends as when it comes back from the
+// dead-letter queue: applied, rejected by its effect's condition, or found applied already (a
+// last attempt that committed though its answer was lost). Otherwise the group would stay
+// held for good behind an event that is done.
+func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hold := func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup }
+	tests := []struct {
+		name    string
+		before  func(c *idempotency.Consumer, blocker events.SQSMessage) // what happened before the hold
+		blocker func(counter string) events.SQSMessage
+		want    idempotency.Outcome
+	}{
+		{"applied", nil, func(counter string) events.SQSMessage {
+			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+		}, idempotency.Applied},
+		{"rejected", func(c *idempotency.Consumer, blocker events.SQSMessage) {
+			counter := strings.TrimSuffix(mustDecode(t, blocker).ID, "-a")
+			earlier := message(t, "m0", counter+"-0", "test.counted", counted{Counter: counter, By: 1})
+			if res, err := process(context.Background(), c, earlier); err != nil || res.Outcome != idempotency.Applied {
+				t.Fatalf("earlier event = %+v, %v", res, err)
+			}
+		}, func(counter string) events.SQSMessage {
+			return message(t, "m1", counter+"-a", "test.capped", counted{Counter: counter, By: 11})
+		}, idempotency.Rejected},
+		{"found applied already", func(c *idempotency.Consumer, blocker events.SQSMessage) {
+			if res, err := process(context.Background(), c, blocker); err != nil || res.Outcome != idempotency.Applied {
+				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
+			}
+		}, func(counter string) events.SQSMessage {
+			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+		}, idempotency.Duplicate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			counter := unique(t)
+			c := f.consumerFor(t, "holder-"+counter, f.router(), hold, func(c *idempotency.Config) { c.CacheSize = -1 })
+			blocker := tt.blocker(counter)
+			if tt.before != nil {
+				tt.before(c, blocker)
+			}
+			if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := process(ctx, c, redelivered(blocker, 6)); err != nil || res.Outcome != tt.want {
+				t.Fatalf("redriven blocker = %+v, %v; want %s", res, err, tt.want)
+			}
+			next := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
+			if res, err := process(ctx, c, next); err != nil || res.Outcome != idempotency.Applied {
+				t.Fatalf("the group's next event = %+v, %v; want applied: the blocker released the group", res, err)
+			}
+		})
+	}
+}
+
+func mustDecode(t *testing.T, m events.SQSMessage) cloudevent.Event {
+	t.Helper()
+	ev, err := cloudevent.Decode([]byte(m.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -137,8 +138,15 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
 	t := time.NewTicker(c.lease.Heartbeat)
 	defer t.Stop()
+	var mu sync.Mutex // guards lastErr, read when the lease runs out
 	var lastErr error
-	expiry := time.NewTimer(time.Until(l.until)) // the lease ends here unless extended
+	// The lease ends here unless extended. The timer runs on its own goroutine, so an
+	// extension in flight (hung until its own timeout) never delays the effect's end.
+	expiry := time.AfterFunc(time.Until(l.until), func() {
+		mu.Lock()
+		defer mu.Unlock()
+		cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
+	})
 	defer expiry.Stop()
 	for {
 		select {
@@ -146,21 +154,23 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 			return
 		case <-ctx.Done():
 			return
-		case <-expiry.C:
-			cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
-			return
 		case <-t.C:
 		}
 		err := c.extend(ctx, l)
 		var lost *LeaseLostError
 		switch {
 		case err == nil:
+			if !expiry.Stop() {
+				return // the lease ran out before the extension answered: the effect is cancelled
+			}
 			expiry.Reset(time.Until(l.until))
 		case errors.As(err, &lost):
 			cancel(lost)
 			return
 		default:
+			mu.Lock()
 			lastErr = err
+			mu.Unlock()
 			c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease heartbeat failed, retrying",
 				slog.String("consumer", c.cfg.Name), slog.String("key", l.rec.Key), slog.String("error", err.Error()))
 		}

@@ -115,11 +115,12 @@ type gate struct {
 	r       *receiver
 	started chan struct{}
 	open    chan struct{}
+	stopped chan time.Time // when the effect saw its context end
 	once    sync.Once
 }
 
 func newGate(r *receiver) *gate {
-	return &gate{r: r, started: make(chan struct{}), open: make(chan struct{})}
+	return &gate{r: r, started: make(chan struct{}), open: make(chan struct{}), stopped: make(chan time.Time, 1)}
 }
 
 func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
@@ -129,6 +130,10 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	case <-g.open:
 		return err
 	case <-ctx.Done():
+		select {
+		case g.stopped <- time.Now():
+		default:
+		}
 		return errors.Join(err, context.Cause(ctx))
 	}
 }

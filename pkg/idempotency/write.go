@@ -43,6 +43,9 @@ type Write struct {
 	raw    types.TransactWriteItem
 	reason string
 	err    error
+
+	duplicate bool    // OrDuplicate: a failed condition proves the event was applied before
+	onReject  []Write // OnReject: written with the rejection record
 }
 
 type op uint8

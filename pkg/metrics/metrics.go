@@ -15,6 +15,7 @@ const (
 	CommitLatency = "CommitLatency" // time spent in DynamoDB per message, in milliseconds
 	Published     = "Published"     // an outbox event sent to a queue
 	PublishFailed = "PublishFailed" // an outbox event that could not be sent
+	Parked        = "Parked"        // an outbox event that can never be sent, parked for a person
 )
 
 // Recorder receives the engine's metrics. Implementations must be safe for concurrent use.

@@ -39,8 +39,9 @@ func (printingSender) SendBatch(_ context.Context, url string, msgs []publish.Me
 // type is routed to, with its event id as deduplication id.
 func ExampleRelay_Handle() {
 	relay, _ := outbox.NewRelay(outbox.RelayConfig{
-		Sender: printingSender{}, // publish.New(sqs.NewFromConfig(cfg), publish.Config{}) in a function
-		Routes: map[string][]string{"order.placed": {"https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo"}},
+		Sender:    printingSender{}, // publish.New(sqs.NewFromConfig(cfg), publish.Config{}) in a function
+		Routes:    map[string][]string{"order.placed": {"https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo"}},
+		ParkQueue: "https://sqs.eu-west-1.amazonaws.com/123456789012/outbox-parked.fifo", // items SQS refuses
 	})
 	ev, _ := cloudevent.New("order-placed-o1", "shop/api", "order.placed", "o-1", time.Unix(0, 0), map[string]int{"total": 42})
 	item, _ := outbox.NewItem(ev, time.Unix(0, 0))

@@ -33,15 +33,23 @@ type Item struct {
 	ExpiresAt   int64  `dynamodbav:"expiresAt"`
 }
 
-// Key returns the primary key of the outbox item of eventID.
-func Key(eventID string) map[string]types.AttributeValue {
+// Key returns the primary key of the outbox item of the event eventID about the aggregate
+// subject. Every outbox item of one aggregate shares the partition key OUTBOX#<subject>, so
+// their stream records are in one shard, in the order they were written; the sort key tells
+// the events apart.
+func Key(subject, eventID string) map[string]types.AttributeValue {
+	pk, sk := keyOf(subject, eventID)
 	return map[string]types.AttributeValue{
-		"pk": &types.AttributeValueMemberS{Value: "OUTBOX#" + eventID},
-		"sk": &types.AttributeValueMemberS{Value: "OUTBOX"},
+		"pk": &types.AttributeValueMemberS{Value: pk},
+		"sk": &types.AttributeValueMemberS{Value: sk},
 	}
 }
 
-// NewItem builds the outbox item of ev, written at now.
+func keyOf(subject, eventID string) (pk, sk string) { return "OUTBOX#" + subject, "EVENT#" + eventID }
+
+// NewItem builds the outbox item of ev, written at now. Its body is the CloudEvents JSON of ev
+// with every character SQS refuses, and every character beyond U+FFFF, written as a JSON \u
+// escape: it decodes to the same event and is always sendable.
 func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 	if ev.ID == "" || ev.Subject == "" || ev.Type == "" {
 		return Item{}, fmt.Errorf("outbox item: event id, type and subject are required")
@@ -50,13 +58,15 @@ func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	return Item{PK: "OUTBOX#" + ev.ID, SK: "OUTBOX", Kind: Kind, EventID: ev.ID, EventType: ev.Type,
-		Subject: ev.Subject, Body: string(body), PayloadHash: ev.PayloadHash(),
+	pk, sk := keyOf(ev.Subject, ev.ID)
+	return Item{PK: pk, SK: sk, Kind: Kind, EventID: ev.ID, EventType: ev.Type,
+		Subject: ev.Subject, Body: string(safeJSON(body)), PayloadHash: ev.PayloadHash(),
 		CreatedAt: now.UTC().Format(time.RFC3339Nano), ExpiresAt: now.Add(Retention).Unix()}, nil
 }
 
 // Write returns the transaction write that records ev in table's outbox, at now. It fails the
-// transaction if the event id is already in the outbox; with ALL_OLD the cancellation reason
+// transaction if the event id is already in the outbox under the same subject (the condition
+// is on the item's full key, so it is per event); with ALL_OLD the cancellation reason
 // carries the stored item, whose PayloadHash tells a retry from a conflicting reuse.
 func Write(table string, ev cloudevent.Event, now time.Time) (types.TransactWriteItem, error) {
 	item, err := NewItem(ev, now)

@@ -21,13 +21,18 @@ type BatchSender interface {
 	SendBatch(ctx context.Context, queueURL string, msgs []publish.Message) []error
 }
 
-// RelayConfig configures a Relay. Sender and Routes are required.
+// RelayConfig configures a Relay. Sender, Routes and ParkQueue are required.
 type RelayConfig struct {
 	Sender BatchSender
 	// Routes maps an event type to the URLs of every queue that receives it.
-	Routes  map[string][]string
-	Logger  *slog.Logger     // default: slog.Default()
-	Metrics metrics.Recorder // default metrics.Discard; flushed after every batch when it buffers
+	Routes map[string][]string
+	// ParkQueue is the URL of the FIFO queue where the relay parks an outbox item it can never
+	// send (its body, subject or event id holds what SQS refuses), so that it neither blocks
+	// its stream shard nor vanishes: one message per item, holding the reason, the stream
+	// sequence number, the event's id, type and subject and its body in base64.
+	ParkQueue string
+	Logger    *slog.Logger     // default: slog.Default()
+	Metrics   metrics.Recorder // default metrics.Discard; flushed after every batch when it buffers
 }
 
 // Validate reports every problem of c.
@@ -38,6 +43,9 @@ func (c RelayConfig) Validate() error {
 	}
 	if len(c.Routes) == 0 {
 		errs = append(errs, errors.New("relay: routes are required"))
+	}
+	if c.ParkQueue == "" {
+		errs = append(errs, errors.New("relay: park queue is required"))
 	}
 	for typ, urls := range c.Routes {
 		if len(urls) == 0 || slices.Contains(urls, "") {
@@ -76,10 +84,14 @@ type pending struct {
 // first record that could not be published in full, and every record after it: Lambda resumes
 // the shard from the lowest failed sequence number, and per-group order is kept because no
 // later record is sent to a queue after a failure on it. Records that are not outbox
-// inserts are skipped.
+// inserts are skipped. An item SQS would refuse (see CheckText; a subject or event id that is
+// not a valid group or deduplication id) is never retried: it is parked in ParkQueue with the
+// reason, counted as metrics.Parked, and the records after it go on (later events of its
+// aggregate too: parking is a dead letter, the policy of a consumer's dead-letter queue).
 func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	defer func() { _ = metrics.Flush(r.cfg.Metrics) }()
 	byQueue := map[string][]pending{}
+	var parks []toPark
 	failed := make([]error, len(ev.Records))
 	for i, rec := range ev.Records {
 		item, ok, err := outboxItem(rec)
@@ -95,11 +107,16 @@ func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dyn
 			failed[i] = fmt.Errorf("event type %q has no route", item.EventType)
 			continue
 		}
+		if err := unsendable(item); err != nil {
+			parks = append(parks, toPark{rec: i, item: item, reason: err})
+			continue
+		}
 		msg := publish.Message{DedupID: item.EventID, GroupID: item.Subject, Body: item.Body}
 		for _, url := range urls {
 			byQueue[url] = append(byQueue[url], pending{rec: i, msg: msg})
 		}
 	}
+	r.park(ctx, ev.Records, parks, failed)
 	for _, url := range slices.Sorted(maps.Keys(byQueue)) {
 		r.send(ctx, url, byQueue[url], failed)
 	}

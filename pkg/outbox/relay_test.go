@@ -21,26 +21,31 @@ import (
 )
 
 type queues struct {
-	client        *sqs.Client
-	notes, ledger string
+	client                *sqs.Client
+	notes, ledger, parked string
 }
 
 func newQueues(t *testing.T) queues {
 	c := testenv.SQS(t)
-	return queues{client: c, notes: apptest.FIFOQueue(t, c, "notes"), ledger: apptest.FIFOQueue(t, c, "ledger")}
+	return queues{client: c, notes: apptest.FIFOQueue(t, c, "notes"), ledger: apptest.FIFOQueue(t, c, "ledger"),
+		parked: apptest.FIFOQueue(t, c, "parked")}
 }
 
 func (q queues) routes() map[string][]string {
 	return map[string][]string{"note.created": {q.notes}, "account.credited": {q.ledger}, "account.debited": {q.ledger}}
 }
 
-func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string) *outbox.Relay {
+func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string, opts ...func(*outbox.RelayConfig)) *outbox.Relay {
 	t.Helper()
 	p, err := publish.New(client, publish.Config{Attempts: 2, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := outbox.NewRelay(outbox.RelayConfig{Sender: p, Routes: routes})
+	cfg := outbox.RelayConfig{Sender: p, Routes: routes, ParkQueue: apptest.FIFOQueue(t, client, "parked")}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	r, err := outbox.NewRelay(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +33,12 @@ func main() {
 		err = invoke(args)
 	case "run":
 		err = runCmd(args)
+	case "logs":
+		err = logsCmd(args)
+	case "scan":
+		err = scanCmd(args)
+	case "queue":
+		err = queueCmd(args)
 	default:
 		usage()
 	}
@@ -46,16 +50,20 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
-  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-param Name=Value ...]
+  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud down [-state .local]
-  localcloud invoke [-state .local] FUNCTION [EVENT.json|-]`)
+  localcloud invoke [-state .local] FUNCTION EVENT.json|-
+  localcloud logs [-state .local] [-f] FUNCTION
+  localcloud scan [-state .local] [-limit 50] [TABLE]
+  localcloud queue [-state .local] [QUEUE]`)
 	os.Exit(2)
 }
 
 // options are the flags of up and serve.
 type options struct {
 	template, state, prefix, envs string
+	shards                        int
 	params                        map[string]string
 }
 
@@ -69,6 +77,7 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 	fs.StringVar(&o.state, "state", ".local", "state directory (logs, builds, state.json, endpoints.json)")
 	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")
 	fs.StringVar(&o.envs, "envs", "", "execution environments per function, e.g. Consumer=3,Api=1")
+	fs.IntVar(&o.shards, "shards", 1, "shards per DynamoDB stream, records assigned by partition key and processed concurrently, as on AWS")
 	fs.Func("param", "template parameter override Name=Value (repeatable)", func(kv string) error {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -83,21 +92,35 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 	return fs, fs.Parse(args)
 }
 
+// config is the cloud's configuration from the flags, checked against the template: -envs
+// names a function by logical id or short name ("ledger"), and every -param must be one the
+// template declares with a value its constraints allow. Nothing starts when one is wrong.
 func (o *options) config() (localcloud.Config, error) {
 	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
-		Environments: map[string]int{}, Parameters: o.params}
+		Environments: map[string]int{}, Parameters: o.params, StreamShards: o.shards}
+	t, err := localcloud.LoadTemplate(o.template)
+	if err != nil {
+		return cfg, err
+	}
+	var errs []error
 	for _, kv := range strings.Split(o.envs, ",") {
 		if kv == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(kv, "=")
 		n, err := strconv.Atoi(v)
-		if !ok || err != nil {
-			return cfg, fmt.Errorf("-envs %q: want Function=N", kv)
+		if !ok || err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("-envs %q: want Function=N, N at least 1", kv))
+			continue
 		}
-		cfg.Environments[k] = n
+		id, err := localcloud.ResolveFunction(t.Functions, k)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("-envs %s: %w", kv, err))
+			continue
+		}
+		cfg.Environments[id] = n
 	}
-	return cfg, nil
+	return cfg, errors.Join(append(errs, t.CheckOverrides(cfg.Environments, cfg.Parameters))...)
 }
 
 // serve runs the cloud in the foreground until SIGTERM or SIGINT.
@@ -160,63 +183,11 @@ func down(args []string) error {
 	return localcloud.Down(o.state)
 }
 
-func invoke(args []string) error {
-	var o options
-	fs, err := o.flags("invoke", args)
-	if err != nil {
-		return err
-	}
-	if fs.NArg() < 1 || fs.NArg() > 2 {
-		usage()
-	}
-	ep, err := localcloud.ReadEndpoints(o.state)
-	if err != nil {
-		return err
-	}
-	fn, err := functionName(ep, fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	payload := []byte("{}")
-	if f := fs.Arg(1); f == "-" {
-		payload, err = io.ReadAll(os.Stdin)
-	} else if f != "" {
-		payload, err = os.ReadFile(f)
-	}
-	if err != nil {
-		return err
-	}
-	out, err := localcloud.NewLambdaAPI(ep.LambdaURL).Invoke(context.Background(), fn, payload)
-	var fe *localcloud.FunctionError
-	if errors.As(err, &fe) {
-		os.Stdout.Write(append(fe.Payload, '\n'))
-		return fmt.Errorf("%s: %s logs: %s", fn, fe.Type, filepath.Join(o.state, "logs", fn+"-*.log"))
-	}
-	if err != nil {
-		return err
-	}
-	_, err = os.Stdout.Write(append(out, '\n'))
-	return err
-}
-
-// functionName accepts a logical id, or a name that matches one ignoring case, dashes and a
-// "Function" suffix ("sqs-consumer" for SQSConsumer or SqsConsumerFunction).
+// functionName resolves a function name of the running cloud (see localcloud.ResolveFunction).
 func functionName(ep localcloud.Endpoints, name string) (string, error) {
-	norm := func(s string) string {
-		s = strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(s))
-		return strings.TrimSuffix(s, "function")
-	}
-	var ids []string
+	ids := make([]string, 0, len(ep.Functions))
 	for id := range ep.Functions {
-		if id == name {
-			return id, nil
-		}
 		ids = append(ids, id)
 	}
-	for _, id := range ids {
-		if norm(id) == norm(name) {
-			return id, nil
-		}
-	}
-	return "", fmt.Errorf("no function %q; functions: %s", name, strings.Join(ids, ", "))
+	return localcloud.ResolveFunction(ids, name)
 }

@@ -5,7 +5,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -29,8 +31,18 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	state := filepath.Join(dir, "state")
+	// Logs of an earlier run: one of an environment this run does not have, one it has.
+	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"SQSConsumer-9.log", "Echo-1.log"} {
+		line := `{"time":"2020-01-01T00:00:00Z","level":"INFO","msg":"from an earlier run"}` + "\n"
+		if err := os.WriteFile(filepath.Join(state, "logs", name), []byte(line), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run(t, bin, "up", "-template", "../../localcloud/testdata/template.yaml", "-state", state,
-		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3")
+		"-prefix", fmt.Sprintf("cli%d", time.Now().UnixNano()), "-envs", "SQSConsumer=3", "-shards", "2")
 	s, err := localcloud.ReadState(state)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +53,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	for _, p := range s.Processes {
 		pids, names[p.Name] = append(pids, p.PID), true
 	}
-	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "Echo-1"} {
+	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "StreamConsumer-2", "Echo-1"} {
 		if !names[want] {
 			t.Errorf("state has no process %s: %+v", want, s.Processes)
 		}
@@ -58,6 +70,29 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	}
 	if out := run(t, bin, "invoke", "-state", state, "echo", event); !strings.Contains(out, `"statusCode":201`) {
 		t.Errorf("invoke echo: %s", out)
+	}
+	if out, err := exec.Command(bin, "invoke", "-state", state, "echo").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), "usage: make invoke FN=<function> EVENT=events/<file>.json") {
+		t.Errorf("invoke without an event: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(state, "logs", "SQSConsumer-9.log")); !os.IsNotExist(err) {
+		t.Errorf("an earlier run's environment log is left: %v", err)
+	}
+	logs := run(t, bin, "logs", "-state", state, "echo")
+	if !strings.Contains(logs, "INFO  Echo-1  echo request id=1 path=/echo/1") || strings.Contains(logs, "earlier run") ||
+		strings.Contains(logs, "(rapid)") || strings.Contains(logs, "RequestId") {
+		t.Errorf("logs echo: want this run's echo request line alone, got:\n%s", logs)
+	}
+	if out, err := exec.Command(bin, "logs", "-state", state, "nope").CombinedOutput(); err == nil ||
+		!strings.Contains(string(out), `no function "nope"; functions: Echo, SQSConsumer, StreamConsumer`) {
+		t.Errorf("logs of an unknown function: %v\n%s", err, out)
+	}
+
+	if out := run(t, bin, "queue", "-state", state); !strings.Contains(out, "NotesQueue") || !strings.Contains(out, "visible") {
+		t.Errorf("queue: want every queue with its counts, got:\n%s", out)
+	}
+	if out := run(t, bin, "scan", "-state", state); !strings.Contains(out, "items") {
+		t.Errorf("scan: want every table with its count, got:\n%s", out)
 	}
 
 	run(t, bin, "down", "-state", state)
@@ -78,4 +113,43 @@ func zombie(pid int) bool {
 	}
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+	out  []byte
+}
+
+// buildCLI builds the command once per test binary.
+func buildCLI(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "localcloud-cli-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "localcloud")
+		built.out, built.err = exec.Command("go", "build", "-o", built.bin, ".").CombinedOutput()
+	})
+	if built.err != nil {
+		t.Fatalf("build: %v\n%s", built.err, built.out)
+	}
+	return built.bin
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// waitZombie waits until pid, a child that exited unreaped, shows state Z.
+func waitZombie(t *testing.T, pid int) {
+	t.Helper()
+	for range 100 {
+		if zombie(pid) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("pid %d did not become a zombie", pid)
 }

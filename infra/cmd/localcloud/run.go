@@ -43,8 +43,8 @@ func runCmd(args []string) error {
 	if _, err := o.parse(fs, args); err != nil {
 		return err
 	}
-	if s, err := localcloud.ReadState(o.state); err == nil && s.Supervisor > 0 && syscall.Kill(s.Supervisor, 0) == nil {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", s.Supervisor)
+	if pid, ok := localcloud.Running(o.state); ok {
+		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
 	}
 	cfg, err := o.config()
 	if err != nil {
@@ -93,7 +93,7 @@ func runCmd(args []string) error {
 	if visibility > 0 {
 		fmt.Printf("queue visibility timeout shortened to %d s for the demo (-visibility 0 keeps the template's)\n", visibility)
 	}
-	fmt.Printf("workload: %d notes, %d credits/debits over %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed per queue, crash %s\n",
+	fmt.Printf("workload: %d notes, %d credits/debits, %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed/queue, crash %s\n",
 		wl.Notes, wl.Movements, wl.Accounts, wl.RetryRate*100, wl.ResendRate*100, wl.Malformed, crashFn)
 	rep, err := workload.Run(ctx, cloud, wl)
 	if err != nil {

@@ -18,8 +18,11 @@ func up(args []string) error {
 	if _, err := o.flags("up", args); err != nil {
 		return err
 	}
-	if s, err := localcloud.ReadState(o.state); err == nil && s.Supervisor > 0 && syscall.Kill(s.Supervisor, 0) == nil {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", s.Supervisor)
+	if pid, ok := localcloud.Running(o.state); ok {
+		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
+	}
+	if _, err := o.config(); err != nil { // refuse bad -envs and -param before starting anything
+		return err
 	}
 	logs := filepath.Join(o.state, "logs")
 	if err := os.MkdirAll(logs, 0o755); err != nil {

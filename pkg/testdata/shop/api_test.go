@@ -53,6 +53,8 @@ var (
 	_ func(types.TransactWriteItem) idempotency.Write                                                                  = idempotency.Raw
 	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                           = idempotency.Write.If
 	_ func(idempotency.Write, string) idempotency.Write                                                                = idempotency.Write.OrReject
+	_ func(idempotency.Write) idempotency.Write                                                                        = idempotency.Write.OrDuplicate
+	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                                  = idempotency.Write.OnReject
 	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                         = idempotency.Write.TransactWriteItem
 	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                                      = idempotency.Effect.TransactWriteItems
 	_ func(error) error                                                                                                = idempotency.Permanent
@@ -96,6 +98,8 @@ var (
 	// outbox
 	_ func(string, cloudevent.Event, time.Time) (types.TransactWriteItem, error)                       = outbox.Write
 	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                           = outbox.NewItem
+	_ func(string, string) map[string]types.AttributeValue                                             = outbox.Key
+	_ func(string) error                                                                               = outbox.CheckText
 	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                  = outbox.NewRelay
 	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) = (*outbox.Relay).Handle
 	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                   = outbox.FromStreamImage

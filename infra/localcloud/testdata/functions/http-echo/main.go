@@ -1,11 +1,12 @@
 // Command http-echo is a test function: it answers an HTTP API request with what it saw and a
 // few environment variables, status 201; the path /echo/panic makes it panic and /echo/sleep
-// outlives its timeout.
+// outlives its timeout. It logs one JSON line per request.
 package main
 
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"time"
 
@@ -14,7 +15,9 @@ import (
 )
 
 func main() {
+	log := slog.New(slog.NewJSONHandler(os.Stdout, nil))
 	lambda.Start(func(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		log.Info("echo request", "id", req.PathParameters["id"], "path", req.RawPath)
 		switch req.PathParameters["id"] {
 		case "panic":
 			panic("asked to panic")

@@ -1,0 +1,129 @@
+package localcloud
+
+import (
+	"context"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+)
+
+// vshard is a virtual stream shard: the records assigned to it, not yet delivered, in stream
+// order, and the state of its failing batch.
+type vshard struct {
+	id       string
+	mu       sync.Mutex
+	queue    []types.Record
+	wake     chan struct{}
+	failing  string // sequence number a failed batch is retried from
+	attempts int    // failed invocations of that batch
+}
+
+func newVShard(id string) *vshard { return &vshard{id: id, wake: make(chan struct{}, 1)} }
+
+func (v *vshard) push(r types.Record) {
+	v.mu.Lock()
+	v.queue = append(v.queue, r)
+	v.mu.Unlock()
+	select {
+	case v.wake <- struct{}{}:
+	default:
+	}
+}
+
+// peek returns up to n records from the head, leaving them queued.
+func (v *vshard) peek(n int) []types.Record {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.queue[:min(n, len(v.queue))])
+}
+
+// drop removes the first n records: they were delivered or discarded.
+func (v *vshard) drop(n int) {
+	v.mu.Lock()
+	v.queue = v.queue[n:]
+	v.mu.Unlock()
+}
+
+// assign returns the virtual shard of a record: a hash of its partition key value, so that all
+// records of one partition key go to one shard, in stream order.
+func (p *streamPoller) assign(r types.Record) int {
+	if len(p.virtual) == 1 || r.Dynamodb == nil {
+		return 0
+	}
+	h := fnv.New32a()
+	keys := r.Dynamodb.Keys
+	names := []string{p.hashKey}
+	if _, ok := keys[p.hashKey]; !ok { // unknown key schema: every key attribute, sorted
+		names = slices.Sorted(maps.Keys(keys))
+	}
+	for _, k := range names {
+		_, _ = h.Write([]byte(k + "\x00" + keyText(keys[k]) + "\x00"))
+	}
+	return int(h.Sum32() % uint32(len(p.virtual)))
+}
+
+func keyText(v types.AttributeValue) string {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S" + x.Value
+	case *types.AttributeValueMemberN:
+		return "N" + strings.TrimSpace(x.Value)
+	case *types.AttributeValueMemberB:
+		return "B" + string(x.Value)
+	}
+	return ""
+}
+
+// work delivers a virtual shard's records in order until ctx ends: a batch that partly fails
+// is retried from its first failed record, and after MaximumRetryAttempts the rest of the batch
+// is discarded to the on-failure destination.
+func (p *streamPoller) work(ctx context.Context, v *vshard) {
+	for ctx.Err() == nil {
+		batch := v.peek(p.event.BatchSize)
+		if len(batch) == 0 {
+			select {
+			case <-ctx.Done():
+			case <-v.wake:
+			}
+			continue
+		}
+		retryFrom, err := p.deliver(ctx, batch)
+		if err != nil {
+			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
+			sleep(ctx, time.Second)
+			continue
+		}
+		p.settle(ctx, v, batch, retryFrom)
+	}
+}
+
+// settle moves a virtual shard past what a delivery settled.
+func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, retryFrom string) {
+	if retryFrom == "" {
+		v.drop(len(batch))
+		v.failing, v.attempts = "", 0
+		return
+	}
+	at := slices.IndexFunc(batch, func(r types.Record) bool {
+		return r.Dynamodb != nil && aws.ToString(r.Dynamodb.SequenceNumber) == retryFrom
+	})
+	at = max(at, 0)
+	v.drop(at) // the records before the first failure succeeded
+	if retryFrom != v.failing {
+		v.failing, v.attempts = retryFrom, 0
+	}
+	v.attempts++
+	if p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries {
+		p.discard(ctx, v.id, batch, retryFrom, v.attempts)
+		v.drop(len(batch) - at)
+		v.failing, v.attempts = "", 0
+		return
+	}
+	sleep(ctx, time.Second)
+}

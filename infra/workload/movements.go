@@ -1,0 +1,94 @@
+package workload
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"sort"
+	"sync"
+
+	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// movementStatus is GET /accounts/{id}/movements/{reference}.
+type movementStatus struct {
+	EventID string `json:"eventId"`
+	Status  string `json:"status"`
+	Reason  string `json:"reason"`
+	At      string `json:"at"`
+}
+
+// getMovement reads the status of a movement the workload sent, where a 202 points to.
+func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, error) {
+	var st movementStatus
+	u := r.cloud.Endpoints().APIURL + "/accounts/" + url.PathEscape(m.Account) + "/movements/" + url.PathEscape(m.Reference)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return st, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return st, fmt.Errorf("get movement %s: %w", m.Reference, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return st, fmt.Errorf("get movement %s of %s: %d %s", m.Reference, m.Account, resp.StatusCode, b)
+	}
+	return st, json.Unmarshal(b, &st)
+}
+
+// movementProblems checks that every accepted movement's status, as a client polling it sees
+// it, is what the ledger's record says: applied, or rejected with the record's reason.
+func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string) {
+	ledgers := r.t.consumersOf(ledger.Credited)
+	if len(ledgers) != 1 {
+		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, ""
+	}
+	var moves []*sentMove
+	for _, q := range r.reqs {
+		if q.move != nil && q.move.EventID != "" {
+			moves = append(moves, q.move)
+		}
+	}
+	var (
+		mu                sync.Mutex
+		p                 []string
+		applied, rejected int
+		wg                sync.WaitGroup
+		work              = make(chan *sentMove)
+	)
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m := range work {
+				st, err := r.getMovement(ctx, m)
+				rec := recs[ledgers[0].Name+"#"+m.EventID]
+				mu.Lock()
+				switch {
+				case err != nil:
+					p = append(p, err.Error())
+				case st.EventID != m.EventID || st.Status != rec.Outcome || st.Reason != rec.Reason || st.At == "":
+					p = append(p, fmt.Sprintf("%s: status %+v, the ledger recorded %s %q", m.Reference, st, rec.Outcome, rec.Reason))
+				case st.Status == ledger.StatusRejected:
+					rejected++
+				default:
+					applied++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, m := range moves {
+		work <- m
+	}
+	close(work)
+	wg.Wait()
+	sort.Strings(p)
+	return p, fmt.Sprintf("%d movements polled at their status: %d applied, %d rejected with the ledger's reason", len(moves), applied, rejected)
+}

@@ -1,0 +1,135 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// OrDuplicate says that a failure of the write's condition proves the event's effect was
+// applied before: the event is then a Duplicate (Result.Stored empty), nothing is written and
+// no record is added. It is the second line of defence behind the record, for when the record
+// has expired (Config.Retention) and the event is delivered again: make the write that
+// creates an item keyed by the event conditional on the item being new, and mark it:
+//
+//	idempotency.Put(table, entry).If(expression.AttributeNotExists(expression.Name("pk"))).OrDuplicate()
+//
+// When several conditions fail at once, one marked OrDuplicate wins over OrReject: an event
+// applied before is never rejected on its redelivery. Put such writes first in the effect.
+func (w Write) OrDuplicate() Write {
+	w.duplicate = true
+	return w
+}
+
+// OnReject adds writes that are committed, in one transaction with the rejection record, when
+// the write's condition fails and the event is rejected: the place to record a business
+// rejection where readers of the application's tables see it (a status "rejected" on the
+// request), since the record expires. The writes are checked with the effect; their own
+// conditions may use OrDuplicate, and any other failed condition among them makes the effect
+// invalid (an EffectError). An OnReject of a write given to OnReject is refused.
+func (w Write) OnReject(writes ...Write) Write {
+	w.onReject = append(slices.Clone(w.onReject), writes...)
+	return w
+}
+
+// provesDuplicate reports whether a write among failed (indexes into e) is marked OrDuplicate.
+func (e Effect) provesDuplicate(failed []int) bool {
+	for _, i := range failed {
+		if i < len(e) && e[i].duplicate {
+			return true
+		}
+	}
+	return false
+}
+
+func duplicateByEffect(res Result) Result {
+	res.Outcome, res.Stored, res.Reason = Duplicate, "", ""
+	return res
+}
+
+// checkRejections checks every write's OnReject writes as an effect of their own.
+func (e Effect) checkRejections(eventType string, record itemRef) error {
+	for i, w := range e {
+		if len(w.onReject) == 0 {
+			continue
+		}
+		for _, r := range w.onReject {
+			if len(r.onReject) > 0 {
+				return &EffectError{EventType: eventType, Problem: fmt.Sprintf("write %d: OnReject of an OnReject write", i)}
+			}
+		}
+		if _, err := Effect(w.onReject).build(eventType, record); err != nil {
+			var ee *EffectError
+			if errors.As(err, &ee) {
+				ee.Problem = fmt.Sprintf("write %d, OnReject: %s", i, ee.Problem)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// rejectWith commits the rejection record rec together with the writes also.
+func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond expression.Expression, also Effect) (Result, bool, error) {
+	record, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		res.Outcome = Failed
+		return res, true, fmt.Errorf("encode record %s: %w", rec.Key, err)
+	}
+	items, err := also.build(rec.EventType, itemRef{c.cfg.Table, canonicalKey(rec.key())})
+	if err != nil { // checked with the effect already
+		res.Outcome = Failed
+		return res, true, err
+	}
+	recordIndex := len(items)
+	items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(c.cfg.Table), Item: record,
+		ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names(),
+		ExpressionAttributeValues:           cond.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
+	heldIndex := -1
+	if c.HoldsGroups() && rec.Group != "" {
+		release, err := c.releaseWrite(rec.Group, rec.EventID)
+		if err != nil {
+			res.Outcome = Failed
+			return res, true, err
+		}
+		heldIndex, items = len(items), append(items, release)
+	}
+	start := time.Now()
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	res.Commit += time.Since(start)
+	switch v := classify(err, recordIndex, heldIndex); v.kind {
+	case committed:
+		res.Outcome, res.Reason = Rejected, rec.Reason
+		c.remember(rec, Rejected, rec.Reason)
+		return res, true, nil
+	case recordExists:
+		res, err = c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
+		return res, true, err
+	case held:
+		res.Outcome = Failed
+		return res, true, heldError(rec.Group, v.old)
+	case effectFailed:
+		if also.provesDuplicate(v.failed) {
+			res, err = c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
+			return res, true, err
+		}
+		res.Outcome = Failed
+		return res, true, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf("the condition of OnReject write %d failed", v.index)}
+	case permanent:
+		res.Outcome = Failed
+		return res, true, &EffectError{EventType: rec.EventType, Problem: "DynamoDB refused the rejection: " + err.Error()}
+	default:
+		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
+	}
+}

@@ -1,0 +1,87 @@
+package outbox
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/publish"
+)
+
+// ParkGroup is the MessageGroupId of every message in the park queue.
+const ParkGroup = "outbox-parked"
+
+// Parked is the JSON body of a message in the park queue: an outbox item the relay can never
+// send, and why. Every field is text SQS accepts; Body is the item's body in base64.
+type Parked struct {
+	Reason         string `json:"reason"`
+	SequenceNumber string `json:"sequenceNumber"` // of the stream record
+	EventID        string `json:"eventId"`
+	EventType      string `json:"eventType"`
+	Subject        string `json:"subject"`
+	Body           string `json:"body"`
+	ParkedAt       string `json:"parkedAt"` // RFC 3339
+}
+
+// unsendable reports why SQS would refuse the message of item, or nil: a body with characters
+// it refuses, or a subject or event id that is not a valid MessageGroupId or
+// MessageDeduplicationId (1 to 128 ASCII letters, digits and punctuation).
+func unsendable(item Item) error {
+	if err := CheckText(item.Body); err != nil {
+		return fmt.Errorf("body: %w", err)
+	}
+	for name, v := range map[string]string{"subject (MessageGroupId)": item.Subject, "eventId (MessageDeduplicationId)": item.EventID} {
+		if len(v) > 128 {
+			return fmt.Errorf("%s: longer than 128 characters", name)
+		}
+		for i, r := range v {
+			if r < 0x21 || r > 0x7e {
+				return fmt.Errorf("%s: character %U at byte %d, which SQS refuses in it", name, r, i)
+			}
+		}
+	}
+	return nil
+}
+
+// toPark is an outbox item of the record at index rec that the relay parks.
+type toPark struct {
+	rec    int
+	item   Item
+	reason error
+}
+
+// park sends each item to the park queue; a record whose item could not be parked is failed,
+// so that it is retried rather than lost.
+func (r *Relay) park(ctx context.Context, recs []events.DynamoDBEventRecord, ps []toPark, failed []error) {
+	if len(ps) == 0 {
+		return
+	}
+	msgs := make([]publish.Message, len(ps))
+	for i, p := range ps {
+		body, err := json.Marshal(Parked{Reason: p.reason.Error(), SequenceNumber: recs[p.rec].Change.SequenceNumber,
+			EventID: p.item.EventID, EventType: p.item.EventType, Subject: p.item.Subject,
+			Body: base64.StdEncoding.EncodeToString([]byte(p.item.Body)), ParkedAt: time.Now().UTC().Format(time.RFC3339Nano)})
+		if err != nil {
+			body = []byte(`{"reason":"unencodable"}`)
+		}
+		sum := sha256.Sum256([]byte(p.item.Subject + "\x00" + p.item.EventID))
+		msgs[i] = publish.Message{GroupID: ParkGroup, DedupID: "parked-" + hex.EncodeToString(sum[:20]), Body: string(safeJSON(body))}
+	}
+	for i, err := range r.cfg.Sender.SendBatch(ctx, r.cfg.ParkQueue, msgs) {
+		p := ps[i]
+		if err != nil {
+			failed[p.rec] = fmt.Errorf("park outbox item %q (%v): %w", p.item.PK, p.reason, err)
+			continue
+		}
+		r.cfg.Metrics.Count(metrics.Parked, 1)
+		r.cfg.Logger.ErrorContext(ctx, "outbox item parked: SQS refuses it", "eventId", p.item.EventID, "eventType", p.item.EventType,
+			"subject", p.item.Subject, "sequenceNumber", recs[p.rec].Change.SequenceNumber, "reason", p.reason, "parkQueue", r.cfg.ParkQueue)
+	}
+}
