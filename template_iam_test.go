@@ -283,8 +283,10 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	refused := map[string][]access{
 		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"}, app, notePK), each(reads, app, outboxPK),
-			each([]string{"dynamodb:UpdateItem"}, app, movementPK), // the ledger decides a movement, not the API
-			each(reads, app, api.RequestPK("key-1")), // a replayed request's answer comes from its failed put (ALL_OLD)
+			// the ledger decides a movement, not the API
+			each([]string{"dynamodb:UpdateItem"}, app, movementPK),
+			// a replayed request's answer comes from its failed put (ALL_OLD), never a read
+			each(reads, app, api.RequestPK("key-1")),
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
