@@ -21,8 +21,19 @@ func (r *run) apiClient() *http.Client {
 }
 
 // ownerClient reads an account as its owner: a token whose sub is the account id, no scope.
+// One client (one token) per account, made on first use.
 func (r *run) ownerClient(account string) *http.Client {
-	return r.cloud.Endpoints().APIClient(account)
+	r.ownersMu.Lock()
+	defer r.ownersMu.Unlock()
+	if r.owners == nil {
+		r.owners = map[string]*http.Client{}
+	}
+	c, ok := r.owners[account]
+	if !ok {
+		c = r.cloud.Endpoints().APIClient(account)
+		r.owners[account] = c
+	}
+	return c
 }
 
 // probe is one request the API must refuse (or, for the owner, allow).

@@ -59,6 +59,7 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	if err != nil {
 		return err
 	}
+	rep.Started, rep.Commits, rep.AcceptedAt = r.start, r.commits(recs), r.acceptedTimes()
 	for _, c := range r.t.consumers {
 		m := st.Mappings[c.Mapping]
 		emf, err := emfCounts(r.t.logs, c.Function, r.offsets[c.Function])

@@ -28,8 +28,9 @@ type request struct {
 // sentNote is a note the workload created, and what the API answered.
 type sentNote struct {
 	Key, Title, Content string
-	ID                  string // from the answer
-	Mismatch            bool   // a retry answered another note
+	ID                  string    // from the answer
+	Mismatch            bool      // a retry answered another note
+	AcceptedAt          time.Time // when the first answer arrived
 }
 
 // sentMove is a credit or debit the workload sent, and what the API answered.
@@ -39,6 +40,7 @@ type sentMove struct {
 	EventID                  string // from the answer
 	Mismatch                 bool   // a retry answered another event
 	Accepted                 int64  // when the API first accepted it: a position in the run's answers
+	AcceptedAt               time.Time
 }
 
 // traffic counts the HTTP requests of the workload.
@@ -150,6 +152,9 @@ func sendNote(ctx context.Context, client *http.Client, apiURL string, n *sentNo
 	if n.ID != "" && n.ID != out.ID {
 		n.Mismatch = true
 	}
+	if n.ID == "" {
+		n.AcceptedAt = time.Now()
+	}
 	n.ID = out.ID
 	return true
 }
@@ -170,7 +175,7 @@ func sendMove(ctx context.Context, client *http.Client, apiURL string, m *sentMo
 		m.Mismatch = true
 	}
 	if m.EventID == "" {
-		m.Accepted = tr.accepted.Add(1)
+		m.Accepted, m.AcceptedAt = tr.accepted.Add(1), time.Now()
 	}
 	m.EventID = out.EventID
 	return true

@@ -82,10 +82,18 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		t.Error("an invariant failed (see the summary above)")
 	}
 	// The faults were really injected and really seen.
-	dups, dead := 0, 0
+	dups, dead, recs := 0, 0, 0
 	for _, c := range rep.Consumers {
 		dups += c.Duplicates
 		dead += c.DLQDepth
+		recs += c.Records
+	}
+	positive := len(rep.Commits) > 0
+	for _, c := range rep.Commits {
+		if c.Latency() <= 0 {
+			positive = false
+			t.Logf("commit %+v: latency %s", c, c.Latency())
+		}
 	}
 	checks := []struct {
 		want string
@@ -98,6 +106,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		{"re-sends and the crashed batch came back as consumer duplicates", dups > rep.ResentMsgs},
 		{"the dead-letter queues hold the malformed messages", rep.Malformed > 0 && dead == rep.Malformed},
 		{"every function's peak memory was measured, within its MemorySize", measuredWithin(rep.Memory)},
+		{"every record gave a commit time, after its event's acceptance", len(rep.Commits) == recs && positive},
 	}
 	for _, c := range checks {
 		if !c.ok {

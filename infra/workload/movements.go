@@ -30,7 +30,7 @@ func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, err
 	if err != nil {
 		return st, err
 	}
-	resp, err := r.ownerClient(m.Account).Do(req) // the route needs a token like every other
+	resp, err := r.ownerClient(m.Account).Do(req) // the owner may read its movements
 	if err != nil {
 		return st, fmt.Errorf("get movement %s: %w", m.Reference, err)
 	}

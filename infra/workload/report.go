@@ -10,6 +10,7 @@ import (
 
 // Report is what a workload did and whether the invariants held.
 type Report struct {
+	Started  time.Time
 	Duration time.Duration
 
 	// API traffic, counted by the workload's client.
@@ -31,7 +32,11 @@ type Report struct {
 	Malformed                        int // malformed messages injected, over all consumer queues
 
 	Consumers []ConsumerReport
-	Memory    []FunctionMemory // per function, by logical id
+	// Commits are the accepted events' commits, one per consumer and event, in commit order;
+	// AcceptedAt are the times the API accepted each event.
+	Commits    []Commit
+	AcceptedAt []time.Time
+	Memory     []FunctionMemory // per function, by logical id
 
 	Crash      string // what the crash injection did
 	Webhook    string // what the webhook receiver saw, "" without a notifier
@@ -127,8 +132,18 @@ func (r *Report) Print(w io.Writer) {
 	col("in dead-letter queue", func(c ConsumerReport) int { return c.DLQDepth })
 	col("idempotency records", func(c ConsumerReport) int { return c.Records })
 	col("environments restarted", func(c ConsumerReport) int { return c.Restarts })
+	lat := func(label string, f func(Percentiles) time.Duration) {
+		v := []any{}
+		for _, c := range r.Consumers {
+			v = append(v, ms(f(r.Latency(c.Name))))
+		}
+		row(label, v...)
+	}
+	lat("latency p50 (API accepted → committed)", func(p Percentiles) time.Duration { return p.P50 })
+	lat("latency p90", func(p Percentiles) time.Duration { return p.P90 })
+	lat("latency p99", func(p Percentiles) time.Duration { return p.P99 })
 	tw.Flush()
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "\nend-to-end latency, API accepted → consumer committed: %s\n\n", r.Latency(""))
 	row("function", "peak RSS", "largest batch", "MemorySize")
 	for _, m := range r.Memory {
 		row(m.Function, fmt.Sprintf("%.1f MiB", float64(m.PeakRSSKiB)/1024), m.LargestBatch, fmt.Sprintf("%d MB", m.MemorySize))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -24,6 +26,9 @@ type run struct {
 	tr      traffic
 	offsets map[string]map[string]int64 // function → log file → size at start
 	phase   string
+
+	ownersMu sync.Mutex
+	owners   map[string]*http.Client // account → its owner's client (ownerClient)
 }
 
 // Run drives the workload through cloud, waits until the pipeline is drained, and returns

@@ -101,6 +101,11 @@ func runCmd(args []string) error {
 	}
 	rep.Print(os.Stdout)
 	fmt.Printf("\ntotal %s (start-up included)\n", time.Since(began).Round(100*time.Millisecond))
+	page := filepath.Join(o.state, "report.html")
+	if err := rep.WriteHTML(page); err != nil {
+		return errors.Join(err, cloud.Close())
+	}
+	fmt.Printf("report: %s (charts; opens offline in a browser)\n", page)
 	if keep {
 		fmt.Printf("kept up: endpoints in %s; `make down` or Ctrl-C stops it\n", filepath.Join(o.state, "endpoints.json"))
 		<-ctx.Done()

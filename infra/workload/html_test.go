@@ -1,0 +1,132 @@
+package workload_test
+
+import (
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/infra/workload"
+)
+
+// smallReport has two consumers: "ledger" committed events 1 ms to 100 ms after the API
+// accepted them, "note-tagger" 200 ms to 209 ms after.
+func smallReport() *workload.Report {
+	start := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rep := &workload.Report{Started: start, Duration: 3 * time.Second, Accepted: 110, Retries: 4, TransientRetries: 1,
+		Resent: 2, BrokerDedup: 2, Malformed: 6, Crash: "LedgerFunction killed", Invariants: []workload.Invariant{{Name: "drained", OK: true, Detail: "yes"}},
+		Consumers: []workload.ConsumerReport{{Name: "ledger", Applied: 90, Rejected: 10, Malformed: 3, DeadLettered: 3, Redelivered: 7},
+			{Name: "note-tagger", Applied: 10, Duplicates: 1, Malformed: 3, DeadLettered: 3}}}
+	for i := range 100 {
+		at := start.Add(time.Duration(i) * 20 * time.Millisecond)
+		rep.AcceptedAt = append(rep.AcceptedAt, at)
+		rep.Commits = append(rep.Commits, workload.Commit{Consumer: "ledger", Outcome: "applied", Accepted: at,
+			Committed: at.Add(time.Duration(i+1) * time.Millisecond)})
+	}
+	for i := range 10 {
+		at := start.Add(time.Duration(i) * 100 * time.Millisecond)
+		rep.Commits = append(rep.Commits, workload.Commit{Consumer: "note-tagger", Outcome: "applied", Accepted: at,
+			Committed: at.Add(time.Duration(200+i) * time.Millisecond)})
+	}
+	return rep
+}
+
+func TestReport_Latency_gives_nearest_rank_percentiles_per_consumer(t *testing.T) {
+	rep := smallReport()
+	for _, tc := range []struct {
+		name, consumer     string
+		n                  int
+		p50, p90, p99, max time.Duration
+	}{
+		{"one consumer's commits", "ledger", 100, 50 * time.Millisecond, 90 * time.Millisecond, 99 * time.Millisecond, 100 * time.Millisecond},
+		{"another consumer's", "note-tagger", 10, 204 * time.Millisecond, 208 * time.Millisecond, 209 * time.Millisecond, 209 * time.Millisecond},
+		{"every consumer's together", "", 110, 55 * time.Millisecond, 99 * time.Millisecond, 208 * time.Millisecond, 209 * time.Millisecond},
+		{"none for an unknown consumer", "nobody", 0, 0, 0, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := rep.Latency(tc.consumer)
+			want := workload.Percentiles{N: tc.n, P50: tc.p50, P90: tc.p90, P99: tc.p99, Max: tc.max}
+			if got != want {
+				t.Errorf("Latency(%q) = %+v; want %+v", tc.consumer, got, want)
+			}
+		})
+	}
+}
+
+func TestReport_Print_states_the_latency_percentiles(t *testing.T) {
+	var out strings.Builder
+	smallReport().Print(&out)
+	for _, want := range []string{
+		"end-to-end latency, API accepted → consumer committed: p50 55.0ms  p90 99.0ms  p99 208ms  max 209ms (n 110)",
+		"latency p99", "99.0ms",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestReport_WriteHTML_writes_a_self_contained_page_with_a_chart_per_view(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "report.html")
+	if err := smallReport().WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(raw)
+	if !strings.HasPrefix(page, "<!DOCTYPE html>") {
+		t.Errorf("page starts %q; want <!DOCTYPE html>", page[:min(len(page), 40)])
+	}
+	if err := wellFormed(page); err != nil {
+		t.Errorf("page is not well-formed: %v", err)
+	}
+	if n := strings.Count(page, "<svg"); n != 4 {
+		t.Errorf("%d SVG charts; want 4: latency, throughput, outcomes, faults", n)
+	}
+	// The percentiles of smallReport, as the latency table shows them.
+	for _, want := range []string{"<td>ledger</td><td>100</td><td>50.0ms</td><td>90.0ms</td><td>99.0ms</td><td>100ms</td>",
+		"<td>all consumers</td><td>110</td><td>55.0ms</td><td>99.0ms</td><td>208ms</td><td>209ms</td>",
+		"p99 208.0 ms", "note-tagger committed", "ledger: messages redelivered"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	for _, banned := range []string{"://", "<script", "<link", "<img"} {
+		if strings.Contains(page, banned) {
+			t.Errorf("page contains %q: it must open offline, with nothing fetched", banned)
+		}
+	}
+}
+
+// wellFormed parses page strictly as XML: every element closed and nested, attributes quoted,
+// no stray markup characters.
+func wellFormed(page string) error {
+	d := xml.NewDecoder(strings.NewReader(page))
+	d.Strict = true
+	depth := 0
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	if depth != 0 {
+		return errors.New("unbalanced elements")
+	}
+	return nil
+}
