@@ -15,6 +15,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // maxReferenceLength bounds a movement's reference.
@@ -73,7 +74,7 @@ func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, 
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	w, err := outbox.Write(h.cfg.Table, ev, now)
+	w, err := outbox.Write(h.cfg.Table, ev, now, outbox.WithTrace(xray.FromContext(ctx)))
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
