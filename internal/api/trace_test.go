@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,12 +18,35 @@ func TestAPI_an_event_is_stored_with_the_trace_of_the_request_that_wrote_it(t *t
 	// aws-lambda-go puts an invocation's trace header in its context under this string key.
 	//nolint:staticcheck // the key is aws-lambda-go's
 	ctx := context.WithValue(context.Background(), "x-amzn-trace-id", header)
-	for _, name := range []string{"api-create-note.json", "api-credit.json"} {
-		t.Run(name, func(t *testing.T) {
+	// Without the invocation's trace (the Runtime Interface Emulator drops it), the one API
+	// Gateway passed in the request's headers.
+	inEvent := func(req events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPRequest {
+		headers := map[string]string{"x-amzn-trace-id": header}
+		for k, v := range req.Headers {
+			headers[k] = v
+		}
+		req.Headers = headers
+		return req
+	}
+	cases := []struct {
+		name, sample string
+		ctx          context.Context
+		req          func(events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPRequest
+	}{
+		{"note, the invocation's trace", "api-create-note.json", ctx, nil},
+		{"credit, the invocation's trace", "api-credit.json", ctx, nil},
+		{"note, the trace header of the event", "api-create-note.json", context.Background(), inEvent},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t)
-			resp, err := f.h.Handle(ctx, sample(t, name))
+			req := sample(t, c.sample)
+			if c.req != nil {
+				req = c.req(req)
+			}
+			resp, err := f.h.Handle(c.ctx, req)
 			if err != nil || resp.StatusCode >= http.StatusBadRequest {
-				t.Fatalf("%s = %d %s, %v", name, resp.StatusCode, resp.Body, err)
+				t.Fatalf("%s = %d %s, %v", c.sample, resp.StatusCode, resp.Body, err)
 			}
 			out, err := f.db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(f.table), ConsistentRead: aws.Bool(true)})
 			if err != nil {
