@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/onceflow/onceflow/pkg/xray"
 )
@@ -23,10 +24,16 @@ import (
 // AWSTraceHeader system attributes, as SQS does. A re-send that fauxqs deduplicates answers
 // the first message's id, whose first trace is kept, as SQS keeps the first message. The notes
 // live as long as the local cloud, in memory.
+//
+// A message is visible to a waiting receive as soon as fauxqs stores it, before the proxy has
+// the send's answer and its message id; so a receive answer holding a message the proxy does
+// not know waits (a second at most) for the sends that were under way when it came.
 type sqsTraces struct {
-	proxy  *httputil.ReverseProxy
-	mu     sync.Mutex
-	traces map[string]string // AWSTraceHeader by message id
+	proxy   *httputil.ReverseProxy
+	mu      sync.Mutex
+	traces  map[string]string        // AWSTraceHeader by message id
+	sending map[uint64]chan struct{} // sends under way, closed when their answer is noted
+	next    uint64
 }
 
 func newSQSTraces(target string) (*sqsTraces, error) {
@@ -34,7 +41,7 @@ func newSQSTraces(target string) (*sqsTraces, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sqsTraces{traces: map[string]string{}}
+	s := &sqsTraces{traces: map[string]string{}, sending: map[uint64]chan struct{}{}}
 	// The Host stays the proxy's: fauxqs names queue URLs after it, so they lead here too.
 	s.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.Host = r.In.Host }}
 	return s, nil
@@ -65,6 +72,9 @@ func (s *sqsTraces) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	proxy := *s.proxy
+	if target == "AmazonSQS.SendMessage" || target == "AmazonSQS.SendMessageBatch" {
+		defer s.sent(s.sendStarts())
+	}
 	switch target {
 	case "AmazonSQS.SendMessage":
 		h := req.MessageSystemAttributes[xray.SQSAttribute].StringValue
@@ -108,12 +118,55 @@ func (s *sqsTraces) note(messageID, header string) {
 	}
 }
 
+// sendStarts registers a send under way and returns its ticket.
+func (s *sqsTraces) sendStarts() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	s.sending[s.next] = make(chan struct{})
+	return s.next
+}
+
+// sent ends the send of ticket: its answer, if any, is noted.
+func (s *sqsTraces) sent(ticket uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	close(s.sending[ticket])
+	delete(s.sending, ticket)
+}
+
+// awaitSends waits for the sends under way now, a second at most, when one of msgs is unknown.
+func (s *sqsTraces) awaitSends(msgs []map[string]json.RawMessage) {
+	s.mu.Lock()
+	unknown := false
+	for _, m := range msgs {
+		_, seen := s.traces[str(m["MessageId"])]
+		unknown = unknown || !seen
+	}
+	var under []chan struct{}
+	if unknown {
+		for _, ch := range s.sending {
+			under = append(under, ch)
+		}
+	}
+	s.mu.Unlock()
+	timeout := time.After(time.Second)
+	for _, ch := range under {
+		select {
+		case <-ch:
+		case <-timeout:
+			return
+		}
+	}
+}
+
 // addTraces adds their AWSTraceHeader to the received messages that were sent with one.
 func (s *sqsTraces) addTraces(out map[string]json.RawMessage) bool {
 	var msgs []map[string]json.RawMessage
-	if json.Unmarshal(out["Messages"], &msgs) != nil {
+	if json.Unmarshal(out["Messages"], &msgs) != nil || len(msgs) == 0 {
 		return false
 	}
+	s.awaitSends(msgs)
 	changed := false
 	s.mu.Lock()
 	defer s.mu.Unlock()
