@@ -134,7 +134,7 @@ func (c *Cloud) startEmulators(ctx context.Context) error {
 		}
 	}
 	// Everything reaches SQS through the proxy that keeps what fauxqs drops (AWSTraceHeader).
-	traces, err := newSQSTraces(e.SQS)
+	traces, err := newSQSTraces(e.SQS, c.log.Warn)
 	if err != nil {
 		return err
 	}

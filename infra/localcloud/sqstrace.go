@@ -36,14 +36,24 @@ type sqsTraces struct {
 	next    uint64
 }
 
-func newSQSTraces(target string) (*sqsTraces, error) {
+// newSQSTraces returns the proxy to the SQS endpoint target; onError hears of requests it could
+// not pass on, except those whose caller had gone (a poller's long poll when the cloud stops).
+func newSQSTraces(target string, onError func(msg string, args ...any)) (*sqsTraces, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return nil, err
 	}
 	s := &sqsTraces{traces: map[string]string{}, sending: map[uint64]chan struct{}{}}
-	// The Host stays the proxy's: fauxqs names queue URLs after it, so they lead here too.
-	s.proxy = &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.Host = r.In.Host }}
+	s.proxy = &httputil.ReverseProxy{
+		// The Host stays the proxy's: fauxqs names queue URLs after it, so they lead here too.
+		Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(u); r.Out.Host = r.In.Host },
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() == nil {
+				onError("sqs proxy", "target", r.Header.Get("X-Amz-Target"), "err", err)
+			}
+			w.WriteHeader(http.StatusBadGateway)
+		},
+	}
 	return s, nil
 }
 
