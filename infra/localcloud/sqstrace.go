@@ -16,7 +16,7 @@ import (
 )
 
 // sqsTraces stands in front of fauxqs and keeps what fauxqs drops: the AWSTraceHeader message
-// system attribute. fauxqs (1.9.2, and every later version as of 2.9.2) accepts
+// system attribute. fauxqs (1.9.2 as pinned; its source as of 2.9.2 too) accepts
 // SendMessage's and SendMessageBatch's MessageSystemAttributes and stores nothing of them, so a
 // relay's trace would never reach a consumer. The proxy passes every request through unchanged,
 // notes the AWSTraceHeader each sent message carried under the message id fauxqs answers with,
