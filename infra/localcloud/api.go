@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // route is one HttpApi event: METHOD /path with {param} and {proxy+} segments.
@@ -113,12 +115,20 @@ func (a *apiShim) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		http.Error(w, `{"message":"Bad Request"}`, http.StatusBadRequest)
 		return
 	}
-	payload, err := json.Marshal(apiEvent(req, r, params, body, authz))
+	// API Gateway passes the client's trace header on, or starts a trace, in the event's
+	// headers and to Lambda, which makes it the invocation's trace.
+	trace := req.Header.Get(xray.HTTPHeader)
+	if xray.TraceID(trace) == "" {
+		trace = xray.NewHeader(time.Now())
+	}
+	ev := apiEvent(req, r, params, body, authz)
+	ev.Headers[strings.ToLower(xray.HTTPHeader)] = trace
+	payload, err := json.Marshal(ev)
 	if err != nil {
 		http.Error(w, `{"message":"Internal Server Error"}`, http.StatusInternalServerError)
 		return
 	}
-	ctx, cancel := context.WithTimeout(req.Context(), a.timeout)
+	ctx, cancel := context.WithTimeout(xray.NewContext(req.Context(), trace), a.timeout)
 	defer cancel()
 	out, err := a.invoker.Invoke(ctx, r.function, payload)
 	if err != nil {

@@ -143,6 +143,14 @@ func (c *Cloud) startEmulators(ctx context.Context) error {
 			return err
 		}
 	}
+	// Everything reaches SQS through the proxy that keeps what fauxqs drops (AWSTraceHeader).
+	traces, err := newSQSTraces(e.SQS, c.log.Warn)
+	if err != nil {
+		return err
+	}
+	if e.SQS, err = c.serve(traces); err != nil {
+		return err
+	}
 	e.Streams = e.DynamoDB
 	c.ddb, c.sqs = e.DynamoDBClient(), e.SQSClient()
 	return nil

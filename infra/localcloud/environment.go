@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // environment is one execution environment: a Runtime Interface Emulator process running one
@@ -101,8 +103,12 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 }
 
 // invoke runs one invocation on an idle environment, restarting it first if its process has
-// ended and afterwards if the invocation crashed it.
+// ended and afterwards if the invocation crashed it. Like Lambda, it gives every invocation a
+// trace: the one ctx carries (an API request's, an Invoke call's X-Amzn-Trace-Id), else a new one.
 func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, error) {
+	if xray.FromContext(ctx) == "" {
+		ctx = xray.NewContext(ctx, xray.NewHeader(time.Now()))
+	}
 	var env *environment
 	select {
 	case env = <-p.free:

@@ -9,6 +9,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // Invoker invokes a function synchronously and returns its response payload. A failed
@@ -53,9 +56,19 @@ func (l *LambdaAPI) Invoke(ctx context.Context, function string, payload []byte)
 	return invokeVia(ctx, l.Client, function, name, payload)
 }
 
-// invokeVia calls Invoke and turns every way a function can fail into a *FunctionError.
+// invokeVia calls Invoke and turns every way a function can fail into a *FunctionError. The
+// trace header of ctx (see xray.NewContext) goes with the request as X-Amzn-Trace-Id, which
+// the Lambda Invoke API and the Runtime Interface Emulator take as the invocation's trace: the
+// emulator hands it to the runtime as Lambda-Runtime-Trace-Id, and aws-lambda-go puts it in
+// the handler's context and _X_AMZN_TRACE_ID.
 func invokeVia(ctx context.Context, client *lambda.Client, function, name string, payload []byte) ([]byte, error) {
-	out, err := client.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(name), Payload: payload})
+	var opts []func(*lambda.Options)
+	if h := xray.FromContext(ctx); h != "" {
+		opts = append(opts, func(o *lambda.Options) {
+			o.APIOptions = append(o.APIOptions, smithyhttp.SetHeaderValue(xray.HTTPHeader, h))
+		})
+	}
+	out, err := client.Invoke(ctx, &lambda.InvokeInput{FunctionName: aws.String(name), Payload: payload}, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // lambdaAPI serves the Lambda Invoke API (POST /2015-03-31/functions/{name}/invocations) for
@@ -36,7 +38,7 @@ func (l lambdaAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	out, err := l.cloud.Invoke(r.Context(), name, payload)
+	out, err := l.cloud.Invoke(xray.NewContext(r.Context(), r.Header.Get(xray.HTTPHeader)), name, payload)
 	var fe *FunctionError
 	switch {
 	case errors.As(err, &fe):

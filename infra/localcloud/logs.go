@@ -15,8 +15,8 @@ import (
 	"time"
 )
 
-// LogLine is one line a function wrote to its log: a JSON record of its logger (Time, Level,
-// Msg and the other fields in Attrs, in the order written) or, for anything else it printed
+// LogLine is one line a function wrote to its log: a JSON record of its logger (Time from
+// "timestamp", Level, Msg from "message", and the other fields in Attrs, in the order written) or, for anything else it printed
 // (a panic's stack, say), the raw Text.
 type LogLine struct {
 	Env   string // execution environment, <LogicalId>-<n>
@@ -64,11 +64,11 @@ func ParseLogLine(env, line string) (LogLine, bool) {
 		switch a.Key {
 		case "_aws":
 			return l, false // an EMF metric record
-		case "time":
+		case "timestamp", "time": // Lambda's and Powertools' key, slog's default
 			l.Time, _ = time.Parse(time.RFC3339Nano, a.Value)
 		case "level":
 			l.Level = a.Value
-		case "msg":
+		case "message", "msg":
 			l.Msg = a.Value
 		default:
 			l.Attrs = append(l.Attrs, a)
@@ -107,8 +107,10 @@ func orderedFields(b []byte) ([]LogAttr, error) {
 	return out, nil
 }
 
-// skipped are fields Format leaves out: the same on every line of a function, or long ids.
-var skipped = map[string]bool{"function": true, "requestId": true}
+// skipped are fields Format leaves out: the same on every line of a function, or long ids
+// (xray_trace_id stays: it is what follows one request from the API to its consumers).
+var skipped = map[string]bool{"function": true, "requestId": true, "service": true, "function_name": true,
+	"function_request_id": true, "cold_start": true, "idempotency_key": true}
 
 // Format renders the line for a terminal: time, level, environment, message, then key=value.
 func (l LogLine) Format() string {

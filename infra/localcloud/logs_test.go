@@ -15,6 +15,9 @@ func TestParseLogLine_keeps_the_functions_lines_and_drops_the_emulators(t *testi
 		keep       bool
 		formatted  string
 	}{
+		{"a record with Lambda's and Powertools' keys, the per-invocation ones left out",
+			`{"timestamp":"2026-11-30T21:15:49.230070471Z","level":"INFO","message":"message applied","service":"onceflow","consumer":"ledger","messageId":"m-1","idempotency_key":"ledger#e-1","outcome":"applied","function_name":"LedgerFunction","function_request_id":"r-1","cold_start":true,"xray_trace_id":"1-5759e988-bd862e3fe1be46a994272793"}`,
+			true, `21:15:49.230 INFO  LedgerFunction-1  message applied consumer=ledger messageId=m-1 outcome=applied xray_trace_id=1-5759e988-bd862e3fe1be46a994272793`},
 		{"a JSON record, fields in the order written, function and requestId left out",
 			`{"time":"2026-11-30T21:15:49.230070471Z","level":"INFO","msg":"message rejected","function":"ledger","messageId":"m-1","outcome":"rejected","reason":"insufficient funds","durationMs":8.5,"requestId":"r-1"}`,
 			true, `21:15:49.230 INFO  LedgerFunction-1  message rejected messageId=m-1 outcome=rejected reason="insufficient funds" durationMs=8.5`},

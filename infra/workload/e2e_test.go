@@ -115,6 +115,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 	}
 	t.Run("every access rule answers 401, 403 or the route", func(t *testing.T) { checkAccessRules(t, cloud.Endpoints()) })
 	t.Run("a note and a movement made with tokens flow end to end", func(t *testing.T) { checkFlowWithTokens(t, cloud.Endpoints()) })
+	t.Run("a trace header travels from an API request to its consumers' log lines", func(t *testing.T) { checkTraces(t, cloud) })
 }
 
 func measuredWithin(mem []workload.FunctionMemory) bool {

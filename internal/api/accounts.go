@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // maxReferenceLength bounds a movement's reference.
@@ -71,7 +72,7 @@ func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, 
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	w, err := outbox.Write(h.cfg.Table, ev, now)
+	w, err := outbox.Write(h.cfg.Table, ev, now, outbox.WithTrace(xray.FromContext(ctx)))
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}

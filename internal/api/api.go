@@ -75,6 +75,7 @@ func New(cfg Config) (*Handler, error) {
 // route is first checked against the access rules (see PrincipalOf): 401 without verified
 // token claims, 403 without the right, 404 for a route without a rule.
 func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+	ctx = traced(ctx, req)
 	method, segs, ok := route(req)
 	if !ok {
 		return respondError(http.StatusNotFound, "no such route"), nil

@@ -19,6 +19,8 @@ import (
 
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // IdempotencyKeyHeader makes POST /notes idempotent.
@@ -94,7 +96,8 @@ func (h *Handler) createNote(ctx context.Context, req events.APIGatewayV2HTTPReq
 	}
 	now := h.cfg.Now()
 	id := h.cfg.NewID()
-	writes, note, err := notes.Create(h.cfg.Table, id, *body.Title, *body.Content, now)
+	writes, note, err := notes.Create(h.cfg.Table, id, *body.Title, *body.Content, now,
+		outbox.WithTrace(xray.FromContext(ctx)))
 	if err != nil {
 		var mal *cloudevent.MalformedError
 		if errors.As(err, &mal) {

@@ -29,7 +29,7 @@ type Handler[In, Out any] interface {
 func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name string,
 	load func(getenv func(string) string) (C, error), build func(cfg C, d Deps) (H, error)) {
 	cfg, err := load(os.Getenv)
-	logger := NewLogger(os.Stdout, cfg.Level()).With("function", name)
+	logger := NewLogger(os.Stdout, cfg.Level(), Namespace)
 	if err != nil {
 		exit(logger, "invalid configuration", err)
 	}

@@ -83,8 +83,9 @@ func (d CreatedData) Validate() error {
 func CreatedEventID(noteID string) string { return "note-created-" + noteID }
 
 // Create returns the writes that create note id with its note.created outbox event, to commit
-// in one transaction. The note's put fails if the id exists.
-func Create(table, id, title, content string, now time.Time) ([]types.TransactWriteItem, Note, error) {
+// in one transaction. The note's put fails if the id exists. opts go to the outbox item (the
+// request's trace, outbox.WithTrace).
+func Create(table, id, title, content string, now time.Time, opts ...outbox.WriteOption) ([]types.TransactWriteItem, Note, error) {
 	data := CreatedData{NoteID: id, Title: title, Content: content}
 	if err := data.Validate(); err != nil {
 		return nil, Note{}, err
@@ -95,7 +96,7 @@ func Create(table, id, title, content string, now time.Time) ([]types.TransactWr
 	if err != nil {
 		return nil, Note{}, err
 	}
-	ob, err := outbox.Write(table, ev, now)
+	ob, err := outbox.Write(table, ev, now, opts...)
 	if err != nil {
 		return nil, Note{}, err
 	}

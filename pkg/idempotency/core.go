@@ -184,6 +184,7 @@ func (c *core) report(ctx context.Context, ev cloudevent.Event, d Delivery, res 
 		slog.String("messageId", d.MessageID),
 		slog.String("eventId", ev.ID),
 		slog.String("eventType", ev.Type),
+		slog.String("idempotency_key", Key(c.cfg.Name, ev.ID)),
 		slog.String("outcome", string(res.Outcome)),
 		slog.Float64("durationMs", float64(took)/float64(time.Millisecond)),
 		slog.Float64("commitMs", float64(res.Commit)/float64(time.Millisecond)),

@@ -149,7 +149,7 @@ func (c *LeasedConsumer) takenOver(ctx context.Context, rec Record, oldItem map[
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease taken over",
 		slog.String("consumer", c.cfg.Name),
-		slog.String("key", rec.Key),
+		slog.String("idempotency_key", rec.Key),
 		slog.String("messageId", rec.MessageID),
 		slog.String("previousOwner", old.Owner),
 		slog.String("previousLeaseExpiredAt", rfc3339(time.UnixMilli(old.LeaseExpiresAt))),

@@ -172,7 +172,7 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 			lastErr = err
 			mu.Unlock()
 			c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease heartbeat failed, retrying",
-				slog.String("consumer", c.cfg.Name), slog.String("key", l.rec.Key), slog.String("error", err.Error()))
+				slog.String("consumer", c.cfg.Name), slog.String("idempotency_key", l.rec.Key), slog.String("error", err.Error()))
 		}
 	}
 }

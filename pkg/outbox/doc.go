@@ -27,4 +27,6 @@
 //	payloadHash cloudevent.Event.PayloadHash, to tell a retry from a conflicting reuse of the id
 //	createdAt   RFC 3339 time of the write
 //	expiresAt   epoch seconds; the table's TTL removes published items after Retention
+//	traceHeader the X-Ray trace header of the request that wrote it (WithTrace), sent as the
+//	            message's AWSTraceHeader system attribute; absent when not traced
 package outbox

@@ -31,6 +31,19 @@ type Item struct {
 	PayloadHash string `dynamodbav:"payloadHash"`
 	CreatedAt   string `dynamodbav:"createdAt"`
 	ExpiresAt   int64  `dynamodbav:"expiresAt"`
+	// TraceHeader is the X-Ray trace header of the request that wrote the event (see package
+	// xray); the Relay sends it as the message's AWSTraceHeader. Absent when not traced.
+	TraceHeader string `dynamodbav:"traceHeader,omitempty"`
+}
+
+// WriteOption sets an optional part of the outbox item Write builds.
+type WriteOption func(*Item)
+
+// WithTrace stores the trace header h with the item, so that the message the Relay sends for
+// it carries the trace of the request that wrote it. Pass xray.FromContext(ctx) of the
+// request's handler; an empty h stores nothing.
+func WithTrace(h string) WriteOption {
+	return func(it *Item) { it.TraceHeader = h }
 }
 
 // Key returns the primary key of the outbox item of the event eventID about the aggregate
@@ -68,10 +81,13 @@ func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 // transaction if the event id is already in the outbox under the same subject (the condition
 // is on the item's full key, so it is per event); with ALL_OLD the cancellation reason
 // carries the stored item, whose PayloadHash tells a retry from a conflicting reuse.
-func Write(table string, ev cloudevent.Event, now time.Time) (types.TransactWriteItem, error) {
+func Write(table string, ev cloudevent.Event, now time.Time, opts ...WriteOption) (types.TransactWriteItem, error) {
 	item, err := NewItem(ev, now)
 	if err != nil {
 		return types.TransactWriteItem{}, err
+	}
+	for _, o := range opts {
+		o(&item)
 	}
 	av, err := attributevalue.MarshalMap(item)
 	if err != nil {

@@ -88,6 +88,7 @@ type pending struct {
 // not a valid group or deduplication id) is never retried: it is parked in ParkQueue with the
 // reason, counted as metrics.Parked, and the records after it go on (later events of its
 // aggregate too: parking is a dead letter, the policy of a consumer's dead-letter queue).
+// Each message carries the item's trace header as its AWSTraceHeader (see WithTrace).
 func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	defer func() { _ = metrics.Flush(r.cfg.Metrics) }()
 	byQueue := map[string][]pending{}
@@ -111,7 +112,7 @@ func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dyn
 			parks = append(parks, toPark{rec: i, item: item, reason: err})
 			continue
 		}
-		msg := publish.Message{DedupID: item.EventID, GroupID: item.Subject, Body: item.Body}
+		msg := publish.Message{DedupID: item.EventID, GroupID: item.Subject, Body: item.Body, TraceHeader: item.TraceHeader}
 		for _, url := range urls {
 			byQueue[url] = append(byQueue[url], pending{rec: i, msg: msg})
 		}

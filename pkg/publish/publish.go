@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // MaxBatch is the most messages one SendMessageBatch call takes.
@@ -33,11 +34,23 @@ type Sender interface {
 }
 
 // Message is one FIFO message. DedupID is the stable id of the logical event, GroupID the
-// aggregate it concerns.
+// aggregate it concerns. TraceHeader, when set, is sent as the message's AWSTraceHeader system
+// attribute (see package xray): X-Ray links the trace of whoever produced the event to the
+// consumer's, and the consumer logs it.
 type Message struct {
-	DedupID string
-	GroupID string
-	Body    string
+	DedupID     string
+	GroupID     string
+	Body        string
+	TraceHeader string
+}
+
+// traceAttribute is the MessageSystemAttributes of a message with trace header h, nil without.
+func traceAttribute(h string) map[string]types.MessageSystemAttributeValue {
+	if h == "" {
+		return nil
+	}
+	return map[string]types.MessageSystemAttributeValue{
+		xray.SQSAttribute: {DataType: aws.String("String"), StringValue: aws.String(h)}}
 }
 
 // MessageFor encodes ev as a CloudEvents JSON body keyed by its id and subject.
@@ -109,7 +122,8 @@ func (p *Publisher) Publish(ctx context.Context, queueURL string, evs ...cloudev
 // Send sends one message, retrying with the same deduplication id.
 func (p *Publisher) Send(ctx context.Context, queueURL string, m Message) error {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(m.Body),
-		MessageDeduplicationId: aws.String(m.DedupID), MessageGroupId: aws.String(m.GroupID)}
+		MessageDeduplicationId: aws.String(m.DedupID), MessageGroupId: aws.String(m.GroupID),
+		MessageSystemAttributes: traceAttribute(m.TraceHeader)}
 	var err error
 	for attempt := range p.cfg.Attempts {
 		if werr := p.wait(ctx, attempt, err); werr != nil {
@@ -180,7 +194,7 @@ func (p *Publisher) sendChunk(ctx context.Context, queueURL string, msgs []Messa
 		for n, i := range pending {
 			entries[n] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)),
 				MessageBody: aws.String(msgs[i].Body), MessageDeduplicationId: aws.String(msgs[i].DedupID),
-				MessageGroupId: aws.String(msgs[i].GroupID)}
+				MessageGroupId: aws.String(msgs[i].GroupID), MessageSystemAttributes: traceAttribute(msgs[i].TraceHeader)}
 		}
 		out, err := p.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
 		last = err

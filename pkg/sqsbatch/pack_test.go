@@ -58,7 +58,7 @@ func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) 
 			}
 			for _, l := range lines {
 				keys := slices.Sorted(maps.Keys(l))
-				want := []string{"commitMs", "consumer", "durationMs", "eventId", "eventType", "level", "messageId", "msg", "outcome", "time"}
+				want := []string{"commitMs", "consumer", "durationMs", "eventId", "eventType", "idempotency_key", "level", "messageId", "msg", "outcome", "time"}
 				if !slices.Equal(keys, want) || l["outcome"] != "applied" {
 					t.Fatalf("log line %v; want the one-message path's fields %v, outcome applied", l, want)
 				}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // Processor runs a MessageHandler over the messages of SQS events. It is safe for concurrent
@@ -146,8 +147,10 @@ func (p *Processor) notStartedReason(ctx context.Context) string {
 }
 
 // process handles one message and reports whether it may be acknowledged. It logs the
-// decision for every message that is not a plain success.
+// decision for every message that is not a plain success. The message's AWSTraceHeader, when
+// it has one, is the trace of everything logged about it.
 func (p *Processor) process(ctx context.Context, msg events.SQSMessage, groupID string) bool {
+	ctx = xray.NewContext(ctx, msg.Attributes[xray.SQSAttribute]) // the trace of who sent the event
 	attrs := func(reason error) []slog.Attr {
 		return []slog.Attr{slog.String("messageId", msg.MessageId), slog.String("group", groupID),
 			slog.String("reason", reason.Error())}

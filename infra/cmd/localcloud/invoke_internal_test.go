@@ -16,15 +16,15 @@ func TestOutcomes_say_what_became_of_each_message(t *testing.T) {
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	before := `{"time":"2026-01-01T00:00:00Z","level":"INFO","msg":"message applied","messageId":"m-dup","outcome":"applied"}` + "\n"
+	before := `{"timestamp":"2026-01-01T00:00:00Z","level":"INFO","message":"message applied","messageId":"m-dup","outcome":"applied"}` + "\n"
 	env1 := before + `START RequestId: r-1 Version: $LATEST
-{"time":"2026-01-01T00:00:01Z","level":"INFO","msg":"message applied","messageId":"m-ok","eventId":"e-1","eventType":"account.credited","outcome":"applied"}
-{"time":"2026-01-01T00:00:01Z","level":"INFO","msg":"message rejected","messageId":"m-rej","eventId":"e-2","eventType":"account.debited","outcome":"rejected","reason":"insufficient funds"}
-{"time":"2026-01-01T00:00:01Z","level":"ERROR","msg":"message malformed","messageId":"m-bad","outcome":"malformed","error":"malformed message: body: not JSON"}
-{"time":"2026-01-01T00:00:01Z","level":"ERROR","msg":"message failed permanently, dead-lettered and acknowledged","messageId":"m-bad","reason":"malformed message: body: not JSON"}
+{"timestamp":"2026-01-01T00:00:01Z","level":"INFO","message":"message applied","messageId":"m-ok","eventId":"e-1","eventType":"account.credited","outcome":"applied"}
+{"timestamp":"2026-01-01T00:00:01Z","level":"INFO","message":"message rejected","messageId":"m-rej","eventId":"e-2","eventType":"account.debited","outcome":"rejected","reason":"insufficient funds"}
+{"timestamp":"2026-01-01T00:00:01Z","level":"ERROR","message":"message malformed","messageId":"m-bad","outcome":"malformed","error":"malformed message: body: not JSON"}
+{"timestamp":"2026-01-01T00:00:01Z","level":"ERROR","message":"message failed permanently, dead-lettered and acknowledged","messageId":"m-bad","reason":"malformed message: body: not JSON"}
 `
-	env2 := `{"time":"2026-01-01T00:00:01Z","level":"INFO","msg":"message duplicate","messageId":"m-dup","eventId":"e-3","eventType":"account.credited","outcome":"duplicate","stored":"applied"}
-{"time":"2026-01-01T00:00:01Z","level":"WARN","msg":"message failed","messageId":"m-retry","outcome":"failed","error":"throttled"}
+	env2 := `{"timestamp":"2026-01-01T00:00:01Z","level":"INFO","message":"message duplicate","messageId":"m-dup","eventId":"e-3","eventType":"account.credited","outcome":"duplicate","stored":"applied"}
+{"timestamp":"2026-01-01T00:00:01Z","level":"WARN","message":"message failed","messageId":"m-retry","outcome":"failed","error":"throttled"}
 `
 	write := func(name, text string) {
 		if err := os.WriteFile(filepath.Join(logs, name), []byte(text), 0o644); err != nil {

@@ -36,7 +36,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"SQSConsumer-9.log", "Echo-1.log"} {
-		line := `{"time":"2020-01-01T00:00:00Z","level":"INFO","msg":"from an earlier run"}` + "\n"
+		line := `{"timestamp":"2020-01-01T00:00:00Z","level":"INFO","message":"from an earlier run"}` + "\n"
 		if err := os.WriteFile(filepath.Join(state, "logs", name), []byte(line), 0o644); err != nil {
 			t.Fatal(err)
 		}

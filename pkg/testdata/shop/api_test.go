@@ -19,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/xray"
 )
 
 // The public API as an importer relies on it, pinned at compile time: changing a signature
@@ -96,14 +97,22 @@ var (
 	_ func(metrics.Recorder) error                            = metrics.Flush
 
 	// outbox
-	_ func(string, cloudevent.Event, time.Time) (types.TransactWriteItem, error)                       = outbox.Write
-	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                           = outbox.NewItem
-	_ func(string, string) map[string]types.AttributeValue                                             = outbox.Key
-	_ func(string) error                                                                               = outbox.CheckText
-	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                  = outbox.NewRelay
-	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) = (*outbox.Relay).Handle
-	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                   = outbox.FromStreamImage
-	_ outbox.BatchSender                                                                               = (*publish.Publisher)(nil)
+	_ func(string, cloudevent.Event, time.Time, ...outbox.WriteOption) (types.TransactWriteItem, error) = outbox.Write
+	_ func(string) outbox.WriteOption                                                                   = outbox.WithTrace
+	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                            = outbox.NewItem
+	_ func(string, string) map[string]types.AttributeValue                                              = outbox.Key
+	_ func(string) error                                                                                = outbox.CheckText
+	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                   = outbox.NewRelay
+	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)  = (*outbox.Relay).Handle
+	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                    = outbox.FromStreamImage
+	_ outbox.BatchSender                                                                                = (*publish.Publisher)(nil)
+
+	// xray
+	_ func(context.Context, string) context.Context = xray.NewContext
+	_ func(context.Context) string                  = xray.FromContext
+	_ func(string) string                           = xray.TraceID
+	_ func(time.Time) string                        = xray.NewHeader
+	_                                               = publish.Message{TraceHeader: xray.SQSAttribute + xray.HTTPHeader}
 
 	// publish
 	_ func(publish.Sender, publish.Config) (*publish.Publisher, error)             = publish.New

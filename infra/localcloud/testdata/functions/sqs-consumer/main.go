@@ -25,6 +25,7 @@ func main() {
 				"pk":       "sqs#" + m.Body,
 				"group":    m.Attributes["MessageGroupId"],
 				"receives": m.Attributes["ApproximateReceiveCount"],
+				"trace":    m.Attributes["AWSTraceHeader"],
 				"source":   m.EventSource + " " + m.EventSourceARN,
 			})
 			if err != nil {

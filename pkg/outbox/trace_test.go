@@ -1,0 +1,77 @@
+package outbox_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/publish"
+)
+
+// sentTraces passes batches on to a real Publisher and keeps each message's trace header.
+type sentTraces struct {
+	*publish.Publisher
+	mu     sync.Mutex
+	traces map[string]string // by dedup id
+}
+
+func (s *sentTraces) SendBatch(ctx context.Context, url string, msgs []publish.Message) []error {
+	s.mu.Lock()
+	for _, m := range msgs {
+		s.traces[m.DedupID] = m.TraceHeader
+	}
+	s.mu.Unlock()
+	return s.Publisher.SendBatch(ctx, url, msgs)
+}
+
+func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *testing.T) {
+	t.Parallel()
+	db := testenv.DynamoDB(t)
+	table, stream := apptest.AppTable(t, db)
+	const traced = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
+	placed, _ := cloudevent.New("order-placed-t1", "shop", "order.placed", "o-t1", time.Now(), map[string]int{"total": 5})
+	paid, _ := cloudevent.New("order-paid-t1", "shop", "order.paid", "o-t1", time.Now(), map[string]int{"total": 5})
+	for _, w := range []struct {
+		ev   cloudevent.Event
+		opts []outbox.WriteOption
+	}{{placed, []outbox.WriteOption{outbox.WithTrace(traced)}}, {paid, nil}} {
+		w, err := outbox.Write(table, w.ev, time.Now(), w.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := testenv.SQS(t)
+	orders := apptest.FIFOQueue(t, q, "orders")
+	p, err := publish.New(q, publish.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := &sentTraces{Publisher: p, traces: map[string]string{}}
+	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: apptest.FIFOQueue(t, q, "parked"),
+		Routes: map[string][]string{"order.placed": {orders}, "order.paid": {orders}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
+	if resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs}); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v, err %v", resp.BatchItemFailures, err)
+	}
+	want := map[string]string{placed.ID: traced, paid.ID: ""}
+	for id, h := range want {
+		if got, ok := sender.traces[id]; !ok || got != h {
+			t.Errorf("event %s sent (%v) with trace header %q, want %q", id, ok, got, h)
+		}
+	}
+}
