@@ -45,18 +45,21 @@ func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	cloud, err := localcloud.Start(ctx, localcloud.Config{
+	cfg := localcloud.Config{
 		Logger:            slog.New(slog.NewTextHandler(logf, nil)),
 		StateDir:          state,
 		Prefix:            fmt.Sprintf("chaos%d", time.Now().UnixNano()),
 		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
 		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
 		Install:           true,
-		Parameters:        map[string]string{"WebhookUrl": recv.URL},
 		VisibilityTimeout: 5,
 		Chaos: localcloud.Chaos{Throttle: 0.03, ServerError: 0.03, Conflict: 0.05, ResetBefore: 0.03, ResetAfter: 0.03,
 			Latency: 0.03, MaxLatency: 100 * time.Millisecond, KillDuring: 0.05, KillAfter: 0.03},
-	})
+	}
+	if err := workload.ServeWebhookParameters(&cfg, filepath.Join("..", "..", "template.yaml"), recv); err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := localcloud.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", err)
 	}
