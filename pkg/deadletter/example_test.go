@@ -44,5 +44,5 @@ func ExampleQueue_DeadLetter() {
 	// reason: malformed message: id: missing
 	// sourceMessageId: m-1
 	// sourceQueueArn: arn:aws:sqs:eu-west-1:123456789012:orders.fifo
-	// [deadLetteredAt reason receiveCount sourceMessageId sourceQueueArn]
+	// [deadLetteredAt reason receiveCount sourceGroupId sourceMessageId sourceQueueArn]
 }
