@@ -137,8 +137,8 @@ func Browse(ctx context.Context, client ReceiveAPI, queueURL string, fn func(Let
 		if err != nil || len(batch) == 0 {
 			return err
 		}
+		seen = append(seen, batch...) // the whole batch: stopping early must release it all
 		for _, l := range batch {
-			seen = append(seen, l)
 			if !fn(l) {
 				return nil
 			}

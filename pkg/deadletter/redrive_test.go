@@ -174,3 +174,20 @@ func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 		t.Errorf("queue holds %d letters after Browse; want 3", len(left))
 	}
 }
+
+func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
+	c := client(t)
+	dlq := createQueue(t, c, true, nil)
+	q := deadletter.New(c, dlq)
+	for _, g := range []string{"g1", "g2", "g3"} {
+		if err := q.DeadLetter(t.Context(), deadLettered("arn:aws:sqs:us-east-1:000000000000:x.fifo", g, "e-"+g, "t"), errors.New("why")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := deadletter.Browse(t.Context(), c, dlq, func(deadletter.Letter) bool { return false }); err != nil {
+		t.Fatal(err)
+	}
+	if left := receiveAll(t, c, dlq); len(left) != 3 {
+		t.Errorf("%d letters visible after Browse stopped at the first; want 3 (the rest of its batch hidden for minutes)", len(left))
+	}
+}
