@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,10 +67,17 @@ func letterOf(m types.Message) Letter {
 			l.Attributes[name] = v
 		}
 	}
-	// Leniently: a malformed event's id and type are worth showing too.
-	var ev struct{ ID, Type any }
+	// Leniently: a malformed event's id and type are worth showing too, and so are those of
+	// an outbox item the relay parked (outbox.Parked: eventId, eventType and its reason).
+	var ev struct {
+		ID, Type, Reason   any
+		EventID, EventType any // eventId, eventType: encoding/json matches names without regard to case
+	}
 	if json.Unmarshal([]byte(l.Body), &ev) == nil {
-		l.EventID, l.EventType = text(ev.ID), text(ev.Type)
+		l.EventID, l.EventType = firstNonEmpty(text(ev.ID), text(ev.EventID)), firstNonEmpty(text(ev.Type), text(ev.EventType))
+		if l.Reason == "" && l.SourceQueueARN == "" {
+			l.Reason = text(ev.Reason)
+		}
 	}
 	return l
 }
@@ -92,8 +100,8 @@ func text(v any) string {
 }
 
 func sentAt(ms string) string {
-	var n int64
-	if _, err := fmt.Sscan(ms, &n); err != nil || ms == "" {
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil {
 		return ""
 	}
 	return time.UnixMilli(n).UTC().Format(time.RFC3339)

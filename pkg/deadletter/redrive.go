@@ -31,21 +31,24 @@ type RedriveConfig struct {
 	DryRun bool   // report what would be moved, move nothing
 }
 
+// Outcome is what Redrive did with one letter.
+type Outcome string
+
 // Outcomes of one letter in a redrive.
 const (
-	Moved     = "moved"      // sent to its queue, then deleted from the dead-letter queue
-	Skipped   = "skipped"    // not selected by the filter, or beyond the limit: left where it is
-	Behind    = "behind"     // left in place behind an earlier letter of its group that was left
-	Deduped   = "deduped"    // SQS dropped the send as a repeat of the original (under 5 minutes old): left in place, try again later
-	Failed    = "failed"     // the send failed: left in place
-	WouldMove = "would move" // DryRun: it would be moved
+	Moved     Outcome = "moved"      // sent to its queue, then deleted from the dead-letter queue
+	Skipped   Outcome = "skipped"    // not selected by the filter, or beyond the limit: left where it is
+	Behind    Outcome = "behind"     // left in place behind an earlier letter of its group that was left
+	Deduped   Outcome = "deduped"    // SQS dropped the send as a repeat of the original (under 5 minutes old): left in place, try again later
+	Failed    Outcome = "failed"     // no destination, or the send or delete failed: left in place
+	WouldMove Outcome = "would move" // DryRun: it would be moved
 )
 
 // Redriven is what Redrive did with one letter.
 type Redriven struct {
 	Letter  Letter
 	To      string // the queue URL it was (or would be) sent to
-	Outcome string
+	Outcome Outcome
 	Err     error // why it failed, for Failed
 }
 
@@ -112,7 +115,7 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 }
 
 // move sends l to url and deletes it from the dead-letter queue.
-func (r *redrive) move(ctx context.Context, l Letter, url string) (string, error) {
+func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(l.Body)}
 	if len(l.Attributes) > 0 {
 		in.MessageAttributes = l.Attributes

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -34,9 +35,9 @@ func deadLettered(sourceARN, group, eventID, typ string) events.SQSMessage {
 	}
 }
 
-func redrive(t *testing.T, cfg deadletter.RedriveConfig) map[string]string {
+func redrive(t *testing.T, cfg deadletter.RedriveConfig) map[string]deadletter.Outcome {
 	t.Helper()
-	outcomes := map[string]string{}
+	outcomes := map[string]deadletter.Outcome{}
 	err := deadletter.Redrive(t.Context(), cfg, func(r deadletter.Redriven) {
 		outcomes[r.Letter.EventID] = r.Outcome
 		if r.Err != nil {
@@ -189,5 +190,22 @@ func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
 	}
 	if left := receiveAll(t, c, dlq); len(left) != 3 {
 		t.Errorf("%d letters visible after Browse stopped at the first; want 3 (the rest of its batch hidden for minutes)", len(left))
+	}
+}
+
+func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
+	c := client(t)
+	park := createQueue(t, c, true, nil)
+	body := `{"reason":"body: character U+FFFE at byte 12, which SQS refuses","sequenceNumber":"1","eventId":"evt-p","eventType":"note.created","subject":"n-1","body":"e30=","parkedAt":"2026-11-30T10:00:00Z"}`
+	if _, err := c.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(park), MessageBody: aws.String(body),
+		MessageGroupId: aws.String("outbox-parked"), MessageDeduplicationId: aws.String("parked-1")}); err != nil {
+		t.Fatal(err)
+	}
+	var got []deadletter.Letter
+	if err := deadletter.Browse(t.Context(), c, park, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].EventID != "evt-p" || got[0].EventType != "note.created" || !strings.Contains(got[0].Why(), "U+FFFE") {
+		t.Errorf("letters %+v; want the parked event's id, type and reason", got)
 	}
 }

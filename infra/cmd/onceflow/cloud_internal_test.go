@@ -64,7 +64,7 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	credit := items[0].EventID
 	eventually(t, "the ledger's record of the credit", func() bool {
 		_, out := c.run(t, "", "record", "get", "--consumer", "ledger", credit)
-		return strings.Contains(out, `"Outcome": "applied"`)
+		return strings.Contains(out, `"outcome": "applied"`)
 	})
 	if code, out := c.run(t, "", "outbox", "republish", "--event-id", credit); code != 0 || !strings.Contains(out, "sent "+credit) {
 		t.Errorf("outbox republish: %d; want the credit sent to the ledger queue", code)

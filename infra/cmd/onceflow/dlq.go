@@ -130,7 +130,7 @@ func dlqRedrive() command {
 					return err
 				}
 			}
-			counts := map[string]int{}
+			counts := map[deadletter.Outcome]int{}
 			err = deadletter.Redrive(ctx, cfg, func(r deadletter.Redriven) {
 				counts[r.Outcome]++
 				line := fmt.Sprintf("%-10s %s  event %s  group %s", r.Outcome, r.Letter.MessageID, orNone(r.Letter.EventID), orNone(r.Letter.GroupID))

@@ -149,7 +149,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 		t.Fatal(err)
 	}
 	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")
-	if code != 0 || !strings.Contains(out, `"Outcome": "applied"`) || !strings.Contains(out, "HELD") || !strings.Contains(out, "debit-8") {
+	if code != 0 || !strings.Contains(out, `"outcome": "applied"`) || !strings.Contains(out, "HELD") || !strings.Contains(out, "debit-8") {
 		t.Errorf("record get: %d; want the applied record and its group's hold", code)
 	}
 	if code, out := c.onceflow(t, "n\n", "record", "delete", "--consumer", "ledger", "credit-9"); code != 1 || !strings.Contains(out, "applies its effect AGAIN") {

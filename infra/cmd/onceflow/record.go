@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -210,8 +212,13 @@ func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string,
 	return nil
 }
 
+// printJSON prints an item as JSON under the attribute names it has in the table.
 func printJSON(s ioStreams, v any) {
-	b, _ := json.MarshalIndent(v, "", "  ")
+	var m map[string]any
+	if av, err := attributevalue.MarshalMap(v); err == nil {
+		_ = attributevalue.UnmarshalMap(av, &m)
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
 	fmt.Fprintln(s.out, string(b))
 }
 
