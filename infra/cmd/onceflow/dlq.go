@@ -50,7 +50,7 @@ func dlqList() command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(s.out, "%s: about %s letters\n", url, n)
+			fmt.Fprintf(s.out, "%s: %s\n", url, n)
 			shown := 0
 			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
 				if f.filter.Match(l) {
@@ -156,14 +156,18 @@ func dlqRedrive() command {
 	}
 }
 
-// depth is the queue's ApproximateNumberOfMessages (visible and in flight).
+// depth says how many messages the queue holds: visible, and in flight (received by someone
+// else, back when their visibility timeout ends).
 func depth(ctx context.Context, c *sqs.Client, url string) (string, error) {
 	out, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
-		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages}})
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages,
+			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
 	if err != nil {
 		return "", fmt.Errorf("queue %s: %w", url, err)
 	}
-	return out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)], nil
+	return fmt.Sprintf("about %s letters visible, %s in flight (received by someone, not listed)",
+		out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)],
+		out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessagesNotVisible)]), nil
 }
 
 func orNone(s string) string {
