@@ -10,7 +10,8 @@ test:
 	infra/emulators.sh $(GO) test -race -count=1 $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
-##   table (see README); the benchmark's raw output is kept in .local/bench.txt
+##   table (see README); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
+##   with the issue's targets and the cost model; raw output in .local/bench*.txt
 BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
@@ -20,6 +21,12 @@ bench:
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench.txt || { cat ../../.local/bench.txt; exit 1; }
 	@echo; sed -n '/variant.*msgs\/s/,$$p' .local/bench.txt | grep -v -E '^(PASS|ok |Benchmark)'; \
 	  echo "(raw output: .local/bench.txt)"
+	@$(GO) test -c -o .local/bench-sqsbatch.test ./pkg/sqsbatch/
+	@echo; echo "bench: side by side, 8 variants x $(BENCH_N) messages interleaved, direct and +5 ms per round trip (a few minutes)"
+	@cd pkg/sqsbatch && ../../infra/emulators.sh ../../.local/bench-sqsbatch.test -test.run '^$$' -test.bench SideBySide \
+	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-sidebyside.txt || { cat ../../.local/bench-sidebyside.txt; exit 1; }
+	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-sidebyside.txt; \
+	  echo "(raw output: .local/bench-sidebyside.txt)"
 
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s

@@ -25,20 +25,29 @@ func absentCondition(now time.Time) (expression.Expression, error) {
 	return expression.NewBuilder().WithCondition(cond).Build()
 }
 
-// commit writes the effect and the record in one transaction and classifies the answer,
-// retrying transient failures within the deadline.
-func (c *Consumer) commit(ctx context.Context, res Result, items []types.TransactWriteItem, effect Effect, rec Record) (Result, error) {
+// prepared is one event ready to commit: its effect's items followed by the record's
+// conditional Put and, under HoldGroup, the release of the group's hold.
+type prepared struct {
+	res         Result
+	items       []types.TransactWriteItem
+	effect      Effect
+	rec         Record
+	cond        expression.Expression // the record's condition: no live record
+	recordIndex int                   // of the record's Put in items
+	heldIndex   int                   // of the hold's release in items, or -1
+}
+
+// withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
+// the release of the group's hold.
+func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effect Effect, rec Record) (prepared, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
-		res.Outcome = Failed
-		return res, fmt.Errorf("encode record %s: %w", rec.Key, err)
+		return prepared{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
 	cond, err := absentCondition(c.cfg.Now())
 	if err != nil {
-		res.Outcome = Failed
-		return res, fmt.Errorf("build record condition: %w", err)
+		return prepared{}, fmt.Errorf("build record condition: %w", err)
 	}
-	recordIndex := len(items)
 	items = append(items, types.TransactWriteItem{Put: &types.Put{
 		TableName:                           aws.String(c.cfg.Table),
 		Item:                                item,
@@ -47,62 +56,77 @@ func (c *Consumer) commit(ctx context.Context, res Result, items []types.Transac
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}})
-	heldIndex := -1
+	p := prepared{res: res, effect: effect, rec: rec, cond: cond, recordIndex: len(items) - 1, heldIndex: -1}
 	if c.HoldsGroups() && rec.Group != "" {
 		if len(items) > MaxEffectWrites { // the effect's writes, the record and the hold
-			res.Outcome = Failed
-			return res, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf(
+			return prepared{}, &EffectError{EventType: rec.EventType, Problem: fmt.Sprintf(
 				"%d writes; under HoldGroup one transaction takes at most %d besides the idempotency record and the group's hold",
 				len(items)-1, MaxEffectWrites-1)}
 		}
 		release, err := c.releaseWrite(rec.Group, rec.EventID)
 		if err != nil {
-			res.Outcome = Failed
-			return res, err
+			return prepared{}, err
 		}
-		heldIndex, items = len(items), append(items, release)
+		p.heldIndex, items = len(items), append(items, release)
 	}
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
+	p.items = items
+	return p, nil
+}
 
+// commit writes the effect and the record in one transaction and classifies the answer,
+// retrying transient failures within the deadline.
+func (c *Consumer) commit(ctx context.Context, p prepared) (Result, error) {
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: p.items}
+	res := p.res
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		callCtx, cancel := c.cfg.Retry.bound(ctx)
-		_, err := c.db.TransactWriteItems(callCtx, in)
+		_, err := c.db.TransactWriteItems(callCtx, in, c.cfg.Retry.single)
 		cancel()
 		res.Commit += time.Since(start)
-		v := classify(err, recordIndex, heldIndex)
-		switch v.kind {
-		case committed:
-			res.Outcome = Applied
-			c.remember(rec, Applied, "")
-			return res, nil
-		case recordExists:
-			return c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
-		case held:
-			res.Outcome = Failed
-			return res, heldError(rec.Group, v.old)
-		case effectFailed:
-			if effect.provesDuplicate(v.failed) {
-				return c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
-			}
-			reason := effect[v.index].Reason()
-			if reason == "" {
-				reason = fmt.Sprintf("condition of write %d failed", v.index)
-			}
-			var done bool
-			res, done, err = c.reject(ctx, res, rec, reason, cond, effect[v.index].onReject)
-			if done {
-				return res, err
-			}
-		case permanent:
-			res.Outcome = Failed
-			return res, &EffectError{EventType: rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
+		p.res = res
+		var done bool
+		res, done, err = c.settle(ctx, p, classify(err, p.recordIndex, p.heldIndex), err)
+		if done {
+			return res, err
 		}
 		if !c.cfg.Retry.wait(ctx, attempt) {
 			res.Outcome = Failed
-			return res, fmt.Errorf("commit %s after %d attempts: %w", rec.Key, attempt, err)
+			return res, fmt.Errorf("commit %s after %d attempts: %w", p.rec.Key, attempt, err)
 		}
 	}
+}
+
+// settle turns one event's verdict into its result; done is false when the commit should be
+// retried (err then says why).
+func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error) (Result, bool, error) {
+	res := p.res
+	switch v.kind {
+	case committed:
+		res.Outcome = Applied
+		c.remember(p.rec, Applied, "")
+		return res, true, nil
+	case recordExists:
+		res, err = c.releasedAfter(ctx, p.rec)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
+		return res, true, err
+	case held:
+		res.Outcome = Failed
+		return res, true, heldError(p.rec.Group, v.old)
+	case effectFailed:
+		if p.effect.provesDuplicate(v.failed) {
+			res, err = c.releasedAfter(ctx, p.rec)(duplicateByEffect(res), nil)
+			return res, true, err
+		}
+		reason := p.effect[v.index].Reason()
+		if reason == "" {
+			reason = fmt.Sprintf("condition of write %d failed", v.index)
+		}
+		return c.reject(ctx, res, p.rec, reason, p.cond, p.effect[v.index].onReject)
+	case permanent:
+		res.Outcome = Failed
+		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
+	}
+	return res, false, err
 }
 
 // reject records a rejection in its own conditional Put (with the failed write's OnReject
@@ -131,7 +155,7 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 		ExpressionAttributeNames:            cond.Names(),
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, c.cfg.Retry.single)
 	res.Commit += time.Since(start)
 	var ccf *types.ConditionalCheckFailedException
 	switch {

@@ -14,7 +14,10 @@ import (
 )
 
 // DB is the part of the DynamoDB API the engine uses; *dynamodb.Client implements it.
-// Implementations must be safe for concurrent use.
+// Implementations must be safe for concurrent use. The Consumer passes each call an option
+// that makes it a single attempt (the client's retryer replaced by aws.NopRetryer for that
+// call): its own Retry, bounded by the deadline, is then the only retry around commits. A
+// wrapper must pass the options on to the client.
 type DB interface {
 	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, opts ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 	PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)

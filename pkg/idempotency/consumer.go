@@ -40,24 +40,39 @@ func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (
 }
 
 func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	res, hash, done, err := c.start(ev)
+	p, res, done, err := c.prepare(ctx, ev, d)
 	if done {
 		return res, err
+	}
+	return c.commit(ctx, p)
+}
+
+// prepare decides the effect of ev and builds its transaction; done is true (with the result)
+// when there is nothing to commit: a cached duplicate, a malformed event, a failure.
+func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery) (prepared, Result, bool, error) {
+	res, hash, done, err := c.start(ev)
+	if done {
+		return prepared{}, res, true, err
+	}
+	fail := func(outcome Outcome, err error) (prepared, Result, bool, error) {
+		res.Outcome = outcome
+		return prepared{}, res, true, err
 	}
 	effect, err := c.handler.Decide(ctx, ev)
 	if err != nil {
 		if errors.Is(err, cloudevent.ErrMalformed) {
-			res.Outcome = Malformed
-			return res, err
+			return fail(Malformed, err)
 		}
-		res.Outcome = Failed
-		return res, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err)
+		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}
 	rec := c.record(ev, d, hash, c.cfg.Now())
 	items, err := effect.build(ev.Type, itemRef{c.cfg.Table, canonicalKey(rec.key())})
 	if err != nil {
-		res.Outcome = Failed
-		return res, err
+		return fail(Failed, err)
 	}
-	return c.commit(ctx, res, items, effect, rec)
+	p, err := c.withRecord(res, items, effect, rec)
+	if err != nil {
+		return fail(Failed, err)
+	}
+	return p, res, false, nil
 }

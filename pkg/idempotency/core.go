@@ -163,7 +163,7 @@ func (c *core) read(ctx context.Context, res *Result, key string) (map[string]ty
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
+		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)}, c.cfg.Retry.single)
 	res.Commit += time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("read record %s: %w", key, err)

@@ -190,8 +190,10 @@ func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
 			if err == nil {
 				t.Fatal("Apply = nil; want the hung call's failure")
 			}
-			if left := time.Until(deadline); left < 200*time.Millisecond {
-				t.Errorf("Apply returned %v before the deadline; want at least half of Retry.Margin (500ms) left to report the message", left)
+			// The calls end half of Retry.Margin (250ms) before the deadline; 100ms of it may go
+			// to scheduling on a loaded machine, and before the bound Apply returned after it.
+			if left := time.Until(deadline); left < 150*time.Millisecond {
+				t.Errorf("Apply returned %v before the deadline; want about half of Retry.Margin (500ms) left to report the message", left)
 			}
 		})
 	}

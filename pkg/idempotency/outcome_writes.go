@@ -106,7 +106,7 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 	start := time.Now()
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
-	_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items}, c.cfg.Retry.single)
 	res.Commit += time.Since(start)
 	switch v := classify(err, recordIndex, heldIndex); v.kind {
 	case committed:

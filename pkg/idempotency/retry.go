@@ -1,6 +1,9 @@
 package idempotency
 
 import (
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
 	"context"
 	"math/rand/v2"
 	"time"
@@ -69,3 +72,9 @@ func (r Retry) bound(ctx context.Context) (context.Context, context.CancelFunc) 
 	}
 	return context.WithCancel(ctx)
 }
+
+// single makes one DynamoDB call exactly one attempt, whatever retryer the client was built
+// with: the engine's Retry is then the only retry around its calls, so every attempt is
+// bounded by the deadline and counted against MaxAttempts (the SDK's default retryer would
+// otherwise make up to 3 attempts of each, with a backoff the engine neither sees nor bounds).
+func (Retry) single(o *dynamodb.Options) { o.Retryer = aws.NopRetryer{} }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
@@ -56,15 +57,18 @@ type Config struct {
 	// Attempts is how many times a message is sent before its failure is returned; default 3.
 	// The SDK's own retries happen inside each attempt.
 	Attempts int
-	// Backoff is the wait before the second attempt, doubled for each later one; default 100ms.
+	// Backoff is the base of the SDK's exponential backoff with full jitter (aws/retry, as its
+	// standard retryer waits): the wait before attempt n+1 is random in [0, min(Backoff·2^(n-1),
+	// 20s)), and a throttling error uses a base of 1s. Default 100ms.
 	Backoff time.Duration
 }
 
 // Publisher sends messages with their stable deduplication id, retrying failed sends with the
 // same id. It is safe for concurrent use.
 type Publisher struct {
-	client Sender
-	cfg    Config
+	client  Sender
+	cfg     Config
+	backoff aws.Retryer // only its RetryDelay: the attempts are the Publisher's own
 }
 
 // New returns a Publisher over client.
@@ -85,7 +89,8 @@ func New(client Sender, cfg Config) (*Publisher, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	return &Publisher{client: client, cfg: cfg}, nil
+	backoff := retry.NewStandard(func(o *retry.StandardOptions) { o.BaseDelay = cfg.Backoff })
+	return &Publisher{client: client, cfg: cfg, backoff: backoff}, nil
 }
 
 // Publish sends the events to queueURL in order, in batches, and returns every failure joined.
@@ -107,7 +112,8 @@ func (p *Publisher) Send(ctx context.Context, queueURL string, m Message) error 
 		MessageDeduplicationId: aws.String(m.DedupID), MessageGroupId: aws.String(m.GroupID)}
 	var err error
 	for attempt := range p.cfg.Attempts {
-		if err = p.wait(ctx, attempt); err != nil {
+		if werr := p.wait(ctx, attempt, err); werr != nil {
+			err = werr
 			break
 		}
 		if _, err = p.client.SendMessage(ctx, in); err == nil {
@@ -162,8 +168,9 @@ func (p *Publisher) sendChunk(ctx context.Context, queueURL string, msgs []Messa
 	for i := range pending {
 		pending[i] = i
 	}
+	var last error // of the call before, for the backoff (nil when SQS failed some entries)
 	for attempt := 0; attempt < p.cfg.Attempts && len(pending) > 0; attempt++ {
-		if err := p.wait(ctx, attempt); err != nil {
+		if err := p.wait(ctx, attempt, last); err != nil {
 			for _, i := range pending {
 				errs[i] = fmt.Errorf("send %s: %w", msgs[i].DedupID, err)
 			}
@@ -176,6 +183,7 @@ func (p *Publisher) sendChunk(ctx context.Context, queueURL string, msgs []Messa
 				MessageGroupId: aws.String(msgs[i].GroupID)}
 		}
 		out, err := p.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
+		last = err
 		if err != nil {
 			for _, i := range pending {
 				errs[i] = fmt.Errorf("send %s to %s: %w", msgs[i].DedupID, queueURL, err)
@@ -211,11 +219,17 @@ func (p *Publisher) retryable(out *sqs.SendMessageBatchOutput, msgs []Message, e
 	return again
 }
 
-func (p *Publisher) wait(ctx context.Context, attempt int) error {
+// wait sleeps before attempt (0 is the first, which does not wait) after the error of the
+// one before, for the SDK's jittered backoff.
+func (p *Publisher) wait(ctx context.Context, attempt int, last error) error {
 	if attempt == 0 {
 		return ctx.Err()
 	}
-	t := time.NewTimer(p.cfg.Backoff << (attempt - 1))
+	d, err := p.backoff.RetryDelay(attempt, last)
+	if err != nil {
+		return err
+	}
+	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():

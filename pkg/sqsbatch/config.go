@@ -53,7 +53,7 @@ func (f DeadLettererFunc) DeadLetter(ctx context.Context, msg events.SQSMessage,
 // Config tunes a Processor. The zero value works.
 type Config struct {
 	// Concurrency is how many groups (of a standard queue: messages) are processed at once.
-	// Default 8.
+	// Default 8. A packing Processor (see NoPacking) runs at least PackWidth.
 	Concurrency int
 	// DeadlineMargin is the time before the invocation's deadline at which the Processor
 	// stops starting messages: a message that would start later is reported failed
@@ -71,6 +71,13 @@ type Config struct {
 	MaxAttempts int
 	// Logger is where decisions are logged. Default slog.Default().
 	Logger *slog.Logger
+	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
+	// or NewConsumer on an *idempotency.Consumer commits the messages its workers are applying
+	// at the same moment (the next message of several groups; of a standard queue, any
+	// messages) in shared TransactWriteItems calls when their items are disjoint and fit
+	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
+	// groups at once. Outcomes, records, logs and metrics stay per message either way.
+	NoPacking bool
 	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
 	// is not a CloudEvent), and is flushed at the end of every Handle when it buffers.
 	// Default metrics.Discard.

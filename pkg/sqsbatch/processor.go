@@ -86,8 +86,11 @@ func (p *Processor) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 func (p *Processor) run(ctx context.Context, recs []events.SQSMessage, groups []group, out []outcome) {
 	queue := make(chan group)
 	var wg sync.WaitGroup
-	for range min(p.cfg.Concurrency, len(groups)) {
+	workers := p.workers(len(groups))
+	ctx, leave := p.packing(ctx, workers) // pack.go: commits shared by the workers
+	for range workers {
 		wg.Go(func() {
+			defer leave()
 			for g := range queue {
 				p.runGroup(ctx, recs, g, out)
 			}
