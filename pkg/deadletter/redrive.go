@@ -42,6 +42,7 @@ const (
 	Deduped   Outcome = "deduped"    // SQS dropped the send as a repeat of the original (under 5 minutes old): left in place, try again later
 	Failed    Outcome = "failed"     // no destination, or the send or delete failed: left in place
 	WouldMove Outcome = "would move" // DryRun: it would be moved
+	Again     Outcome = "again"      // dead-lettered again after this redrive moved it: left in place
 )
 
 // Redriven is what Redrive did with one letter.
@@ -59,13 +60,14 @@ type Redriven struct {
 // (skipped, failed or deduplicated), every later letter of that group is left too. A send
 // SQS drops because the original send of the same deduplication id is under five minutes old
 // would lose the letter: it is detected (SQS answers with the original message id) and the
-// letter left in place. Redrive calls report with each letter as it is decided and returns the
+// letter left in place. A letter dead-lettered again while the redrive runs (the message it
+// sent failed at once) is left in place, never sent twice in one run. Redrive calls report with each letter as it is decided and returns the
 // first error that stopped it; the letters left in place are visible again when it returns.
 func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) error {
 	if cfg.Client == nil || cfg.Queue == "" {
 		return errors.New("redrive: client and queue are required")
 	}
-	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}}
+	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}}
 	defer func() { release(context.WithoutCancel(ctx), cfg.Client, cfg.Queue, r.left) }()
 	for {
 		batch, err := receive(ctx, cfg.Client, cfg.Queue)
@@ -82,6 +84,7 @@ type redrive struct {
 	cfg   RedriveConfig
 	urls  map[string]string // source queue ARN → URL
 	held  map[string]bool   // groups with a letter left in place
+	sent  map[string]bool   // message ids of the sends of this redrive
 	moved int
 	left  []Letter
 }
@@ -89,6 +92,10 @@ type redrive struct {
 func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 	res := Redriven{Letter: l}
 	switch {
+	case r.sent[l.SourceMessage] || r.sent[l.MessageID]:
+		// Dead-lettered again since this redrive sent it (SQS keeps a message's id when it
+		// moves it, the dead-letterer names it): another send now would loop.
+		res.Outcome = Again
 	case l.GroupID != "" && r.held[l.GroupID]:
 		res.Outcome = Behind
 	case !r.cfg.Filter.Match(l) || (r.cfg.Limit > 0 && r.moved >= r.cfg.Limit):
@@ -135,9 +142,11 @@ func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, erro
 	if err != nil {
 		return Failed, fmt.Errorf("send letter %s to %s: %w", l.MessageID, url, err)
 	}
-	if id := aws.ToString(out.MessageId); id == l.SourceMessage || id == l.MessageID {
+	id := aws.ToString(out.MessageId)
+	if id == l.SourceMessage || id == l.MessageID {
 		return Deduped, nil
 	}
+	r.sent[id] = true
 	if _, err := r.cfg.Client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.cfg.Queue),
 		ReceiptHandle: aws.String(l.receiptHandle)}); err != nil {
 		// Sent but still here: a second redrive sends it again, which the broker drops within

@@ -209,3 +209,40 @@ func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
 		t.Errorf("letters %+v; want the parked event's id, type and reason", got)
 	}
 }
+
+// A letter that fails again at once comes back to the dead-letter queue while the redrive
+// still reads it: it must not be sent again in the same run, or a standard queue (no
+// deduplication) loops, and a FIFO one loops again once five minutes have passed.
+func TestRedrive_leaves_a_letter_that_failed_again_during_the_redrive(t *testing.T) {
+	c := client(t)
+	src, dlq := createQueue(t, c, false, nil), createQueue(t, c, false, nil)
+	arn := queueARN(t, c, src)
+	q := deadletter.New(c, dlq)
+	if err := q.DeadLetter(t.Context(), deadLettered(arn, "", "evt-again", "t"), errors.New("bad")); err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []deadletter.Outcome
+	err := deadletter.Redrive(t.Context(), deadletter.RedriveConfig{Client: c, Queue: dlq}, func(r deadletter.Redriven) {
+		outcomes = append(outcomes, r.Outcome)
+		if r.Outcome != deadletter.Moved || len(outcomes) > 3 {
+			return
+		}
+		// The consumer takes the redriven message and dead-letters it again.
+		for _, m := range receiveAll(t, c, src) {
+			again := deadLettered(arn, "", "evt-again", "t")
+			again.MessageId = aws.ToString(m.MessageId)
+			if err := q.DeadLetter(t.Context(), again, errors.New("bad again")); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(outcomes) != 2 || outcomes[0] != deadletter.Moved || outcomes[1] != deadletter.Again {
+		t.Errorf("outcomes %v; want [moved again]: the letter that failed again is left for the operator", outcomes)
+	}
+	if left := receiveAll(t, c, dlq); len(left) != 1 || attr(left[0], deadletter.AttrReason) != "bad again" {
+		t.Errorf("dead-letter queue holds %d letters; want the one that failed again", len(left))
+	}
+}

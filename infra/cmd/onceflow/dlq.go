@@ -140,14 +140,17 @@ func dlqRedrive() command {
 				if r.Err != nil {
 					line += "\n    " + r.Err.Error()
 				}
+				if r.Outcome == deadletter.Again {
+					line += "\n    dead-lettered again after this redrive sent it: the cause is not fixed"
+				}
 				if r.Outcome == deadletter.Deduped {
 					line += "\n    SQS saw this event id under 5 minutes ago and would drop it: redrive again later"
 				}
 				fmt.Fprintln(s.out, line)
 			})
-			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, deduplicated %d, failed %d\n",
+			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, deduplicated %d, failed again %d, failed %d\n",
 				counts[deadletter.Moved], counts[deadletter.WouldMove], counts[deadletter.Skipped], counts[deadletter.Behind],
-				counts[deadletter.Deduped], counts[deadletter.Failed])
+				counts[deadletter.Deduped], counts[deadletter.Again], counts[deadletter.Failed])
 			if err == nil && counts[deadletter.Failed] > 0 {
 				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[deadletter.Failed])
 			}
