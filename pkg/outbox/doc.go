@@ -27,4 +27,7 @@
 //	payloadHash cloudevent.Event.PayloadHash, to tell a retry from a conflicting reuse of the id
 //	createdAt   RFC 3339 time of the write
 //	expiresAt   epoch seconds; the table's TTL removes published items after Retention
+//
+// Find and Republish send outbox items again, by event id or by the time they were written,
+// as the relay sends them: what an operator does after records of the stream failed for good.
 package outbox
