@@ -40,7 +40,11 @@ func (f *dlqFlags) url(ctx context.Context, t *target) (string, error) {
 func dlqList() command {
 	var f dlqFlags
 	return command{
-		flags: func(fs *flag.FlagSet) { f.common(fs); f.filters(fs) },
+		flags: func(fs *flag.FlagSet) {
+			f.common(fs)
+			f.filters(fs)
+			fs.IntVar(&f.limit, "limit", 100, "show at most this many letters (0: all)")
+		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
 			url, err := f.url(ctx, t)
 			if err != nil {
@@ -58,7 +62,7 @@ func dlqList() command {
 					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s\n    reason: %s\n",
 						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt, oneLine(l.Why(), 300))
 				}
-				return true
+				return f.limit == 0 || shown < f.limit
 			})
 			fmt.Fprintf(s.out, "%d shown (on a FIFO queue SQS hands out the first letters of each group only while they are in view)\n", shown)
 			return err

@@ -22,7 +22,7 @@ const usage = `onceflow: the operator's tool for onceflow (AWS with the default 
 
 usage: onceflow <command> <subcommand> [flags] [args]
 
-  dlq list      --queue Q [--reason TEXT] [--type T]    dead letters with their reasons
+  dlq list      --queue Q [--reason TEXT] [--type T] [--limit N]  dead letters, reasons
   dlq show      --queue Q MESSAGE_ID|EVENT_ID            one dead letter: attributes and body
   dlq redrive   --queue Q [--to Q] [--reason TEXT] [--type T] [--limit N] [--dry-run]
                                                          back to their source queue, in order

@@ -115,6 +115,9 @@ func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *test
 	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--reason", "MALFORMED"); code != 0 || strings.Contains(out, "credit-1") || !strings.Contains(out, "1 shown") {
 		t.Errorf("dlq list --reason: %d; want the malformed letter only", code)
 	}
+	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--limit", "1"); code != 0 || strings.Contains(out, "bad-1") || !strings.Contains(out, "1 shown") {
+		t.Errorf("dlq list --limit 1: %d; want the first letter only", code)
+	}
 	code, out = c.onceflow(t, "", "dlq", "show", "credit-1", "--queue", "LedgerDeadLetterQueue")
 	if code != 0 || !strings.Contains(out, `"id":"credit-1"`) || !strings.Contains(out, c.e.Queues["LedgerQueue"].ARN) {
 		t.Errorf("dlq show: %d; want the letter's body and source queue", code)
