@@ -90,6 +90,7 @@ func outboxRepublish() command {
 				}
 				fmt.Fprintf(s.out, "sent %s  %s  subject %s -> %s\n", r.Item.EventID, r.Item.EventType, r.Item.Subject, r.Queue)
 			}
+			fmt.Fprintln(s.out, "(SQS drops a send whose event id it saw on that queue in the last 5 minutes; a consumer that recorded the event skips it as a duplicate)")
 			if failed > 0 {
 				return fmt.Errorf("%d sends failed", failed)
 			}
