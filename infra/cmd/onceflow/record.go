@@ -131,6 +131,14 @@ func recordDelete() command {
 
 // consequence says what a redelivery of rec's event does once rec is deleted.
 func consequence(rec idempotency.Record) string {
+	return what(rec) + "\n" + cached
+}
+
+// cached is the exception: the engine's in-memory cache of the keys an execution environment
+// committed or saw (idempotency.Config.CacheSize) outlives the record.
+const cached = "Except where an execution environment of the consumer still remembers the key in its in-memory cache (CacheSize, 1024 keys by default): there a redelivery is still a duplicate, until the environment ends (a deploy or configuration change of the function ends them all)."
+
+func what(rec idempotency.Record) string {
 	switch {
 	case rec.Status == idempotency.StatusInProgress:
 		return "This is a lease in progress: once deleted, a redelivery takes the event at once, even while its holder still runs (the side effect may happen twice; the holder's completion then fails as a lost lease)."
