@@ -94,7 +94,7 @@ func TestTemplate_has_every_resource_the_application_needs(t *testing.T) {
 			t.Errorf("resource %s has type %v; want %s", id, got, typ)
 		}
 	}
-	for _, p := range []string{"Stage", "RetentionDays", "LogLevel", "WebhookUrl"} {
+	for _, p := range []string{"Stage", "RetentionDays", "LogLevel", "WebhookUrlParameterName", "WebhookSecretParameterName"} {
 		if get(tpl, "Parameters", p) == nil {
 			t.Errorf("parameter %s is missing", p)
 		}
@@ -402,8 +402,7 @@ func TestTemplate_records_outlive_every_redelivery_path(t *testing.T) {
 }
 
 // TestSamconfig_parameter_overrides_satisfy_the_template checks that `sam deploy` with
-// samconfig.toml passes the template's parameter constraints, and that it does not deploy a
-// placeholder webhook.
+// samconfig.toml passes the template's parameter constraints.
 func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 	tpl := loadTemplate(t)
 	raw, err := os.ReadFile("samconfig.toml")
@@ -422,9 +421,6 @@ func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 			if !ok {
 				t.Errorf("samconfig.toml overrides %s, which the template does not declare", name)
 				continue
-			}
-			if name == "WebhookUrl" {
-				t.Errorf("samconfig.toml sets WebhookUrl=%q: a placeholder would dead-letter every notification; leave it to the deployer", value)
 			}
 			if min, ok := p["MinValue"]; ok && num(value) < num(min) {
 				t.Errorf("%s=%s is below the template's MinValue %v", name, value, min)

@@ -34,6 +34,7 @@ type Cloud struct {
 	pools      map[string]*pool
 	stats      counters
 	visibility map[string]int // queue logical id → visibility timeout, seconds
+	ssmURL     string         // the loopback parameter store (Config.SSMParameters)
 	issuer     *Issuer
 
 	mu      sync.Mutex
@@ -88,6 +89,9 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	if err := c.createResources(ctx); err != nil {
+		return err
+	}
+	if c.ssmURL, err = c.serve(NewParameterStore(c.cfg.SSMParameters)); err != nil {
 		return err
 	}
 	if err := c.startFunctions(ctx); err != nil {
@@ -321,6 +325,10 @@ func (c *Cloud) serveOn(l net.Listener, h http.Handler) {
 
 // Issuer returns the local OpenID Connect issuer whose tokens the local API accepts.
 func (c *Cloud) Issuer() *Issuer { return c.issuer }
+
+// ParameterStoreURL is the loopback SSM GetParameter stand-in the functions read their
+// parameters from (AWS_ENDPOINT_URL_SSM); see Config.SSMParameters.
+func (c *Cloud) ParameterStoreURL() string { return c.ssmURL }
 
 // Endpoints returns what the cloud offers; the same is in StateDir/endpoints.json.
 func (c *Cloud) Endpoints() Endpoints { return c.endpoints }

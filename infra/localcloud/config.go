@@ -40,6 +40,10 @@ type Config struct {
 	// --parameter-overrides` does; a parameter without a default must be given here to be
 	// referenced.
 	Parameters map[string]string
+	// SSMParameters are the values functions read from SSM Parameter Store, by parameter
+	// name: a loopback stand-in (ParameterStore) answers their GetParameter calls, which
+	// AWS_ENDPOINT_URL_SSM points at. Locally this is where secrets go, never the template.
+	SSMParameters map[string]string
 	// VisibilityTimeout, when positive, replaces every queue's VisibilityTimeout (seconds), so
 	// that a batch left by a crash or a failed invocation is redelivered sooner in demos and
 	// tests. It departs from the template: AWS requires at least the function timeout, which

@@ -95,6 +95,7 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_SQS="+c.endpoints.SQS,
+		"AWS_ENDPOINT_URL_SSM="+c.ssmURL,
 	)
 }
 

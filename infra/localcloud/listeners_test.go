@@ -81,8 +81,9 @@ func TestLocalCloud_everything_it_runs_listens_on_loopback_only(t *testing.T) {
 		}
 	}
 	// Every endpoint: the emulators (the cloud's own or those of `make test`), the API, the
-	// Lambda API and the issuer.
-	for name, u := range map[string]string{"DynamoDB": ep.DynamoDB, "SQS": ep.SQS, "API": ep.APIURL, "Lambda API": ep.LambdaURL, "issuer": ep.Issuer} {
+	// Lambda API, the issuer and the SSM parameter store.
+	for name, u := range map[string]string{"DynamoDB": ep.DynamoDB, "SQS": ep.SQS, "API": ep.APIURL, "Lambda API": ep.LambdaURL,
+		"issuer": ep.Issuer, "parameter store": c.ParameterStoreURL()} {
 		pu, err := url.Parse(u)
 		if err != nil || pu.Port() == "" {
 			t.Fatalf("%s endpoint %q has no port", name, u)

@@ -45,18 +45,21 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	cloud, err := localcloud.Start(ctx, localcloud.Config{
+	cfg := localcloud.Config{
 		Logger:            slog.New(slog.NewTextHandler(logf, nil)),
 		StateDir:          state,
 		Prefix:            fmt.Sprintf("e2e%d", time.Now().UnixNano()),
 		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
 		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
 		Install:           true,
-		Parameters:        map[string]string{"WebhookUrl": recv.URL},
 		VisibilityTimeout: 5,
 		CrashAfterInvoke:  crash.Hook,
 		StreamShards:      4, // as AWS splits a stream: per-account order must survive it
-	})
+	}
+	if err := workload.ServeWebhookParameters(&cfg, filepath.Join("..", "..", "template.yaml"), recv); err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := localcloud.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", err)
 	}

@@ -2,9 +2,11 @@ package workload
 
 import (
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 
+	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/webhooktest"
 )
 
@@ -56,4 +58,39 @@ func noteID(c webhooktest.Call) string {
 		return ""
 	}
 	return body.NoteID
+}
+
+// Template parameters that name the SSM parameters of the note-notifier's webhook.
+const (
+	WebhookURLParameterName    = "WebhookUrlParameterName"
+	WebhookSecretParameterName = "WebhookSecretParameterName"
+)
+
+// ServeWebhookParameters gives the receiver's URL and signing secret to the note-notifier as a
+// deployer does in AWS: as the values of the SSM parameters the template's parameters name
+// (their overrides in cfg.Parameters, else their defaults in the template at path), served by
+// the local cloud's parameter store (cfg.SSMParameters). It does nothing for a template that
+// declares neither.
+func ServeWebhookParameters(cfg *localcloud.Config, path string, r *webhooktest.Receiver) error {
+	t, err := localcloud.LoadTemplate(path)
+	if err != nil {
+		return err
+	}
+	if cfg.SSMParameters == nil {
+		cfg.SSMParameters = map[string]string{}
+	}
+	for param, value := range map[string]string{WebhookURLParameterName: r.URL, WebhookSecretParameterName: r.Secret} {
+		if !t.Declares(param) {
+			continue
+		}
+		name, ok := cfg.Parameters[param]
+		if !ok {
+			name = t.Parameters[param]
+		}
+		if name == "" {
+			return fmt.Errorf("template parameter %s has no value", param)
+		}
+		cfg.SSMParameters[name] = value
+	}
+	return nil
 }

@@ -130,31 +130,49 @@ func (r *run) recordProblems(recs map[string]idempotency.Record) []string {
 	return p
 }
 
-// account is GET /accounts/{id}.
+// account is GET /accounts/{id}, every page of its entries.
 type account struct {
-	Balance int64          `json:"balance"`
-	Entries []ledger.Entry `json:"entries"`
+	Balance    int64          `json:"balance"`
+	Entries    []ledger.Entry `json:"entries"`
+	NextCursor string         `json:"nextCursor"`
 }
 
+// getAccount reads account id and all its entries, following nextCursor page by page.
 func (r *run) getAccount(ctx context.Context, id string) (account, error) {
+	var all account
+	for cursor, first := "", true; first || cursor != ""; first = false {
+		a, found, err := r.accountPage(ctx, id, cursor)
+		if err != nil || !found {
+			return all, err // not found: no credit was ever applied, no account item, no entry
+		}
+		all.Balance, all.Entries, cursor = a.Balance, append(all.Entries, a.Entries...), a.NextCursor
+	}
+	return all, nil
+}
+
+func (r *run) accountPage(ctx context.Context, id, cursor string) (account, bool, error) {
 	var a account
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.cloud.Endpoints().APIURL+"/accounts/"+url.PathEscape(id), nil)
+	q := url.Values{"limit": {"100"}}
+	if cursor != "" {
+		q.Set("cursor", cursor)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.cloud.Endpoints().APIURL+"/accounts/"+url.PathEscape(id)+"?"+q.Encode(), nil)
 	if err != nil {
-		return a, err
+		return a, false, err
 	}
 	resp, err := r.ownerClient(id).Do(req)
 	if err != nil {
-		return a, fmt.Errorf("get account %s: %w", id, err)
+		return a, false, fmt.Errorf("get account %s: %w", id, err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusNotFound:
-		return a, nil // no credit was ever applied: no account item, no entry
+		return a, false, nil
 	case http.StatusOK:
-		return a, json.Unmarshal(b, &a)
+		return a, true, json.Unmarshal(b, &a)
 	}
-	return a, fmt.Errorf("get account %s: %d %s", id, resp.StatusCode, b)
+	return a, false, fmt.Errorf("get account %s: %d %s", id, resp.StatusCode, b)
 }
 
 func (r *run) accountProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string, error) {
@@ -391,7 +409,7 @@ func (r *run) stuckProblems(ctx context.Context) ([]string, string, error) {
 func (r *run) webhookProblems(rep *Report) ([]string, string, bool) {
 	notifier := false
 	for _, f := range r.cloud.Functions() {
-		if f.Env["WEBHOOK_URL"] != "" && r.cfg.Receiver != nil && f.Env["WEBHOOK_URL"] == r.cfg.Receiver.URL {
+		if f.Env["WEBHOOK_URL_PARAMETER"] != "" && r.cfg.Receiver != nil {
 			notifier = true
 		}
 	}

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -82,67 +80,71 @@ func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, 
 	return h.recordMovement(ctx, ev, *body.Reference, *body.Amount, w, accepted)
 }
 
-// accountResponse is the JSON of an account.
+// accountResponse is the JSON of an account: one page of its entries, oldest first, and the
+// cursor of the next page when there is one.
 type accountResponse struct {
-	ID      string         `json:"id"`
-	Balance int64          `json:"balance"`
-	Entries []ledger.Entry `json:"entries"`
+	ID         string         `json:"id"`
+	Balance    int64          `json:"balance"`
+	Entries    []ledger.Entry `json:"entries"`
+	NextCursor string         `json:"nextCursor,omitempty"`
 }
 
-func (h *Handler) getAccount(ctx context.Context, id string) (events.APIGatewayV2HTTPResponse, error) {
+// getAccount answers the account's balance and one page of its entries: one GetItem and one
+// Query of at most limit+1 items, whatever the account's history holds.
+func (h *Handler) getAccount(ctx context.Context, req events.APIGatewayV2HTTPRequest, id string) (events.APIGatewayV2HTTPResponse, error) {
 	if !idPattern.MatchString(id) {
 		return respondField(badField("id", "must be 1 to 64 letters, digits, '-' or '_'")), nil
 	}
-	keyCond := expression.Key("pk").Equal(expression.Value(ledger.PK(id)))
-	q, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	page, fe := parsePage(req)
+	if fe != nil {
+		return respondField(fe), nil
+	}
+	out, err := h.cfg.DB.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(h.cfg.Table),
+		Key: ledger.AccountKey(id), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("account query: %w", err)
+		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("get account %s: %w", id, err)
 	}
-	resp := accountResponse{ID: id, Entries: []ledger.Entry{}}
-	found := false
-	pages := dynamodb.NewQueryPaginator(h.cfg.DB, &dynamodb.QueryInput{TableName: aws.String(h.cfg.Table),
-		KeyConditionExpression: q.KeyCondition(), ExpressionAttributeNames: q.Names(),
-		ExpressionAttributeValues: q.Values(), ConsistentRead: aws.Bool(true)})
-	for pages.HasMorePages() {
-		page, err := pages.NextPage(ctx)
-		if err != nil {
-			return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("query account %s: %w", id, err)
-		}
-		for _, item := range page.Items {
-			found = true
-			if err := decodeAccountItem(item, &resp); err != nil {
-				return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("account %s: %w", id, err)
-			}
-		}
-	}
-	if !found {
+	if out.Item == nil {
 		return respondError(http.StatusNotFound, "account "+id+" not found"), nil
+	}
+	var a ledger.Account
+	if err := attributevalue.UnmarshalMap(out.Item, &a); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("decode account %s: %w", id, err)
+	}
+	resp := accountResponse{ID: id, Balance: a.Balance}
+	if resp.Entries, resp.NextCursor, err = h.entries(ctx, id, page); err != nil {
+		return events.APIGatewayV2HTTPResponse{}, err
 	}
 	return respond(http.StatusOK, resp), nil
 }
 
-func decodeAccountItem(item map[string]types.AttributeValue, resp *accountResponse) error {
-	var kind struct {
-		Kind string `dynamodbav:"kind"`
+// entries reads one page of account id's entries and the cursor of the next page, "" when
+// this page is the last. It asks for one entry more than the page holds, so a page that ends
+// exactly at the last entry has no cursor.
+func (h *Handler) entries(ctx context.Context, id string, page entryPage) ([]ledger.Entry, string, error) {
+	keyCond := expression.Key("pk").Equal(expression.Value(ledger.PK(id))).
+		And(expression.Key("sk").BeginsWith(ledger.EntryPrefix))
+	q, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
+	if err != nil {
+		return nil, "", fmt.Errorf("entries query: %w", err)
 	}
-	if err := attributevalue.UnmarshalMap(item, &kind); err != nil {
-		return err
+	out, err := h.cfg.DB.Query(ctx, &dynamodb.QueryInput{TableName: aws.String(h.cfg.Table),
+		KeyConditionExpression: q.KeyCondition(), ExpressionAttributeNames: q.Names(),
+		ExpressionAttributeValues: q.Values(), ConsistentRead: aws.Bool(true),
+		Limit: aws.Int32(int32(page.limit + 1)), ExclusiveStartKey: page.startKey(id)})
+	if err != nil {
+		return nil, "", fmt.Errorf("query entries of %s: %w", id, err)
 	}
-	switch kind.Kind {
-	case "account":
-		var a ledger.Account
-		if err := attributevalue.UnmarshalMap(item, &a); err != nil {
-			return err
-		}
-		resp.Balance = a.Balance
-	case "entry":
-		var e ledger.Entry
-		if err := attributevalue.UnmarshalMap(item, &e); err != nil {
-			return err
-		}
-		resp.Entries = append(resp.Entries, e)
-	default:
-		return errors.New("unknown item kind " + kind.Kind)
+	entries := []ledger.Entry{}
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &entries); err != nil {
+		return nil, "", fmt.Errorf("decode entries of %s: %w", id, err)
 	}
-	return nil
+	more := out.LastEvaluatedKey != nil // also when DynamoDB stopped at 1 MB
+	if len(entries) > page.limit {
+		entries, more = entries[:page.limit], true
+	}
+	if !more || len(entries) == 0 {
+		return entries, "", nil
+	}
+	return entries, cursor(entries[len(entries)-1].SK), nil
 }

@@ -92,7 +92,7 @@ func (h *Handler) Handle(ctx context.Context, req events.APIGatewayV2HTTPRequest
 	case method == http.MethodGet && len(segs) == 2 && segs[0] == "tags":
 		resp, err = h.getTag(ctx, segs[1])
 	case method == http.MethodGet && len(segs) == 2 && segs[0] == "accounts":
-		resp, err = h.getAccount(ctx, segs[1])
+		resp, err = h.getAccount(ctx, req, segs[1])
 	case method == http.MethodPost && len(segs) == 3 && segs[0] == "accounts" && (segs[2] == "credits" || segs[2] == "debits"):
 		resp, err = h.move(ctx, req, segs[1], segs[2])
 	case method == http.MethodGet && len(segs) == 4 && segs[0] == "accounts" && segs[2] == "movements":

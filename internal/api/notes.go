@@ -144,7 +144,7 @@ func (h *Handler) replayNote(ctx context.Context, stored map[string]types.Attrib
 }
 
 func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(requestItem{PK: "REQUEST#" + key, SK: "REQUEST", Kind: "request",
+	item, err := attributevalue.MarshalMap(requestItem{PK: RequestPK(key), SK: "REQUEST", Kind: "request",
 		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(IdempotencyWindow).Unix()})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("marshal request item: %w", err)
@@ -160,6 +160,9 @@ func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.T
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
+
+// RequestPK is the partition key of the item that remembers the Idempotency-Key key.
+func RequestPK(key string) string { return "REQUEST#" + key }
 
 func requestHash(title, content string) string {
 	sum := sha256.Sum256([]byte(title + "\x00" + content))

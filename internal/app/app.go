@@ -29,6 +29,7 @@ const Namespace = "onceflow"
 type Deps struct {
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
+	SSM      Parameters // read by the note-notifier at init
 	Logger   *slog.Logger
 	Metrics  metrics.Recorder // nil records nothing
 }
@@ -69,10 +70,15 @@ func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.
 }
 
 // NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
-// effect POSTs each note.created event to cfg.WebhookURL with its Idempotency-Key, and which
-// moves malformed and permanently refused messages to the configured dead-letter queue.
+// effect POSTs each note.created event, signed, to the webhook with its Idempotency-Key, and
+// which moves malformed and permanently refused messages to the configured dead-letter queue.
+// The webhook URL and signing secret are read here, once, from the SSM parameters cfg names.
 func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
-	hook, err := notify.New(notify.Config{URL: cfg.WebhookURL})
+	hookCfg, err := webhookConfig(d.SSM, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	hook, err := notify.New(hookCfg)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}

@@ -54,7 +54,8 @@ func newSystem(t *testing.T) *system {
 	s.notesDLQ, s.ledgerDLQ = apptest.FIFOQueue(t, s.sqs, "notes-dlq"), apptest.FIFOQueue(t, s.sqs, "ledger-dlq")
 	s.notificationsQ, s.notificationsDLQ = apptest.FIFOQueue(t, s.sqs, "notifications"), apptest.FIFOQueue(t, s.sqs, "notifications-dlq")
 	s.hook = newWebhook(t)
-	d := app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))}
+	params := apptest.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
+	d := app.Deps{DynamoDB: s.db, SQS: s.sqs, SSM: params, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))}
 	var err error
 	if s.api, err = app.NewAPI(config.API{AppTable: s.app}, d); err != nil {
 		t.Fatal(err)
@@ -68,8 +69,8 @@ func newSystem(t *testing.T) *system {
 	if s.ledger, err = app.NewLedger(consumer("ledger", s.ledgerDLQ), d); err != nil {
 		t.Fatal(err)
 	}
-	notifier := config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, WebhookURL: s.hook.URL,
-		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention}
+	notifier := config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, DeadLetterQueueURL: s.notificationsDLQ,
+		Retention: config.DefaultRetention, WebhookURLParameter: "/test/webhook/url", WebhookSecretParameter: "/test/webhook/secret"}
 	if s.notifier, err = app.NewNoteNotifier(notifier, d); err != nil {
 		t.Fatal(err)
 	}

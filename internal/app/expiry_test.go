@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/app"
+	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -62,9 +63,11 @@ func TestNoteNotifier_a_note_delivered_again_after_its_record_expired_calls_agai
 			t.Fatal(err)
 		}
 	}
-	fresh, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem, WebhookURL: s.hook.URL,
-		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention},
-		app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))})
+	params := apptest.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
+	fresh, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem,
+		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention,
+		WebhookURLParameter: "/test/webhook/url", WebhookSecretParameter: "/test/webhook/secret"},
+		app.Deps{DynamoDB: s.db, SQS: s.sqs, SSM: params, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
@@ -40,7 +41,8 @@ func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name 
 	if c, ok := any(cfg).(interface{ ConsumerName() string }); ok {
 		dims = map[string]string{"Consumer": c.ConsumerName()}
 	}
-	h, err := build(cfg, Deps{DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg), Logger: logger,
+	h, err := build(cfg, Deps{DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg),
+		SSM: ssm.NewFromConfig(awsCfg), Logger: logger,
 		Metrics: metrics.NewEMF(os.Stdout, Namespace, dims)})
 	if err != nil {
 		exit(logger, "wire "+name, err)

@@ -17,6 +17,7 @@ import (
 	stypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/testenv"
@@ -88,7 +89,7 @@ func Drain(tb testing.TB, client *sqs.Client, url string) []sqstypes.Message {
 	var all []sqstypes.Message
 	for {
 		out, err := client.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{QueueUrl: &url,
-			MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"},
 			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
 		if err != nil {
 			tb.Fatalf("receive from %s: %v", url, err)
@@ -165,4 +166,16 @@ func LoadEvent(tb testing.TB, name string, v any) {
 // localcloud.SQSEvent, the local cloud's SQS poller's own.
 func SQSEvent(msgs []sqstypes.Message, queueARN string) events.SQSEvent {
 	return localcloud.SQSEvent(msgs, queueARN)
+}
+
+// Parameters starts the local cloud's SSM parameter store serving values (name to value) and
+// returns a client of it. The store stops when the test ends.
+func Parameters(tb testing.TB, values map[string]string) *ssm.Client {
+	tb.Helper()
+	store, err := localcloud.StartParameterStore(values)
+	if err != nil {
+		tb.Fatalf("start the parameter store: %v", err)
+	}
+	tb.Cleanup(func() { _ = store.Close() })
+	return ssm.NewFromConfig(testenv.Config(), func(o *ssm.Options) { o.BaseEndpoint = aws.String(store.URL) })
 }

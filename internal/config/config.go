@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -24,7 +24,11 @@ const (
 	ConsumerName       = "CONSUMER_NAME"
 	// NotificationsQueueURL is the note-notifier's own queue, a second route of note.created.
 	NotificationsQueueURL = "NOTIFICATIONS_QUEUE_URL"
-	WebhookURL            = "WEBHOOK_URL"
+	// WebhookURLParameter and WebhookSecretParameter name the SSM Parameter Store
+	// parameters (SecureString) holding the webhook URL and its signing secret: names, never
+	// the values, which the note-notifier reads at init.
+	WebhookURLParameter    = "WEBHOOK_URL_PARAMETER"
+	WebhookSecretParameter = "WEBHOOK_SECRET_PARAMETER"
 	// OutboxParkQueueURL is the FIFO queue where the relay parks outbox items SQS refuses.
 	OutboxParkQueueURL = "OUTBOX_PARK_QUEUE_URL"
 	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
@@ -97,9 +101,12 @@ type Notifier struct {
 	Common
 	Name               string        // CONSUMER_NAME: part of every idempotency key; default note-notifier
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the lease records go
-	WebhookURL         string        // WEBHOOK_URL: absolute http or https URL the notifications are posted to
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed and refused messages go
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
+	// WebhookURLParameter (WEBHOOK_URL_PARAMETER) and WebhookSecretParameter
+	// (WEBHOOK_SECRET_PARAMETER) are the names of the SSM parameters holding the webhook URL
+	// and signing secret.
+	WebhookURLParameter, WebhookSecretParameter string
 }
 
 func loadCommon(getenv func(string) string) Common {
@@ -195,8 +202,10 @@ func LoadNotifier(getenv func(string) string) (Notifier, error) {
 		Common:             loadCommon(getenv),
 		Name:               getenv(ConsumerName),
 		IdempotencyTable:   getenv(IdempotencyTable),
-		WebhookURL:         getenv(WebhookURL),
 		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
+
+		WebhookURLParameter:    getenv(WebhookURLParameter),
+		WebhookSecretParameter: getenv(WebhookSecretParameter),
 	}
 	if c.Name == "" {
 		c.Name = DefaultNotifierName
@@ -212,7 +221,8 @@ func (c Notifier) Validate() error {
 		c.validate(),
 		required(ConsumerName, c.Name),
 		required(IdempotencyTable, c.IdempotencyTable),
-		webhook(c.WebhookURL),
+		parameterName(WebhookURLParameter, c.WebhookURLParameter),
+		parameterName(WebhookSecretParameter, c.WebhookSecretParameter),
 		required(DeadLetterQueueURL, c.DeadLetterQueueURL),
 		validRetention(c.Retention),
 	)
@@ -239,14 +249,14 @@ func validRetention(d time.Duration) error {
 	return nil
 }
 
-// webhook reports a WEBHOOK_URL that is not an absolute http or https URL with a host.
-func webhook(s string) error {
-	if s == "" {
-		return required(WebhookURL, s)
+// parameterName reports a missing SSM parameter name, or one that is not a path (a
+// parameter name with a slash must start with one; the template's IAM policy assumes it).
+func parameterName(name, value string) error {
+	if value == "" {
+		return required(name, value)
 	}
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("%s: %q is not an absolute http(s) URL", WebhookURL, s)
+	if !strings.HasPrefix(value, "/") {
+		return fmt.Errorf("%s: %q is not an SSM parameter name starting with /", name, value)
 	}
 	return nil
 }

@@ -40,7 +40,7 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 			[]string{"CONSUMER_NAME", "APP_TABLE", "IDEMPOTENCY_TABLE", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS"}},
 		{"notifier", func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
 			map[string]string{"RETENTION_DAYS": "two", "LOG_LEVEL": "loud"},
-			[]string{"IDEMPOTENCY_TABLE", "WEBHOOK_URL", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS", "LOG_LEVEL"}},
+			[]string{"IDEMPOTENCY_TABLE", "WEBHOOK_URL_PARAMETER", "WEBHOOK_SECRET_PARAMETER", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS", "LOG_LEVEL"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,19 +72,20 @@ func TestLoadRelay_routes_each_event_type_to_its_queues(t *testing.T) {
 
 func TestLoadNotifier_applies_defaults_and_reads_every_variable(t *testing.T) {
 	c, err := config.LoadNotifier(env(map[string]string{
-		"IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL": "https://hooks.example.com/notes",
-		"DEAD_LETTER_QUEUE_URL": "https://q/dlq.fifo",
+		"IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL_PARAMETER": "/onceflow/webhook/url",
+		"WEBHOOK_SECRET_PARAMETER": "/onceflow/webhook/signing-secret", "DEAD_LETTER_QUEUE_URL": "https://q/dlq.fifo",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Notifier{Common: config.Common{LogLevel: "info"}, Name: "note-notifier", IdempotencyTable: "idem",
-		WebhookURL: "https://hooks.example.com/notes", DeadLetterQueueURL: "https://q/dlq.fifo", Retention: config.DefaultRetention}
+		DeadLetterQueueURL: "https://q/dlq.fifo", Retention: config.DefaultRetention,
+		WebhookURLParameter: "/onceflow/webhook/url", WebhookSecretParameter: "/onceflow/webhook/signing-secret"}
 	if c != want {
 		t.Fatalf("config = %+v\nwant     %+v", c, want)
 	}
 	c, err = config.LoadNotifier(env(map[string]string{
-		"CONSUMER_NAME": "notifier-b", "IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL": "http://127.0.0.1:8080/hook",
+		"CONSUMER_NAME": "notifier-b", "IDEMPOTENCY_TABLE": "idem", "WEBHOOK_URL_PARAMETER": "/u", "WEBHOOK_SECRET_PARAMETER": "/s",
 		"DEAD_LETTER_QUEUE_URL": "d", "RETENTION_DAYS": "2", "LOG_LEVEL": "debug",
 	}))
 	if err != nil || c.Name != "notifier-b" || c.Retention != 48*time.Hour || c.LogLevel != "debug" {
@@ -92,11 +93,16 @@ func TestLoadNotifier_applies_defaults_and_reads_every_variable(t *testing.T) {
 	}
 }
 
-func TestLoadNotifier_requires_an_absolute_http_webhook_url(t *testing.T) {
-	for _, url := range []string{"", "hooks.example.com/notes", "/notes", "ftp://example.com/x", "https://", "http://%zz"} {
-		_, err := config.LoadNotifier(env(map[string]string{"IDEMPOTENCY_TABLE": "i", "DEAD_LETTER_QUEUE_URL": "d", "WEBHOOK_URL": url}))
-		if err == nil || !strings.Contains(err.Error(), "WEBHOOK_URL") {
-			t.Errorf("WEBHOOK_URL %q: error %v; want one naming WEBHOOK_URL", url, err)
+func TestLoadNotifier_takes_parameter_names_not_values(t *testing.T) {
+	for _, v := range []string{"", "https://hooks.example.com/notes", "webhook-url"} {
+		for _, name := range []string{"WEBHOOK_URL_PARAMETER", "WEBHOOK_SECRET_PARAMETER"} {
+			vars := map[string]string{"IDEMPOTENCY_TABLE": "i", "DEAD_LETTER_QUEUE_URL": "d",
+				"WEBHOOK_URL_PARAMETER": "/u", "WEBHOOK_SECRET_PARAMETER": "/s"}
+			vars[name] = v
+			_, err := config.LoadNotifier(env(vars))
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%q: error %v; want one naming %s", name, v, err, name)
+			}
 		}
 	}
 }

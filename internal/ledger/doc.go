@@ -1,7 +1,8 @@
 // Package ledger is the ledger domain: the events a credit or debit request publishes, and the
-// ledger consumer's pure decisions. A credit adds to the balance; a debit subtracts under the
-// condition that the balance stays at or above zero, and its failure is the business outcome
-// "insufficient funds" (rejected, not failed). Each applied movement also writes an entry.
+// ledger consumer's pure decisions. A credit adds to the balance under the condition that it
+// stays at or below math.MaxInt64 (else rejected: "balance would overflow"); a debit subtracts
+// under the condition that the balance stays at or above zero, and its failure is the business
+// outcome "insufficient funds" (rejected, not failed). Each applied movement also writes an entry.
 // The movement's status is set on its movement item, applied or rejected, once.
 //
 // Items in the app table (single-table design, string keys pk and sk; kind names the item):
@@ -13,8 +14,8 @@
 //	                                  type, amount, payloadHash, acceptedAt, status ("pending",
 //	                                  "applied" or "rejected"), reason, at; no expiry
 //
-// Entries sort by event time under their account, so one Query of the account's partition
-// returns the account and its history. The event id of a movement is derived from its account
+// Entries sort by event time under their account, so a Query of the account's partition with
+// sk beginning with EntryPrefix pages through its history in order. The event id of a movement is derived from its account
 // and reference (EventID), so the movement item is the reference's business key: the API
 // writes it, pending, with the outbox event, and answers every later request with that
 // reference from it; the ledger sets its status. Both the status and the entry are written

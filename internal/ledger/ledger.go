@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -23,7 +24,12 @@ const (
 // ReasonInsufficientFunds is the rejection reason of a debit larger than the balance.
 const ReasonInsufficientFunds = "insufficient funds"
 
-// MaxAmount bounds one movement, in minor units, so no balance can overflow an int64.
+// ReasonBalanceOverflow is the rejection reason of a credit that would take the balance past
+// math.MaxInt64.
+const ReasonBalanceOverflow = "balance would overflow"
+
+// MaxAmount bounds one movement, in minor units. Many movements could still add up past an
+// int64: a credit is guarded against that by its condition (ReasonBalanceOverflow).
 const MaxAmount = 1_000_000_000_000
 
 // entryTime is the fixed-width time format of entry sort keys, so they sort by time.
@@ -68,6 +74,9 @@ type Entry struct {
 // PK is the partition key of account id: its account item and its entries.
 func PK(id string) string { return "ACCOUNT#" + id }
 
+// EntryPrefix starts the sort key of every entry, "ENTRY#<time>#<eventId>".
+const EntryPrefix = "ENTRY#"
+
 // EventID is the stable event id of the movement a caller identifies by reference on account
 // id: the same reference gives the same event, so a retried request publishes nothing new.
 func EventID(accountID, reference string) string {
@@ -97,9 +106,13 @@ func Handler(table string) *idempotency.Router {
 }
 
 // Credit is the effect of a credit: the movement is marked applied, the balance grows by the
-// amount (the account is created on its first credit) and an entry is written.
+// amount (the account is created on its first credit) if it stays at or below math.MaxInt64,
+// else the event is rejected with ReasonBalanceOverflow and the movement is marked rejected; an
+// entry is written.
 func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
-	return movement(table, ev, d, "credit", d.Amount, nil)
+	balance := expression.Name("balance")
+	fits := balance.AttributeNotExists().Or(balance.LessThanEqual(expression.Value(math.MaxInt64 - d.Amount)))
+	return movement(table, ev, d, "credit", d.Amount, guard{fits, ReasonBalanceOverflow})
 }
 
 // Debit is the effect of a debit: the movement is marked applied and the balance shrinks by the
@@ -107,27 +120,31 @@ func Credit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effe
 // and the movement is marked rejected; an entry is written.
 func Debit(table string, ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 	enough := expression.Name("balance").GreaterThanEqual(expression.Value(d.Amount))
-	return movement(table, ev, d, "debit", -d.Amount, &enough)
+	return movement(table, ev, d, "debit", -d.Amount, guard{enough, ReasonInsufficientFunds})
+}
+
+// guard is the condition of a balance update and the reason it is rejected with.
+type guard struct {
+	cond   expression.ConditionBuilder
+	reason string
 }
 
 // movement is the effect of a credit or debit. Its first two writes make it idempotent
 // without the consumer's record, which expires: the movement's status is set only once, and
 // the entry, keyed by the event's time and id, is written only if new; a failure of either
 // condition means the event was decided before (a duplicate), whatever else fails.
-func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, cond *expression.ConditionBuilder) (idempotency.Effect, error) {
+func movement(table string, ev cloudevent.Event, d MovementData, kind string, delta int64, g guard) (idempotency.Effect, error) {
 	if ev.Subject != d.AccountID {
 		return nil, cloudevent.Malformed("subject", "%q is not data.accountId %q", ev.Subject, d.AccountID)
 	}
-	balance := idempotency.Update(table, accountKey(d.AccountID), expression.
+	balance := idempotency.Update(table, AccountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
-		Set(expression.Name("kind"), expression.Value("account")))
-	if cond != nil {
-		balance = balance.If(*cond).OrReject(ReasonInsufficientFunds).
-			OnReject(decided(table, ev, d, kind, StatusRejected, ReasonInsufficientFunds))
-	}
+		Set(expression.Name("kind"), expression.Value("account"))).
+		If(g.cond).OrReject(g.reason).
+		OnReject(decided(table, ev, d, kind, StatusRejected, g.reason))
 	at := ev.Time.UTC()
-	entry := Entry{PK: PK(d.AccountID), SK: "ENTRY#" + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
+	entry := Entry{PK: PK(d.AccountID), SK: EntryPrefix + at.Format(entryTime) + "#" + ev.ID, Kind: "entry",
 		EventID: ev.ID, Type: kind, Amount: d.Amount, At: at.Format(time.RFC3339Nano)}
 	isNew := expression.Name("pk").AttributeNotExists()
 	return idempotency.Effect{
@@ -137,7 +154,8 @@ func movement(table string, ev cloudevent.Event, d MovementData, kind string, de
 	}, nil
 }
 
-func accountKey(id string) map[string]types.AttributeValue {
+// AccountKey returns the primary key of the account item of id.
+func AccountKey(id string) map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		"pk": &types.AttributeValueMemberS{Value: PK(id)},
 		"sk": &types.AttributeValueMemberS{Value: "ACCOUNT"},

@@ -25,11 +25,11 @@ func TestHandler_decides_a_movement_as_its_status_an_entry_and_a_balance_update(
 	tests := []struct {
 		name      string
 		typ       string
-		guarded   bool
+		reason    string
 		wantDelta string
 	}{
-		{"credit adds without a condition", ledger.Credited, false, "5000"},
-		{"debit subtracts under a funds condition", ledger.Debited, true, "-5000"},
+		{"credit adds under an overflow condition", ledger.Credited, ledger.ReasonBalanceOverflow, "5000"},
+		{"debit subtracts under a funds condition", ledger.Debited, ledger.ReasonInsufficientFunds, "-5000"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,11 +54,11 @@ func TestHandler_decides_a_movement_as_its_status_an_entry_and_a_balance_update(
 			if !hasNumber(upd.Update.ExpressionAttributeValues, tt.wantDelta) {
 				t.Fatalf("balance update values %v; want delta %s", upd.Update.ExpressionAttributeValues, tt.wantDelta)
 			}
-			if guarded := upd.Update.ConditionExpression != nil; guarded != tt.guarded {
-				t.Fatalf("condition = %v; want guarded %v", upd.Update.ConditionExpression, tt.guarded)
+			if upd.Update.ConditionExpression == nil {
+				t.Fatal("the balance update has no condition")
 			}
-			if tt.guarded && eff[2].Reason() != ledger.ReasonInsufficientFunds {
-				t.Fatalf("reason = %q; want %q", eff[2].Reason(), ledger.ReasonInsufficientFunds)
+			if eff[2].Reason() != tt.reason {
+				t.Fatalf("reason = %q; want %q", eff[2].Reason(), tt.reason)
 			}
 			again, _ := ledger.Handler("app").Decide(context.Background(), ev)
 			againWrites, _ := again.TransactWriteItems()

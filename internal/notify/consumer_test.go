@@ -21,7 +21,7 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 	db := testenv.DynamoDB(t)
 	table := testenv.CreateTable(t, db, "idem", false)
 	r := newReceiver(t, http.StatusServiceUnavailable)
-	c, err := idempotency.NewLeased(db, notifier(t, r.URL, 0),
+	c, err := idempotency.NewLeased(db, notifier(t, r.URL, r.Secret, 0),
 		idempotency.LeaseConfig{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
 	if err != nil {
 		t.Fatal(err)

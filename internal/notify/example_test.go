@@ -18,7 +18,7 @@ func Example() {
 	}
 	defer hook.Close()
 
-	n, err := notify.New(notify.Config{URL: hook.URL, Timeout: 2 * time.Second})
+	n, err := notify.New(notify.Config{URL: hook.URL, Secret: hook.Secret, Timeout: 2 * time.Second})
 	if err != nil {
 		panic(err)
 	}

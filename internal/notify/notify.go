@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -23,19 +25,30 @@ const NoteCreated = "note.created"
 // DefaultTimeout bounds one webhook call.
 const DefaultTimeout = 5 * time.Second
 
-// Config configures a Notifier. URL is required; the zero value of every other field means
-// its default.
+// Config configures a Notifier. URL and Secret are required; the zero value of every other
+// field means its default.
 type Config struct {
-	URL     string        // the webhook, http or https
-	Timeout time.Duration // per call; default DefaultTimeout
-	Client  *http.Client  // default a client with no timeout of its own (Timeout applies)
+	// URL is the webhook: https, or http to a loopback host (the local cloud's receiver). It
+	// is treated as a secret: no error or log line of this package contains it.
+	URL string
+	// Secret is the HMAC-SHA256 signing key, at least MinSecretLength bytes (see Sign).
+	Secret  string
+	Timeout time.Duration    // per call; default DefaultTimeout
+	Client  *http.Client     // default a client with no timeout of its own (Timeout applies); redirects are refused whatever it says
+	Now     func() time.Time // the clock of the signature's timestamp; default time.Now
 }
 
-// Validate reports every problem with c.
+// MinSecretLength is the shortest signing secret accepted, in bytes.
+const MinSecretLength = 32
+
+// Validate reports every problem with c, without quoting the URL.
 func (c Config) Validate() error {
 	var errs []error
-	if u, err := url.Parse(c.URL); c.URL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("webhook URL %q is not an absolute http(s) URL", c.URL))
+	if err := checkURL(c.URL); err != nil {
+		errs = append(errs, err)
+	}
+	if len(c.Secret) < MinSecretLength {
+		errs = append(errs, fmt.Errorf("signing secret is %d bytes; want at least %d", len(c.Secret), MinSecretLength))
 	}
 	if c.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("timeout %v is negative", c.Timeout))
@@ -43,12 +56,37 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Notifier posts notifications to a webhook. It implements idempotency.SideEffect and is safe
-// for concurrent use.
+// checkURL accepts an absolute https URL, or an http URL whose host is loopback: a webhook
+// call carries the note and its signature, and leaves the machine only encrypted.
+func checkURL(s string) error {
+	u, err := url.Parse(s)
+	switch {
+	case s == "" || err != nil || u.Host == "":
+		return errors.New("webhook URL is not an absolute URL")
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && loopback(u.Hostname()):
+		return nil
+	}
+	return errors.New("webhook URL must be https (http only to a loopback host)")
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Notifier posts signed notifications to a webhook. It implements idempotency.SideEffect and
+// is safe for concurrent use.
 type Notifier struct {
 	url     string
+	secret  []byte
 	timeout time.Duration
 	client  *http.Client
+	now     func() time.Time
 }
 
 // New returns a Notifier posting to cfg.URL.
@@ -59,11 +97,20 @@ func New(cfg Config) (*Notifier, error) {
 	if cfg.Timeout == 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	if cfg.Client == nil {
-		cfg.Client = &http.Client{}
+	client := http.Client{}
+	if cfg.Client != nil {
+		client = *cfg.Client
 	}
-	return &Notifier{url: cfg.URL, timeout: cfg.Timeout, client: cfg.Client}, nil
+	client.CheckRedirect = refuseRedirects
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Notifier{url: cfg.URL, secret: []byte(cfg.Secret), timeout: cfg.Timeout, client: &client, now: cfg.Now}, nil
 }
+
+// refuseRedirects makes the client return a redirect as the answer, never following it: the
+// body, its signature and its key go to the configured URL only.
+func refuseRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Notification is the JSON body posted for a note.created event.
 type Notification struct {
@@ -82,9 +129,10 @@ func IdempotencyKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Run posts the notification of ev with the Idempotency-Key derived from key. An event of
-// another type or without a note id is malformed; a network error, a timeout, a 5xx, 408 or
-// 429 is transient; any other non-2xx answer is a StatusError marked idempotency.Permanent.
+// Run posts the notification of ev, signed (see Sign), with the Idempotency-Key derived from
+// key. An event of another type or without a note id is malformed; a network error, a
+// timeout, a 5xx, 408 or 429 is transient; any other non-2xx answer, a redirect included, is a
+// StatusError marked idempotency.Permanent. No error contains the URL.
 func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	note, err := notification(ev)
 	if err != nil {
@@ -98,13 +146,16 @@ func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) err
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, n.url, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("build webhook request: %w", err)
+		return fmt.Errorf("build webhook request: %w", n.redact(err))
 	}
+	ts := strconv.FormatInt(n.now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", IdempotencyKey(key))
+	req.Header.Set(TimestampHeader, ts)
+	req.Header.Set(SignatureHeader, Sign(n.secret, ts, body))
 	resp, err := n.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("post notification of %s: %w", ev.ID, err)
+		return fmt.Errorf("post notification of %s: %w", ev.ID, n.redact(err))
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
@@ -114,7 +165,7 @@ func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) err
 	err = &StatusError{EventID: ev.ID, StatusCode: resp.StatusCode}
 	if !retryable(resp.StatusCode) {
 		// Resending cannot help: the message is dead-lettered, to be redriven once the
-		// receiver is fixed.
+		// receiver (or the configured URL) is fixed.
 		return idempotency.Permanent(err)
 	}
 	return err
@@ -149,8 +200,9 @@ func (e *StatusError) Error() string {
 	return fmt.Sprintf("webhook refused the notification of %s: %d %s", e.EventID, e.StatusCode, http.StatusText(e.StatusCode))
 }
 
-// retryable reports whether a webhook's answer may change on a resend: anything but a 4xx
-// other than 408 (timeout) and 429 (too many requests).
+// retryable reports whether a webhook's non-2xx answer may change on a resend: a 5xx, 408
+// (timeout) or 429 (too many requests). A redirect is not followed and not retried: the URL is
+// to be fixed.
 func retryable(code int) bool {
-	return code < 400 || code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests
+	return code >= 500 || code == http.StatusRequestTimeout || code == http.StatusTooManyRequests
 }

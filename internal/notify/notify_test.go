@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,9 +50,12 @@ func noteCreated(t *testing.T, id string, data any) cloudevent.Event {
 	return ev
 }
 
-func notifier(t *testing.T, url string, timeout time.Duration) *notify.Notifier {
+// testSecret signs calls to servers that do not check signatures.
+var testSecret = strings.Repeat("s", notify.MinSecretLength)
+
+func notifier(t *testing.T, url, secret string, timeout time.Duration) *notify.Notifier {
 	t.Helper()
-	n, err := notify.New(notify.Config{URL: url, Timeout: timeout})
+	n, err := notify.New(notify.Config{URL: url, Secret: secret, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +67,7 @@ func TestNotifier_posts_the_notification_with_the_derived_idempotency_key(t *tes
 	r := newReceiver(t, http.StatusAccepted)
 	ev := noteCreated(t, "note-created-1", map[string]string{"noteId": "1", "title": "Hello", "content": "long text"})
 
-	if err := notifier(t, r.URL, 0).Run(context.Background(), ev, "note-notifier#note-created-1"); err != nil {
+	if err := notifier(t, r.URL, r.Secret, 0).Run(context.Background(), ev, "note-notifier#note-created-1"); err != nil {
 		t.Fatalf("Run = %v", err)
 	}
 	want := call{method: http.MethodPost, contentType: "application/json",
@@ -71,6 +75,9 @@ func TestNotifier_posts_the_notification_with_the_derived_idempotency_key(t *tes
 		body: notify.Notification{Type: "note.created", EventID: "note-created-1", NoteID: "1", Title: "Hello", OccurredAt: at}}
 	if got := calls(r); len(got) != 1 || got[0] != want {
 		t.Errorf("calls = %+v\nwant [%+v]", got, want)
+	}
+	if c := r.Calls(); len(c) != 1 || c[0].SignatureError != "" {
+		t.Errorf("calls = %+v; want one, validly signed", c)
 	}
 }
 
@@ -103,7 +110,7 @@ func TestNotifier_classifies_the_webhook_answer(t *testing.T) {
 		t.Run(http.StatusText(tt.status), func(t *testing.T) {
 			t.Parallel()
 			r := newReceiver(t, tt.status)
-			err := notifier(t, r.URL, 0).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
+			err := notifier(t, r.URL, r.Secret, 0).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
 			if (err != nil) != tt.wantErr || permanent(err) != tt.permanent {
 				t.Errorf("Run = %v (permanent %v); want error %v, permanent %v", err, permanent(err), tt.wantErr, tt.permanent)
 			}
@@ -118,7 +125,7 @@ func TestNotifier_times_out_as_a_transient_error(t *testing.T) {
 		time.Sleep(time.Second)
 		return http.StatusOK
 	})
-	err := notifier(t, r.URL, 100*time.Millisecond).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
+	err := notifier(t, r.URL, r.Secret, 100*time.Millisecond).Run(context.Background(), noteCreated(t, "e1", map[string]string{"noteId": "1"}), "k")
 	if !errors.Is(err, context.DeadlineExceeded) || permanent(err) {
 		t.Errorf("Run = %v; want a deadline error, not permanent", err)
 	}
@@ -138,7 +145,7 @@ func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := notifier(t, r.URL, 0).Run(context.Background(), tt.ev, "k")
+			err := notifier(t, r.URL, r.Secret, 0).Run(context.Background(), tt.ev, "k")
 			if !errors.Is(err, cloudevent.ErrMalformed) || !permanent(err) {
 				t.Errorf("Run = %v; want malformed", err)
 			}
@@ -151,7 +158,8 @@ func TestNotifier_refuses_malformed_events_without_calling(t *testing.T) {
 
 func TestNew_rejects_an_invalid_config(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []notify.Config{{}, {URL: "example.com/hook"}, {URL: "ftp://example.com"}, {URL: "http://x", Timeout: -1}} {
+	for _, cfg := range []notify.Config{{}, {URL: "example.com/hook", Secret: testSecret}, {URL: "ftp://example.com", Secret: testSecret},
+		{URL: "http://127.0.0.1", Secret: testSecret, Timeout: -1}} {
 		if _, err := notify.New(cfg); err == nil {
 			t.Errorf("New(%+v) = nil error; want one", cfg)
 		}

@@ -1,6 +1,9 @@
 package webhooktest
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -14,16 +17,23 @@ type Call struct {
 	Header http.Header
 	Body   []byte // at most 1 MiB
 	Status int    // the status answered; 0 while the call is being answered
+	// SignatureError says why the call's signature was refused (answered 401 without asking
+	// Respond); "" when it was valid.
+	SignatureError string
 }
 
 // Key returns the call's Idempotency-Key header.
 func (c Call) Key() string { return c.Header.Get("Idempotency-Key") }
 
-// Receiver is an HTTP server on 127.0.0.1 that records every call, whatever its path, and
-// answers 200 unless told otherwise by Answer or Respond. It is safe for concurrent use.
+// Receiver is an HTTP server on 127.0.0.1 that records every call, whatever its path, checks
+// its signature (a call without a valid one is answered 401), and answers 200 unless told
+// otherwise by Answer or Respond. It is safe for concurrent use.
 type Receiver struct {
 	// URL is the receiver's base URL, http://127.0.0.1:port with no path.
 	URL string
+	// Secret is the signing secret the receiver checks calls with: 64 random hex characters,
+	// made at start.
+	Secret string
 
 	srv     *http.Server
 	mu      sync.Mutex
@@ -37,7 +47,11 @@ func NewReceiver() (*Receiver, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &Receiver{URL: "http://" + l.Addr().String()}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, errors.Join(err, l.Close())
+	}
+	r := &Receiver{URL: "http://" + l.Addr().String(), Secret: hex.EncodeToString(secret)}
 	r.Answer(http.StatusOK)
 	r.srv = &http.Server{Handler: http.HandlerFunc(r.serve), ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = r.srv.Serve(l) }()
@@ -99,12 +113,19 @@ func (r *Receiver) Keys() []string {
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(req.Body, 1<<20))
 	c := Call{Method: req.Method, Header: req.Header.Clone(), Body: body}
+	if err := verify([]byte(r.Secret), req.Header, body, time.Now()); err != nil {
+		c.SignatureError, c.Status = err.Error(), http.StatusUnauthorized
+	}
 	r.mu.Lock()
 	i := len(r.calls)
 	r.calls = append(r.calls, c)
 	respond := r.respond
 	r.mu.Unlock()
 
+	if c.SignatureError != "" {
+		w.WriteHeader(c.Status)
+		return
+	}
 	status := respond(c)
 	r.mu.Lock()
 	r.calls[i].Status = status

@@ -3,19 +3,36 @@ package webhooktest_test
 import (
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/onceflow/onceflow/internal/notify"
 	"github.com/onceflow/onceflow/internal/webhooktest"
 )
 
-func post(t *testing.T, url, key, body string) int {
+// post sends body to r signed as the note-notifier signs (notify.Sign), which the receiver
+// checks with its own implementation of the documented scheme.
+func post(t *testing.T, r *webhooktest.Receiver, key, body string) int {
+	t.Helper()
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	return postSigned(t, r.URL, key, body, ts, notify.Sign([]byte(r.Secret), ts, []byte(body)))
+}
+
+func postSigned(t *testing.T, url, key, body, ts, sig string) int {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, url+"/hook", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Idempotency-Key", key)
+	if ts != "" {
+		req.Header.Set(notify.TimestampHeader, ts)
+	}
+	if sig != "" {
+		req.Header.Set(notify.SignatureHeader, sig)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -30,16 +47,16 @@ func TestReceiver_records_every_call_with_the_status_it_answered(t *testing.T) {
 		t.Errorf("URL = %s; want loopback", r.URL)
 	}
 
-	answers := []int{post(t, r.URL, "k1", `{"n":1}`)}
+	answers := []int{post(t, r, "k1", `{"n":1}`)}
 	r.Answer(http.StatusServiceUnavailable)
-	answers = append(answers, post(t, r.URL, "k2", `{"n":2}`))
+	answers = append(answers, post(t, r, "k2", `{"n":2}`))
 	r.Respond(func(c webhooktest.Call) int {
 		if c.Key() == "k3" {
 			return http.StatusNoContent
 		}
 		return http.StatusBadRequest
 	})
-	answers = append(answers, post(t, r.URL, "k3", `{"n":3}`), post(t, r.URL, "k4", ""))
+	answers = append(answers, post(t, r, "k3", `{"n":3}`), post(t, r, "k4", ""))
 
 	want := []struct {
 		key, body string
@@ -58,5 +75,40 @@ func TestReceiver_records_every_call_with_the_status_it_answered(t *testing.T) {
 	}
 	if got := r.Keys(); !slices.Equal(got, []string{"k1", "k2", "k3", "k4"}) {
 		t.Errorf("keys = %v; want k1 to k4 in order", got)
+	}
+}
+
+func TestReceiver_answers_401_to_a_call_without_a_valid_signature(t *testing.T) {
+	r := webhooktest.Start(t)
+	body := `{"n":1}`
+	now := strconv.FormatInt(time.Now().Unix(), 10)
+	old := strconv.FormatInt(time.Now().Add(-webhooktest.MaxSkew-time.Minute).Unix(), 10)
+	sign := func(secret, ts, body string) string { return notify.Sign([]byte(secret), ts, []byte(body)) }
+	tests := []struct {
+		name    string
+		ts, sig string
+	}{
+		{"no signature", now, ""},
+		{"no timestamp", "", sign(r.Secret, now, body)},
+		{"another secret", now, sign(strings.Repeat("x", 64), now, body)},
+		{"another body", now, sign(r.Secret, now, `{"n":2}`)},
+		{"another timestamp", now, sign(r.Secret, old, body)},
+		{"a stale timestamp, correctly signed", old, sign(r.Secret, old, body)},
+		{"not v1", now, strings.Replace(sign(r.Secret, now, body), "v1=", "v0=", 1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := postSigned(t, r.URL, tt.name, body, tt.ts, tt.sig); got != http.StatusUnauthorized {
+				t.Fatalf("answered %d; want 401", got)
+			}
+		})
+	}
+	for _, c := range r.Calls() {
+		if c.Status != http.StatusUnauthorized || c.SignatureError == "" {
+			t.Errorf("call %s recorded as %d, signature error %q; want 401 with the reason", c.Key(), c.Status, c.SignatureError)
+		}
+	}
+	if got := post(t, r, "good", body); got != http.StatusOK {
+		t.Fatalf("a correctly signed call answered %d; want 200", got)
 	}
 }

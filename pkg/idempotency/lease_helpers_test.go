@@ -2,10 +2,14 @@ package idempotency_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,12 +55,19 @@ func (r *receiver) failNext(n int) {
 	})
 }
 
-// call POSTs the event id to the receiver with key as its Idempotency-Key.
+// call POSTs the event id to the receiver with key as its Idempotency-Key, signed as the
+// receiver requires (HMAC-SHA256 with its secret over timestamp + "." + body).
 func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, strings.NewReader(`{"id":"`+ev.ID+`"}`))
+	body := `{"id":"` + ev.ID + `"}`
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, strings.NewReader(body))
 	if err != nil {
 		return err
 	}
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(r.Secret))
+	mac.Write([]byte(ts + "." + body))
+	req.Header.Set("Webhook-Timestamp", ts)
+	req.Header.Set("Webhook-Signature", "v1="+hex.EncodeToString(mac.Sum(nil)))
 	req.Header.Set("Idempotency-Key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

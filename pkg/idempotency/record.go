@@ -45,6 +45,14 @@ type Record struct {
 // effect outside DynamoDB passes downstream as its idempotency key.
 func Key(consumer, eventID string) string { return consumer + keySeparator + eventID }
 
+// KeyPrefixes returns the prefixes of the keys of every item the engine writes in the
+// idempotency table for consumer: its records, its failure counts and its group holds. No
+// other consumer's key starts with one of them, so an IAM policy can confine a consumer to its
+// own items with a dynamodb:LeadingKeys condition of these prefixes followed by *.
+func KeyPrefixes(consumer string) []string {
+	return []string{Key(consumer, ""), attemptsKey(consumer, ""), holdKey(consumer, "")}
+}
+
 // keySeparator separates the consumer name from the event id in a key; consumer names may not
 // contain it, so no two consumer and event pairs share a key.
 const keySeparator = "#"

@@ -156,24 +156,21 @@ func serve(args []string) error {
 	return cloud.Close()
 }
 
-// webhookReceiver starts a loopback webhook receiver that logs every call, and gives its URL to
-// the template's WebhookUrl parameter, unless -param set one or the template has none.
+// webhookReceiver starts a loopback webhook receiver that logs every call, and serves its URL
+// and signing secret from the local parameter store under the names the template's webhook
+// parameters give, unless the template has none.
 func webhookReceiver(cfg *localcloud.Config) (*webhooktest.Receiver, error) {
-	if _, set := cfg.Parameters["WebhookUrl"]; set {
-		return nil, nil
-	}
 	t, err := localcloud.LoadTemplate(cfg.Template)
-	if err != nil || !t.Declares("WebhookUrl") {
+	if err != nil || !t.Declares(workload.WebhookURLParameterName) {
 		return nil, err
 	}
 	recv, err := workload.NewReceiver(cfg.Logger)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Parameters == nil {
-		cfg.Parameters = map[string]string{}
+	if err := workload.ServeWebhookParameters(cfg, cfg.Template, recv); err != nil {
+		return nil, errors.Join(err, recv.Close())
 	}
-	cfg.Parameters["WebhookUrl"] = recv.URL
 	cfg.Logger.Info("webhook receiver on loopback", "url", recv.URL)
 	return recv, nil
 }

@@ -18,7 +18,7 @@ func TestUp_refuses_unknown_functions_and_parameters_before_starting_anything(t 
 		{"the old README example", []string{"-envs", "Consumer=3,Api=1"},
 			[]string{`no function "Consumer"; functions: ApiFunction, LedgerFunction, NoteNotifierFunction, NoteTaggerFunction, OutboxRelayFunction`}},
 		{"a value outside AllowedValues and an unknown parameter", []string{"-param", "LogLevel=verbose", "-param", "Loglevel=debug"},
-			[]string{`LogLevel="verbose" refused: allowed values: debug, info, warn, error`, `no parameter "Loglevel"; parameters: `, "LogLevel, LogRetentionDays, RetentionDays, Stage, WebhookUrl"}},
+			[]string{`LogLevel="verbose" refused: allowed values: debug, info, warn, error`, `no parameter "Loglevel"; parameters: `, "LogLevel, LogRetentionDays, RetentionDays, Stage, WebhookSecretParameterName, WebhookUrlParameterName"}},
 		{"a number below MinValue", []string{"-param", "RetentionDays=7"}, []string{`RetentionDays="7" refused: at least 23`}},
 		{"a count below one", []string{"-envs", "ledger=0"}, []string{`-envs "ledger=0": want Function=N, N at least 1`}},
 	}

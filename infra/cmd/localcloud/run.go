@@ -55,13 +55,8 @@ func runCmd(args []string) error {
 		return err
 	}
 	defer recv.Close()
-	if cfg.Parameters == nil {
-		cfg.Parameters = map[string]string{}
-	}
-	if t, err := localcloud.LoadTemplate(cfg.Template); err == nil && t.Declares("WebhookUrl") {
-		if _, set := cfg.Parameters["WebhookUrl"]; !set {
-			cfg.Parameters["WebhookUrl"] = recv.URL
-		}
+	if err := workload.ServeWebhookParameters(&cfg, cfg.Template, recv); err != nil {
+		return err
 	}
 	wl.Receiver = recv
 	if crashFn != "" {

@@ -1,0 +1,338 @@
+package onceflow_test
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/api"
+	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/outbox"
+)
+
+// keyedActions are the DynamoDB actions that name the partition keys they touch, so that a
+// dynamodb:LeadingKeys condition limits them. A Scan or a BatchGetItem of no key would pass a
+// ForAllValues condition vacuously: no function may be granted anything else on a table.
+var keyedActions = []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem",
+	"dynamodb:DeleteItem", "dynamodb:ConditionCheckItem", "dynamodb:Query"}
+
+// grant is one Allow statement of a function's policies, as far as DynamoDB tables go.
+type grant struct {
+	actions   []string
+	resources []string // "AppTable.Arn", "AppTable.StreamArn", ...
+	patterns  []string // the dynamodb:LeadingKeys patterns; nil when unconditional
+	problems  []string // what the evaluator below cannot read: the test fails on any
+}
+
+// grants reads function fn's statements, resolving !FindInMap from the template's Mappings.
+func grants(tpl doc, fn string) []grant {
+	var out []grant
+	for _, pol := range asList(get(tpl, "Resources", fn, "Properties", "Policies")) {
+		for _, st := range asList(get(pol, "Statement")) {
+			g := grant{}
+			if !slices.ContainsFunc(asList(get(st, "Action")), func(a any) bool { return strings.HasPrefix(fmt.Sprint(a), "dynamodb:") }) {
+				continue // not about tables
+			}
+			if get(st, "Effect") != "Allow" {
+				g.problems = append(g.problems, fmt.Sprintf("Effect %v: only Allow statements are expected", get(st, "Effect")))
+			}
+			for _, a := range asList(get(st, "Action")) {
+				g.actions = append(g.actions, fmt.Sprint(a))
+			}
+			for _, r := range asList(get(st, "Resource")) {
+				l, _ := get(r, "Fn::GetAtt").([]any)
+				if len(l) != 2 {
+					g.problems = append(g.problems, fmt.Sprintf("resource %v is not a !GetAtt of a resource", r))
+					continue
+				}
+				g.resources = append(g.resources, fmt.Sprint(l[0], ".", l[1]))
+			}
+			g.readCondition(tpl, get(st, "Condition"))
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func (g *grant) readCondition(tpl doc, cond any) {
+	if cond == nil {
+		return
+	}
+	for op, keys := range cond.(doc) {
+		if op != "ForAllValues:StringLike" {
+			g.problems = append(g.problems, "condition operator "+op+": want ForAllValues:StringLike")
+			continue
+		}
+		for key, v := range keys.(doc) {
+			if key != "dynamodb:LeadingKeys" {
+				g.problems = append(g.problems, "condition key "+key+": only dynamodb:LeadingKeys is evaluated here")
+				continue
+			}
+			if m, ok := get(v, "Fn::FindInMap").([]any); ok && len(m) == 3 {
+				v = get(tpl, "Mappings", fmt.Sprint(m[0]), fmt.Sprint(m[1]), fmt.Sprint(m[2]))
+			}
+			g.patterns = []string{}
+			for _, p := range asList(v) {
+				g.patterns = append(g.patterns, fmt.Sprint(p))
+			}
+		}
+	}
+}
+
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	if v == nil {
+		return nil
+	}
+	return []any{v}
+}
+
+// like reports whether s matches an IAM StringLike pattern: * is any run of characters, ? one.
+func like(pattern, s string) bool {
+	re := strings.NewReplacer(`\*`, `.*`, `\?`, `.`).Replace(regexp.QuoteMeta(pattern))
+	return regexp.MustCompile(`^(?s:` + re + `)$`).MatchString(s)
+}
+
+// allows reports whether function fn's policies allow action on table's item of partition key
+// pk, as IAM would for these statement shapes (Allow only; ForAllValues over the one leading
+// key a single-item action or a Query names).
+func allows(gs []grant, action, table, pk string) bool {
+	for _, g := range gs {
+		if !slices.Contains(g.actions, action) || !slices.Contains(g.resources, table+".Arn") {
+			continue
+		}
+		if g.patterns == nil || slices.ContainsFunc(g.patterns, func(p string) bool { return like(p, pk) }) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTemplate_table_grants_are_keyed_actions_under_a_leading_keys_condition(t *testing.T) {
+	tpl := loadTemplate(t)
+	tables := resourcesOfType(tpl, "AWS::DynamoDB::Table")
+	for id := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		for i, g := range grants(tpl, id) {
+			for _, p := range g.problems {
+				t.Errorf("%s statement %d: %s", id, i, p)
+			}
+			onTable := slices.ContainsFunc(g.resources, func(r string) bool {
+				name, attr, _ := strings.Cut(r, ".")
+				return tables[name] != nil && attr == "Arn"
+			})
+			if !onTable {
+				continue
+			}
+			for _, a := range g.actions {
+				if !slices.Contains(keyedActions, a) {
+					t.Errorf("%s statement %d grants %s on a table: only %v, which name their keys", id, i, a, keyedActions)
+				}
+			}
+			if len(g.patterns) == 0 {
+				t.Errorf("%s statement %d grants %v on %v with no dynamodb:LeadingKeys patterns", id, i, g.actions, g.resources)
+			}
+			for _, p := range g.patterns {
+				if !strings.HasSuffix(p, "#*") || strings.Count(p, "*") != 1 {
+					t.Errorf("%s statement %d: leading key pattern %q; want a fixed prefix ending in #*", id, i, p)
+				}
+			}
+		}
+	}
+}
+
+// access is one DynamoDB action on one item, as the code makes it.
+type access struct {
+	action, table, pk string
+}
+
+// writes turns transaction writes into the item actions IAM authorises them as.
+func writes(t *testing.T, items []types.TransactWriteItem) []access {
+	t.Helper()
+	var out []access
+	for _, w := range items {
+		var a access
+		var key map[string]types.AttributeValue
+		switch {
+		case w.Put != nil:
+			a, key = access{"dynamodb:PutItem", aws.ToString(w.Put.TableName), ""}, w.Put.Item
+		case w.Update != nil:
+			a, key = access{"dynamodb:UpdateItem", aws.ToString(w.Update.TableName), ""}, w.Update.Key
+		case w.Delete != nil:
+			a, key = access{"dynamodb:DeleteItem", aws.ToString(w.Delete.TableName), ""}, w.Delete.Key
+		case w.ConditionCheck != nil:
+			a, key = access{"dynamodb:ConditionCheckItem", aws.ToString(w.ConditionCheck.TableName), ""}, w.ConditionCheck.Key
+		}
+		a.pk = pkOf(t, key)
+		out = append(out, a)
+	}
+	return out
+}
+
+func pkOf(t *testing.T, item map[string]types.AttributeValue) string {
+	t.Helper()
+	pk, ok := item["pk"].(*types.AttributeValueMemberS)
+	if !ok {
+		t.Fatalf("item %v has no string pk", item)
+	}
+	return pk.Value
+}
+
+func effectWrites(t *testing.T, eff idempotency.Effect, err error) []access {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := eff.TransactWriteItems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return writes(t, items)
+}
+
+func each(actions []string, table, pk string) []access {
+	var out []access
+	for _, a := range actions {
+		out = append(out, access{a, table, pk})
+	}
+	return out
+}
+
+// consumerName is the CONSUMER_NAME the template gives function fn: its idempotency keys'
+// prefix.
+func consumerName(t *testing.T, tpl doc, fn string) string {
+	t.Helper()
+	name, ok := get(tpl, "Resources", fn, "Properties", "Environment", "Variables", "CONSUMER_NAME").(string)
+	if !ok || name == "" {
+		t.Fatalf("%s sets no literal CONSUMER_NAME", fn)
+	}
+	return name
+}
+
+// TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others evaluates each
+// function's statements against the items the code really touches, keyed by the code's own
+// key functions and effects (tables named by their logical ids), and against the items the
+// function must not touch.
+func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others(t *testing.T) {
+	tpl := loadTemplate(t)
+	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+	const app, idem = "AppTable", "IdempotencyTable"
+	credit, err := ledger.NewEvent(ledger.Credited, "acc-1", "ref-1", 100, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var movement ledger.MovementData
+	if err := cloudevent.DecodeData(credit, &movement); err != nil {
+		t.Fatal(err)
+	}
+	noteWrites, _, err := notes.Create(app, "note-1", "Lisbon #travel", "tapas #food", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	created, err := cloudevent.New(notes.CreatedEventID("note-1"), notes.Source, notes.Created, "note-1", now,
+		notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel", Content: "tapas #food"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	movementOutbox, err := outbox.Write(app, credit, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	movementItem, err := ledger.WriteMovement(app, credit, "ref-1", 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	movementPK := pkOf(t, ledger.MovementKey(credit.ID))
+	// every item of function fn in the idempotency table: a sample key under each prefix
+	items := func(fn string, actions []string) []access {
+		var out []access
+		for _, p := range idempotency.KeyPrefixes(consumerName(t, tpl, fn)) {
+			out = append(out, each(actions, idem, p+"ev-1")...)
+		}
+		return out
+	}
+	otherRecord := idempotency.Key("some-other-consumer", "ev-1")
+	ledgerRecord := idempotency.Key(consumerName(t, tpl, "LedgerFunction"), "ev-1")
+	outboxPK := pkOf(t, movementOutbox.Put.Item)
+	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
+	reads := []string{"dynamodb:GetItem", "dynamodb:Query"}
+	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"} // records; failure counts
+	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
+	creditEffect, creditErr := ledger.Credit(app, credit, movement)
+	debitEffect, debitErr := ledger.Debit(app, credit, movement)
+	allowed := map[string][]access{
+		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementItem, movementOutbox}),
+			[]access{{"dynamodb:PutItem", app, api.RequestPK("key-1")}},
+			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
+		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
+		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
+			items("LedgerFunction", leaseWrites)), // DeleteItem: a group hold's release
+		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
+	}
+	refused := map[string][]access{
+		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
+			each([]string{"dynamodb:UpdateItem", "dynamodb:DeleteItem"}, app, notePK), each(reads, app, outboxPK),
+			// the ledger decides a movement, not the API
+			each([]string{"dynamodb:UpdateItem"}, app, movementPK),
+			// a replayed request's answer comes from its failed put (ALL_OLD), never a read
+			each(reads, app, api.RequestPK("key-1")),
+			each(recordWrites, idem, ledgerRecord)),
+		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
+			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
+			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, movementPK),
+			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
+		"LedgerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
+			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, notePK),
+			items("NoteTaggerFunction", leaseWrites), items("NoteNotifierFunction", leaseWrites)),
+		"NoteNotifierFunction": slices.Concat(items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord),
+			each(leaseWrites, app, notePK), each(leaseWrites, app, outboxPK)),
+		"OutboxRelayFunction": slices.Concat(each(leaseWrites, app, outboxPK), each(leaseWrites, idem, ledgerRecord)),
+	}
+	for fn, accesses := range allowed {
+		gs := grants(tpl, fn)
+		for _, a := range accesses {
+			if !allows(gs, a.action, a.table, a.pk) {
+				t.Errorf("%s may not %s %s item %q, which its code does", fn, a.action, a.table, a.pk)
+			}
+		}
+	}
+	for fn, accesses := range refused {
+		gs := grants(tpl, fn)
+		for _, a := range accesses {
+			if allows(gs, a.action, a.table, a.pk) {
+				t.Errorf("%s may %s %s item %q, outside its own items", fn, a.action, a.table, a.pk)
+			}
+		}
+	}
+}
+
+func TestLike_matches_IAM_wildcards(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"NOTE#*", "NOTE#n-1", true},
+		{"NOTE#*", "NOTE#", true},
+		{"NOTE#*", "OUTBOX#NOTE#n-1", false},
+		{"ledger#*", "ledger-2#ev", false},
+		{"ledger#*", "ledger#ev", true},
+		{"a?c", "abc", true},
+		{"a.c", "abc", false}, // a dot is literal
+	}
+	for _, tt := range tests {
+		if got := like(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("like(%q, %q) = %v; want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
