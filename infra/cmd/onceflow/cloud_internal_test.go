@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/webhooktest"
+	"github.com/onceflow/onceflow/infra/workload"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -26,18 +26,26 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	state := t.TempDir()
-	recv := webhooktest.Start(t)
+	recv, err := workload.NewReceiver(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
 	logf, err := os.Create(filepath.Join(state, "localcloud.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer logf.Close()
-	cloud, err := localcloud.Start(ctx, localcloud.Config{
+	cfg := localcloud.Config{
 		Logger: slog.New(slog.NewTextHandler(logf, nil)), StateDir: state,
 		Prefix:           fmt.Sprintf("cli%d", time.Now().UnixNano()),
 		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), SQSEndpoint: os.Getenv("SQS_ENDPOINT"),
-		Install: true, Parameters: map[string]string{"WebhookUrl": recv.URL}, VisibilityTimeout: 5,
-	})
+		Install: true, VisibilityTimeout: 5,
+	}
+	if err := workload.ServeWebhookParameters(&cfg, template, recv); err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := localcloud.Start(ctx, cfg)
 	if err != nil {
 		t.Fatalf("start the local cloud (run the tests with `make test`): %v", err)
 	}
@@ -96,12 +104,15 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	}
 }
 
+// template is the repository's template.yaml, from this package's directory.
+var template = filepath.Join("..", "..", "..", "template.yaml")
+
 type localCLI struct{ state string }
 
 func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	var out strings.Builder
-	args = append(args, "--local", "--state", c.state, "--template", filepath.Join("..", "..", "..", "template.yaml"))
+	args = append(args, "--local", "--state", c.state, "--template", template)
 	code := run(t.Context(), args, strings.NewReader(stdin), &out, &out)
 	return code, out.String()
 }
