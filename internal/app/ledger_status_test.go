@@ -138,3 +138,25 @@ func TestLedger_a_rejected_debit_stays_rejected_at_its_status(t *testing.T) {
 		t.Fatalf("account = %s; want balance 5000", body)
 	}
 }
+
+// A reference with a character beyond U+FFFF (SQS takes it; fauxqs and the outbox's escaping
+// meet it on the way): after the ledger decided the movement and its outbox item expired, a
+// retry is answered from the movement item, which the ledger updated, as the same movement:
+// 202 with the same event id, not 422.
+func TestLedger_a_retry_of_a_decided_movement_with_an_emoji_reference_is_the_same_movement(t *testing.T) {
+	s := newSystem(t)
+	body := `{"amount":5000,"reference":"invoice-🚀-1"}`
+	status, id, _ := s.post(t, "api-credit.json", body)
+	if status != http.StatusAccepted {
+		t.Fatalf("credit = %d; want 202", status)
+	}
+	s.deliver(t, id, 1)
+	// The outbox item, the first guard, is gone after its 7 days; the movement item answers.
+	if _, err := s.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(s.app),
+		Key: outbox.Key(sampleAccount, id)}); err != nil {
+		t.Fatal(err)
+	}
+	if status, again, _ := s.post(t, "api-credit.json", body); status != http.StatusAccepted || again != id {
+		t.Fatalf("retry after the ledger decided = %d (event %q); want 202 with event %s", status, again, id)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -100,9 +101,13 @@ func (c *Consumer) commitAll(ctx context.Context, members []*member) {
 // the deadline as commit does. A cancelled pack is resolved from its cancellation reasons:
 // a member whose own items failed is settled as it would be alone (a duplicate, a conflict,
 // a rejection, an invalid effect), and the others are committed again without it. A conflict
-// or throttle anywhere retries the whole pack; a request DynamoDB refuses as a whole commits
-// each member alone. A single member takes the one-message path.
+// or throttle anywhere retries the whole pack; when the reasons name the members whose items
+// it hit, only those are retried, and the others are committed again at once without them,
+// as they would be alone. A request DynamoDB refuses as a whole commits each member alone. A
+// single member takes the one-message path.
 func (c *Consumer) commitPack(ctx context.Context, members []*member) {
+	var apart sync.WaitGroup
+	defer apart.Wait()
 	for attempt := 1; ; attempt++ {
 		if len(members) == 1 {
 			m := members[0]
@@ -123,6 +128,11 @@ func (c *Consumer) commitPack(ctx context.Context, members []*member) {
 			if len(again) < len(members) {
 				members = again
 				continue // the rest, without the settled members, at once
+			}
+		case transient:
+			if hit, rest := blame(err, members); len(hit) > 0 && len(rest) > 0 {
+				apart.Go(func() { c.commitPack(ctx, rest) })
+				members = hit
 			}
 		}
 		if !c.cfg.Retry.wait(ctx, attempt) {
@@ -160,6 +170,35 @@ func classifyPack(err error, members []*member) verdictKind {
 		}
 	}
 	return committed
+}
+
+// blame splits the members of a pack cancelled for a conflict or throttle into those whose own
+// items the reasons name as throttled or in conflict, and the rest; both nil when the reasons
+// do not say.
+func blame(err error, members []*member) (hit, rest []*member) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || classifyPack(err, members) != transient {
+		return nil, nil
+	}
+	reasons, off := tce.CancellationReasons, 0
+	for _, m := range members {
+		n := len(m.p.items)
+		if off+n > len(reasons) {
+			return nil, nil
+		}
+		if slices.ContainsFunc(reasons[off:off+n], func(r types.CancellationReason) bool {
+			return transientCodes[aws.ToString(r.Code)]
+		}) {
+			hit = append(hit, m)
+		} else {
+			rest = append(rest, m)
+		}
+		off += n
+	}
+	if off != len(reasons) {
+		return nil, nil
+	}
+	return hit, rest
 }
 
 // send makes one TransactWriteItems of the members' items and adds its time to each.

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -61,4 +64,20 @@ func (h decoding) hold(ctx context.Context, msg events.SQSMessage, eventID strin
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
 	}
 	return err
+}
+
+// recovered applies ev, turning a panic of the handler into an error (logged with its stack),
+// so that it is counted as a failed attempt of this message like any other failure: a message
+// that always panics is then dead-lettered after MaxAttempts, under its group's policy, rather
+// than received until the queue's maxReceiveCount moves it and its untried group-mates.
+func (h decoding) recovered(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (res idempotency.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+			h.log.LogAttrs(ctx, slog.LevelError, "panic recovered",
+				slog.String("consumer", h.a.Name()), slog.String("messageId", d.MessageID),
+				slog.String("eventId", ev.ID), slog.String("reason", err.Error()), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	return h.apply(ctx, ev, d)
 }

@@ -84,7 +84,7 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 		h.metrics.Count(metrics.Malformed, 1)
 		return h.hold(ctx, msg, "", err)
 	}
-	if _, err = h.apply(ctx, ev, Delivery(msg)); err == nil {
+	if _, err = h.recovered(ctx, ev, Delivery(msg)); err == nil {
 		return nil
 	}
 	return h.hold(ctx, msg, ev.ID, h.count(ctx, msg, ev.ID, err))
