@@ -113,7 +113,7 @@ func Republish(ctx context.Context, sender BatchSender, routes map[string][]stri
 		}
 		for _, url := range urls {
 			byQueue[url] = append(byQueue[url], len(out))
-			msgs[url] = append(msgs[url], publish.Message{DedupID: it.EventID, GroupID: it.Subject, Body: it.Body})
+			msgs[url] = append(msgs[url], it.message())
 			out = append(out, Republished{Item: it, Queue: url})
 		}
 	}
