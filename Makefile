@@ -174,3 +174,21 @@ queue: $(LOCALCLOUD)
 
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)
+
+# ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
+# .local/bin/onceflow is the binary (infra/cmd/onceflow); `make ops` runs it on the local cloud
+# (--local), AWS=1 against AWS with the default credential chain. Examples (README, runbook):
+#   make ops ARGS="dlq list --queue LedgerDeadLetterQueue"
+#   make ops ARGS="dlq redrive --queue LedgerDeadLetterQueue --dry-run"
+#   make ops ARGS="record get --consumer ledger <event id>"
+#   make ops ARGS="outbox republish --since 2h"
+ONCEFLOW := .local/bin/onceflow
+
+.PHONY: ops $(ONCEFLOW)
+
+$(ONCEFLOW):
+	@$(GO) build -o $@ ./infra/cmd/onceflow
+
+## ops: the operator CLI with ARGS, on the local cloud (AWS=1: on AWS); ARGS=--help lists its commands
+ops: $(ONCEFLOW)
+	@$(ONCEFLOW) $(if $(ARGS),$(ARGS),--help)$(if $(AWS),, --local)

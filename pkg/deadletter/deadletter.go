@@ -23,6 +23,8 @@ const (
 	AttrReason          = "reason"          // the error text, truncated to fit
 	AttrSourceMessageID = "sourceMessageId" // the SQS message id it had on its source queue
 	AttrSourceQueueARN  = "sourceQueueArn"  // the queue it was received from
+	AttrSourceGroupID   = "sourceGroupId"   // its MessageGroupId there (FIFO), what a redrive keeps
+	AttrSourceDedupID   = "sourceDedupId"   // its MessageDeduplicationId there (the event id), what a redrive sends again
 	AttrReceiveCount    = "receiveCount"    // ApproximateReceiveCount when it was dead-lettered
 	AttrDeadLetteredAt  = "deadLetteredAt"  // RFC 3339, UTC
 )
@@ -73,6 +75,8 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 	for name, value := range map[string]string{
 		AttrSourceMessageID: msg.MessageId,
 		AttrSourceQueueARN:  msg.EventSourceARN,
+		AttrSourceGroupID:   msg.Attributes["MessageGroupId"],
+		AttrSourceDedupID:   msg.Attributes["MessageDeduplicationId"],
 		AttrReceiveCount:    msg.Attributes["ApproximateReceiveCount"],
 		AttrDeadLetteredAt:  q.now().UTC().Format(time.RFC3339),
 	} {

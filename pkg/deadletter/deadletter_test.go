@@ -121,6 +121,8 @@ func TestQueue_dead_letters_body_group_and_reason_to_a_fifo_queue(t *testing.T) 
 		{"reason", attr(m, deadletter.AttrReason), `malformed message: type: "nope" is not handled`},
 		{"sourceMessageId", attr(m, deadletter.AttrSourceMessageID), "msg-1"},
 		{"sourceQueueArn", attr(m, deadletter.AttrSourceQueueARN), msg.EventSourceARN},
+		{"sourceGroupId", attr(m, deadletter.AttrSourceGroupID), "account-42"},
+		{"sourceDedupId", attr(m, deadletter.AttrSourceDedupID), "evt-1"},
 		{"receiveCount", attr(m, deadletter.AttrReceiveCount), "3"},
 	}
 	for _, c := range checks {

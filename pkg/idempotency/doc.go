@@ -16,4 +16,7 @@
 // Effects outside DynamoDB (an HTTP call) run under a LeasedConsumer instead: a fenced lease
 // on the record, claimed with a random owner token, completed or released only by that owner,
 // taken over once expired; the effect gets the idempotency key to pass downstream.
+//
+// Admin reads and clears, for an operator, what the engine keeps: a consumer's record of an
+// event, its count of the event's failed attempts, a group held behind a dead letter.
 package idempotency

@@ -142,7 +142,7 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 	var lastErr error
 	// The lease ends here unless extended. The timer runs on its own goroutine, so an
 	// extension in flight (hung until its own timeout) never delays the effect's end.
-	expiry := time.AfterFunc(time.Until(l.until), func() {
+	expiry := time.AfterFunc(c.untilStop(l), func() {
 		mu.Lock()
 		defer mu.Unlock()
 		cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
@@ -163,7 +163,7 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 			if !expiry.Stop() {
 				return // the lease ran out before the extension answered: the effect is cancelled
 			}
-			expiry.Reset(time.Until(l.until))
+			expiry.Reset(c.untilStop(l))
 		case errors.As(err, &lost):
 			cancel(lost)
 			return
@@ -175,6 +175,13 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 				slog.String("consumer", c.cfg.Name), slog.String("idempotency_key", l.rec.Key), slog.String("error", err.Error()))
 		}
 	}
+}
+
+// untilStop is how long the effect may still run under lease l with a heartbeat: until a
+// quarter of a heartbeat (at most a second) before the lease runs out, a margin for a
+// scheduling pause of this process and clock skew with the next owner's host.
+func (c *LeasedConsumer) untilStop(l *lease) time.Duration {
+	return time.Until(l.until) - min(c.lease.Heartbeat/4, time.Second)
 }
 
 // extend moves the lease's expiry to a lease length from now, fenced by this owner.

@@ -29,4 +29,7 @@
 //	expiresAt   epoch seconds; the table's TTL removes published items after Retention
 //	traceHeader the X-Ray trace header of the request that wrote it (WithTrace), sent as the
 //	            message's AWSTraceHeader system attribute; absent when not traced
+//
+// Find and Republish send outbox items again, by event id or by the time they were written,
+// as the relay sends them: what an operator does after records of the stream failed for good.
 package outbox

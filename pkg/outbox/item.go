@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/publish"
 )
 
 // Kind is the kind attribute of outbox items.
@@ -103,4 +104,10 @@ func Write(table string, ev cloudevent.Event, now time.Time, opts ...WriteOption
 		ExpressionAttributeNames:            cond.Names(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}, nil
+}
+
+// message is the SQS message of the item, as the Relay and Republish send it: the event id as
+// deduplication id, the subject as group id, and the trace of the request that wrote it.
+func (it Item) message() publish.Message {
+	return publish.Message{DedupID: it.EventID, GroupID: it.Subject, Body: it.Body, TraceHeader: it.TraceHeader}
 }

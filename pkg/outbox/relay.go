@@ -112,7 +112,7 @@ func (r *Relay) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.Dyn
 			parks = append(parks, toPark{rec: i, item: item, reason: err})
 			continue
 		}
-		msg := publish.Message{DedupID: item.EventID, GroupID: item.Subject, Body: item.Body, TraceHeader: item.TraceHeader}
+		msg := item.message()
 		for _, url := range urls {
 			byQueue[url] = append(byQueue[url], pending{rec: i, msg: msg})
 		}

@@ -75,3 +75,31 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 		}
 	}
 }
+
+// An operator's republish sends an event as the relay did: with the trace of the request that
+// wrote it, so the consumer's lines of the re-sent event join that trace.
+func TestRepublish_sends_each_event_with_its_trace(t *testing.T) {
+	t.Parallel()
+	const traced = "Root=1-5759e988-bd862e3fe1be46a994272794;Parent=53995c3f42cd8ad9;Sampled=1"
+	q := testenv.SQS(t)
+	orders := apptest.FIFOQueue(t, q, "orders")
+	p, err := publish.New(q, publish.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender := &sentTraces{Publisher: p, traces: map[string]string{}}
+	ev, _ := cloudevent.New("order-placed-r1", "shop", "order.placed", "o-r1", time.Now(), map[string]int{"total": 5})
+	it, err := outbox.NewItem(ev, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	it.TraceHeader = traced
+	for _, r := range outbox.Republish(context.Background(), sender, map[string][]string{"order.placed": {orders}}, []outbox.Item{it}) {
+		if r.Err != nil {
+			t.Fatal(r.Err)
+		}
+	}
+	if got := sender.traces[ev.ID]; got != traced {
+		t.Errorf("republished with trace header %q, want %q", got, traced)
+	}
+}

@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/workload"
+	"github.com/onceflow/onceflow/pkg/outbox"
+)
+
+// The CLI on the whole local cloud of template.yaml: dead letters the real ledger consumer
+// wrote (with the source queue ARN Lambda's event gives it), its records and holds, and the
+// relay's routes.
+func TestOnceflow_on_the_local_cloud(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	state := t.TempDir()
+	recv, err := workload.NewReceiver(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer recv.Close()
+	logf, err := os.Create(filepath.Join(state, "localcloud.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer logf.Close()
+	cfg := localcloud.Config{
+		Logger: slog.New(slog.NewTextHandler(logf, nil)), StateDir: state,
+		Prefix:           fmt.Sprintf("cli%d", time.Now().UnixNano()),
+		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), SQSEndpoint: os.Getenv("SQS_ENDPOINT"),
+		Install: true, VisibilityTimeout: 5,
+	}
+	if err := workload.ServeWebhookParameters(&cfg, template, recv); err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := localcloud.Start(ctx, cfg)
+	if err != nil {
+		t.Fatalf("start the local cloud (run the tests with `make test`): %v", err)
+	}
+	defer func() {
+		if err := cloud.Close(); err != nil {
+			t.Errorf("close the local cloud: %v", err)
+		}
+	}()
+	ep := cloud.Endpoints()
+	c := &localCLI{state: state}
+	acct := fmt.Sprintf("cli-%d", time.Now().UnixNano())
+
+	// A credit through the API, applied by the ledger.
+	req, _ := http.NewRequestWithContext(ctx, "POST", ep.APIURL+"/accounts/"+acct+"/credits", strings.NewReader(`{"amount":700,"reference":"cli-1"}`))
+	resp, err := ep.APIClient("payments", "ledger.write").Do(req)
+	if err != nil || resp.StatusCode != 202 {
+		t.Fatalf("credit = %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	items, err := outbox.Find(ctx, ep.DynamoDBClient(), ep.Tables["AppTable"].Name, outbox.Selection{})
+	if err != nil || len(items) != 1 || items[0].EventType != "account.credited" {
+		t.Fatalf("outbox = %+v, %v; want the credit", items, err)
+	}
+	credit := items[0].EventID
+	eventually(t, "the ledger's record of the credit", func() bool {
+		_, out := c.run(t, "", "record", "get", "--consumer", "ledger", credit)
+		return strings.Contains(out, `"outcome": "applied"`)
+	})
+	if code, out := c.run(t, "", "outbox", "republish", "--event-id", credit); code != 0 || !strings.Contains(out, "sent "+credit) {
+		t.Errorf("outbox republish: %d; want the credit sent to the ledger queue", code)
+	}
+
+	// A message the ledger cannot handle: dead-lettered with its reason and source, its group held.
+	if _, err := ep.SQSClient().SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ep.Queues["LedgerQueue"].URL),
+		MessageGroupId: aws.String(acct + "-x"), MessageDeduplicationId: aws.String("cli-bad-1"),
+		MessageBody: aws.String(`{"specversion":"1.0","id":"cli-bad-1","source":"test","type":"account.frozen","subject":"x"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the dead letter", func() bool {
+		_, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue")
+		return strings.Contains(out, "event cli-bad-1")
+	})
+	if _, out := c.run(t, "", "dlq", "show", "--queue", "LedgerDeadLetterQueue", "cli-bad-1"); !strings.Contains(out, "account.frozen") ||
+		!strings.Contains(out, ep.Queues["LedgerQueue"].ARN) || !strings.Contains(out, "group id:          "+acct+"-x") {
+		t.Error("dlq show: want the letter's reason, its source queue and group")
+	}
+	if _, out := c.run(t, "", "hold", "get", "--consumer", "ledger", acct+"-x"); !strings.Contains(out, "HELD") || !strings.Contains(out, "cli-bad-1") {
+		t.Error("hold get: want the group held behind cli-bad-1 (the ledger's HoldGroup)")
+	}
+	// Sent under five minutes ago with this event id: SQS would drop the redrive; it stays.
+	if _, out := c.run(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue"); !strings.Contains(out, "deduplicated 1") {
+		t.Error("dlq redrive within the dedup window: want it deduplicated and kept")
+	}
+	if _, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); !strings.Contains(out, "event cli-bad-1") {
+		t.Error("the letter left the dead-letter queue though its redrive was dropped")
+	}
+}
+
+// template is the repository's template.yaml, from this package's directory.
+var template = filepath.Join("..", "..", "..", "template.yaml")
+
+type localCLI struct{ state string }
+
+func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string) {
+	t.Helper()
+	var out strings.Builder
+	args = append(args, "--local", "--state", c.state, "--template", template)
+	code := run(t.Context(), args, strings.NewReader(stdin), &out, &out)
+	return code, out.String()
+}
+
+func eventually(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(45 * time.Second); !ok(); time.Sleep(300 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 45 s: no %s", what)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/deadletter"
+)
+
+// dlqFlags are the flags of the dlq subcommands.
+type dlqFlags struct {
+	queue, to string
+	filter    deadletter.Filter
+	limit     int
+	dryRun    bool
+}
+
+func (f *dlqFlags) common(fs *flag.FlagSet) {
+	fs.StringVar(&f.queue, "queue", "", "the dead-letter queue: URL or name (logical id with --local, e.g. LedgerDeadLetterQueue)")
+}
+
+func (f *dlqFlags) filters(fs *flag.FlagSet) {
+	fs.StringVar(&f.filter.Reason, "reason", "", "only letters whose reason contains this text (case-insensitive)")
+	fs.StringVar(&f.filter.EventType, "type", "", "only letters of this event type")
+}
+
+func (f *dlqFlags) url(ctx context.Context, t *target) (string, error) {
+	if f.queue == "" {
+		return "", usageError("--queue is required")
+	}
+	return t.queueURL(ctx, f.queue)
+}
+
+func dlqList() command {
+	var f dlqFlags
+	return command{
+		flags: func(fs *flag.FlagSet) {
+			f.common(fs)
+			f.filters(fs)
+			fs.IntVar(&f.limit, "limit", 100, "show at most this many letters (0: all)")
+		},
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			url, err := f.url(ctx, t)
+			if err != nil {
+				return err
+			}
+			n, err := depth(ctx, t.sqs, url)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "%s: %s\n", url, n)
+			shown := 0
+			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+				if f.filter.Match(l) {
+					shown++
+					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s\n    reason: %s\n",
+						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt, oneLine(l.Why(), 300))
+				}
+				return f.limit == 0 || shown < f.limit
+			})
+			fmt.Fprintf(s.out, "%d shown (on a FIFO queue SQS hands out the first letters of each group only while they are in view)\n", shown)
+			return err
+		},
+	}
+}
+
+func dlqShow() command {
+	var f dlqFlags
+	return command{
+		flags: f.common,
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			if len(args) != 1 {
+				return usageError("want one MESSAGE_ID or EVENT_ID")
+			}
+			url, err := f.url(ctx, t)
+			if err != nil {
+				return err
+			}
+			var found *deadletter.Letter
+			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+				if l.MessageID == args[0] || l.EventID == args[0] {
+					found = &l
+				}
+				return found == nil
+			})
+			if err != nil {
+				return err
+			}
+			if found == nil {
+				return fmt.Errorf("no letter %s in view in %s (a later letter of a FIFO group is not handed out before the earlier ones leave)", args[0], url)
+			}
+			printLetter(s, *found)
+			return nil
+		},
+	}
+}
+
+func printLetter(s ioStreams, l deadletter.Letter) {
+	for _, kv := range [][2]string{
+		{"message id", l.MessageID}, {"event id", l.EventID}, {"event type", l.EventType},
+		{"reason", l.Why()}, {"source queue", l.SourceQueueARN}, {"source message id", l.SourceMessage},
+		{"group id", l.GroupID}, {"dedup id", l.DedupID}, {"receive count", l.ReceiveCount},
+		{"dead-lettered at", l.DeadLetteredAt}, {"trace header", l.TraceHeader},
+	} {
+		fmt.Fprintf(s.out, "%-18s %s\n", kv[0]+":", orNone(kv[1]))
+	}
+	fmt.Fprintf(s.out, "body:\n%s\n", l.Body)
+}
+
+func dlqRedrive() command {
+	var f dlqFlags
+	return command{
+		flags: func(fs *flag.FlagSet) {
+			f.common(fs)
+			f.filters(fs)
+			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: each to the queue it was dead-lettered from)")
+			fs.IntVar(&f.limit, "limit", 0, "move at most this many letters (0: all)")
+			fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be moved, move nothing")
+		},
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			url, err := f.url(ctx, t)
+			if err != nil {
+				return err
+			}
+			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun}
+			if f.to != "" {
+				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
+					return err
+				}
+			}
+			counts := map[deadletter.Outcome]int{}
+			err = deadletter.Redrive(ctx, cfg, func(r deadletter.Redriven) {
+				counts[r.Outcome]++
+				line := fmt.Sprintf("%-10s %s  event %s  group %s", r.Outcome, r.Letter.MessageID, orNone(r.Letter.EventID), orNone(r.Letter.GroupID))
+				if r.To != "" {
+					line += "  -> " + r.To
+				}
+				if r.Err != nil {
+					line += "\n    " + r.Err.Error()
+				}
+				if r.Outcome == deadletter.Again {
+					line += "\n    dead-lettered again after this redrive sent it: the cause is not fixed"
+				}
+				if r.Outcome == deadletter.Deduped {
+					line += "\n    SQS saw this event id under 5 minutes ago and would drop it: redrive again later"
+				}
+				fmt.Fprintln(s.out, line)
+			})
+			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, deduplicated %d, failed again %d, failed %d\n",
+				counts[deadletter.Moved], counts[deadletter.WouldMove], counts[deadletter.Skipped], counts[deadletter.Behind],
+				counts[deadletter.Deduped], counts[deadletter.Again], counts[deadletter.Failed])
+			if err == nil && counts[deadletter.Failed] > 0 {
+				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[deadletter.Failed])
+			}
+			return err
+		},
+	}
+}
+
+// depth says how many messages the queue holds: visible, and in flight (received by someone
+// else, back when their visibility timeout ends).
+func depth(ctx context.Context, c *sqs.Client, url string) (string, error) {
+	out, err := c.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages,
+			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		return "", fmt.Errorf("queue %s: %w", url, err)
+	}
+	return fmt.Sprintf("about %s letters visible, %s in flight (received by someone, not listed)",
+		out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessages)],
+		out.Attributes[string(types.QueueAttributeNameApproximateNumberOfMessagesNotVisible)]), nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// oneLine is s on one line, cut to n bytes.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

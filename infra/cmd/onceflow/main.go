@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+const usage = `onceflow: the operator's tool for onceflow (AWS with the default credential chain, or --local)
+
+usage: onceflow <command> <subcommand> [flags] [args]
+
+  dlq list      --queue Q [--reason TEXT] [--type T] [--limit N]  dead letters, reasons
+  dlq show      --queue Q MESSAGE_ID|EVENT_ID            one dead letter: attributes and body
+  dlq redrive   --queue Q [--to Q] [--reason TEXT] [--type T] [--limit N] [--dry-run]
+                                                         back to their source queue, in order
+  record get    --consumer C EVENT_ID                    a consumer's record, attempts and hold
+  record delete --consumer C EVENT_ID [--yes]            clear it: a redelivery applies it again
+  hold get      --consumer C GROUP                       a group held behind a dead letter
+  hold release  --consumer C GROUP [--yes]               let the group go on without it
+  outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
+                                                         re-send outbox events to their queues
+
+Every subcommand takes --local (the local cloud of .local/endpoints.json) and --help.
+With --local, queues and tables are named by logical id (LedgerDeadLetterQueue, AppTable);
+on AWS by URL or name (the stack's outputs).`
+
+// command is one subcommand: it registers its flags and runs with the arguments left.
+type command struct {
+	flags func(fs *flag.FlagSet)
+	run   func(ctx context.Context, t *target, args []string, io ioStreams) error
+}
+
+type ioStreams struct {
+	in       *bufio.Reader
+	out, err io.Writer
+}
+
+func commands() map[string]command {
+	return map[string]command{
+		"dlq list": dlqList(), "dlq show": dlqShow(), "dlq redrive": dlqRedrive(),
+		"record get": recordGet(), "record delete": recordDelete(),
+		"hold get": holdGet(), "hold release": holdRelease(),
+		"outbox republish": outboxRepublish(),
+	}
+}
+
+// run runs the command of args and returns the exit status: 0, 1 for a failure, 2 for a
+// usage error.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) < 2 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintln(stderr, usage)
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+			return 0
+		}
+		return 2
+	}
+	name := args[0] + " " + args[1]
+	cmd, ok := commands()[name]
+	if !ok {
+		fmt.Fprintf(stderr, "onceflow: unknown command %q\n\n%s\n", name, usage)
+		return 2
+	}
+	fs := flag.NewFlagSet("onceflow "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var tf targetFlags
+	tf.register(fs)
+	cmd.flags(fs)
+	rest, err := parse(fs, args[2:])
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	t, err := tf.open(ctx)
+	if err == nil {
+		err = cmd.run(ctx, t, rest, ioStreams{in: bufio.NewReader(stdin), out: stdout, err: stderr})
+	}
+	var ue usageError
+	switch {
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "onceflow %s: %v\n", name, err)
+		fs.Usage()
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "onceflow %s: %v\n", name, err)
+		return 1
+	}
+	return 0
+}
+
+// parse parses args with fs, flags before, between and after the positional arguments, and
+// returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, fs.Arg(0)), fs.Args()[1:]
+	}
+}
+
+// usageError is a command used wrongly.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+// confirm asks question on out and reports whether the answer read from in is yes.
+func confirm(s ioStreams, question string) bool {
+	fmt.Fprintf(s.out, "%s [y/N] ", question)
+	answer, _ := s.in.ReadString('\n')
+	answer = strings.ToLower(strings.TrimSpace(answer))
+	return answer == "y" || answer == "yes"
+}

@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/outbox"
+)
+
+// cloud is a local cloud's endpoints.json over the emulators, with the template's queues and
+// tables (each test its own), as `make up` writes it.
+type cloud struct {
+	state string
+	db    *dynamodb.Client
+	sqs   *sqs.Client
+	e     localcloud.Endpoints
+}
+
+func newCloud(t *testing.T) *cloud {
+	t.Helper()
+	c := &cloud{state: t.TempDir(), db: testenv.DynamoDB(t), sqs: testenv.SQS(t)}
+	c.e = localcloud.Endpoints{DynamoDB: os.Getenv("DYNAMODB_ENDPOINT"), SQS: os.Getenv("SQS_ENDPOINT"), Region: "us-east-1",
+		Queues: map[string]localcloud.Queue{}, Tables: map[string]localcloud.Table{}}
+	for _, id := range []string{"NotesQueue", "LedgerQueue", "NotificationsQueue", "OutboxParkedQueue", "LedgerDeadLetterQueue"} {
+		url := apptest.FIFOQueue(t, c.sqs, strings.ToLower(id))
+		c.e.Queues[id] = localcloud.Queue{URL: url, ARN: c.arn(t, url)}
+	}
+	app, _ := apptest.AppTable(t, c.db)
+	c.e.Tables["AppTable"] = localcloud.Table{Name: app}
+	c.e.Tables["IdempotencyTable"] = localcloud.Table{Name: apptest.IdempotencyTable(t, c.db)}
+	b, _ := json.Marshal(c.e)
+	if err := os.WriteFile(filepath.Join(c.state, "endpoints.json"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (c *cloud) arn(t *testing.T, url string) string {
+	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Attributes["QueueArn"]
+}
+
+// onceflow runs the command with --local on this cloud, stdin as its input, and returns its
+// exit status and output.
+func (c *cloud) onceflow(t *testing.T, stdin string, args ...string) (int, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	args = append(args, "--local", "--state", c.state, "--template", filepath.Join(apptest.Root(), "template.yaml"))
+	code := run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	t.Logf("onceflow %s -> %d\n%s%s", strings.Join(args[:2], " "), code, out.String(), errOut.String())
+	return code, out.String() + errOut.String()
+}
+
+// received drains a queue and returns "group/dedup" of each message.
+func (c *cloud) received(t *testing.T, id string) []string {
+	var got []string
+	for _, m := range apptest.Drain(t, c.sqs, c.e.Queues[id].URL) {
+		got = append(got, m.Attributes["MessageGroupId"]+"/"+m.Attributes["MessageDeduplicationId"])
+	}
+	return got
+}
+
+func event(t *testing.T, id, typ, subject string) cloudevent.Event {
+	ev, err := cloudevent.New(id, "test", typ, subject, time.Now(), map[string]int{"amount": 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *testing.T) {
+	c := newCloud(t)
+	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)
+	for _, l := range []struct{ id, typ, group, reason string }{
+		{"credit-1", "account.credited", "acct-1", "failed 5 times: throttled"},
+		{"bad-1", "account.frozen", "acct-2", `malformed message: type: "account.frozen" is not handled`},
+	} {
+		body, _ := cloudevent.Encode(event(t, l.id, l.typ, l.group))
+		msg := events.SQSMessage{MessageId: "m-" + l.id, Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
+			Attributes: map[string]string{"MessageGroupId": l.group, "MessageDeduplicationId": l.id, "ApproximateReceiveCount": "5"}}
+		if err := dlq.DeadLetter(t.Context(), msg, errors.New(l.reason)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue")
+	if code != 0 || !strings.Contains(out, "failed 5 times: throttled") || !strings.Contains(out, "event bad-1") || !strings.Contains(out, "2 shown") {
+		t.Errorf("dlq list: %d; want both letters with their reasons", code)
+	}
+	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--reason", "MALFORMED"); code != 0 || strings.Contains(out, "credit-1") || !strings.Contains(out, "1 shown") {
+		t.Errorf("dlq list --reason: %d; want the malformed letter only", code)
+	}
+	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--limit", "1"); code != 0 || strings.Contains(out, "bad-1") || !strings.Contains(out, "1 shown") {
+		t.Errorf("dlq list --limit 1: %d; want the first letter only", code)
+	}
+	code, out = c.onceflow(t, "", "dlq", "show", "credit-1", "--queue", "LedgerDeadLetterQueue")
+	if code != 0 || !strings.Contains(out, `"id":"credit-1"`) || !strings.Contains(out, c.e.Queues["LedgerQueue"].ARN) {
+		t.Errorf("dlq show: %d; want the letter's body and source queue", code)
+	}
+	code, out = c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--type", "account.credited")
+	if code != 0 || !strings.Contains(out, "moved 1,") {
+		t.Errorf("dlq redrive: %d; want one moved", code)
+	}
+	if got := c.received(t, "LedgerQueue"); len(got) != 1 || got[0] != "acct-1/credit-1" {
+		t.Errorf("ledger queue received %v; want acct-1/credit-1 (group and event id kept)", got)
+	}
+	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); code != 0 || !strings.Contains(out, "1 shown") || !strings.Contains(out, "bad-1") {
+		t.Errorf("after redrive: %d; want the malformed letter still there", code)
+	}
+}
+
+func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.T) {
+	c := newCloud(t)
+	table := c.e.Tables["IdempotencyTable"].Name
+	rec := idempotency.Record{Key: idempotency.Key("ledger", "credit-9"), Consumer: "ledger", EventID: "credit-9",
+		EventType: "account.credited", Outcome: "applied", MessageID: "m-9", Group: "acct-9",
+		ProcessedAt: time.Now().UTC().Format(time.RFC3339), ExpiresAt: time.Now().Add(time.Hour).Unix()}
+	item, _ := attributevalue.MarshalMap(rec)
+	if _, err := c.db.PutItem(t.Context(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	consumer, err := idempotency.New(c.db, idempotency.NewRouter(), idempotency.Config{Name: "ledger", Table: table, AfterDeadLetter: idempotency.HoldGroup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := consumer.HoldGroup(t.Context(), "acct-9", "debit-8", "m-8", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")
+	if code != 0 || !strings.Contains(out, `"outcome": "applied"`) || !strings.Contains(out, "HELD") || !strings.Contains(out, "debit-8") {
+		t.Errorf("record get: %d; want the applied record and its group's hold", code)
+	}
+	if code, out := c.onceflow(t, "n\n", "record", "delete", "--consumer", "ledger", "credit-9"); code != 1 || !strings.Contains(out, "applies its effect AGAIN") {
+		t.Errorf("record delete answered no: %d; want a refusal after saying what a redelivery does", code)
+	}
+	if code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9"); code != 0 || !strings.Contains(out, "applied") {
+		t.Error("the record is gone though the operator said no")
+	}
+	if code, _ := c.onceflow(t, "yes\n", "record", "delete", "--consumer", "ledger", "credit-9"); code != 0 {
+		t.Errorf("record delete answered yes: %d", code)
+	}
+	if code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9"); code != 0 || !strings.Contains(out, "none") {
+		t.Error("the record is still there after delete")
+	}
+	if code, _ := c.onceflow(t, "", "hold", "release", "--consumer", "ledger", "--yes", "acct-9"); code != 0 {
+		t.Errorf("hold release: %d", code)
+	}
+	if code, out := c.onceflow(t, "", "hold", "get", "--consumer", "ledger", "acct-9"); code != 0 || !strings.Contains(out, "not held") {
+		t.Error("the group is still held after release")
+	}
+}
+
+func TestOutbox_republish_sends_events_where_the_relay_routes_them(t *testing.T) {
+	c := newCloud(t)
+	app := c.e.Tables["AppTable"].Name
+	start := time.Now()
+	for _, ev := range []cloudevent.Event{event(t, "note-ev-1", "note.created", "note-1"), event(t, "credit-ev-1", "account.credited", "acct-1")} {
+		w, err := outbox.Write(app, ev, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.db.TransactWriteItems(t.Context(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _ := c.onceflow(t, "", "outbox", "republish", "--event-id", "credit-ev-1"); code != 0 {
+		t.Errorf("republish --event-id: %d", code)
+	}
+	if got := c.received(t, "LedgerQueue"); fmt.Sprint(got) != "[acct-1/credit-ev-1]" {
+		t.Errorf("ledger queue got %v; want the credit with its event id", got)
+	}
+	if code, _ := c.onceflow(t, "", "outbox", "republish", "--since", start.Add(-time.Second).Format(time.RFC3339Nano)); code != 0 {
+		t.Errorf("republish --since: %d", code)
+	}
+	// note.created goes to both of its queues, as the template's relay routes it.
+	for _, q := range []string{"NotesQueue", "NotificationsQueue"} {
+		if got := c.received(t, q); fmt.Sprint(got) != "[note-1/note-ev-1]" {
+			t.Errorf("%s got %v; want note-1/note-ev-1", q, got)
+		}
+	}
+}
+
+func TestOnceflow_usage(t *testing.T) {
+	c := newCloud(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"help", []string{"--help"}, 0},
+		{"a subcommand's help", []string{"dlq", "redrive", "--help"}, 0},
+		{"unknown command", []string{"dlq", "purge"}, 2},
+		{"a missing queue", []string{"dlq", "list", "--local", "--state", c.state}, 2},
+		{"republish without a selection", []string{"outbox", "republish", "--local", "--state", c.state}, 2},
+		{"no local cloud", []string{"dlq", "list", "--local", "--state", t.TempDir(), "--queue", "X"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			if code := run(context.Background(), tt.args, strings.NewReader(""), &out, &out); code != tt.code {
+				t.Errorf("exit %d; want %d\n%s", code, tt.code, out.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// recordFlags are the flags of the record and hold subcommands.
+type recordFlags struct {
+	consumer, table, group string
+	yes                    bool
+}
+
+func (f *recordFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.consumer, "consumer", "", "the consumer's name (its CONSUMER_NAME: note-tagger, ledger, note-notifier)")
+	fs.StringVar(&f.table, "table", "", "the idempotency table's name (default with --local: IdempotencyTable)")
+}
+
+func (f *recordFlags) admin(t *target) (*idempotency.Admin, error) {
+	if f.consumer == "" {
+		return nil, usageError("--consumer is required")
+	}
+	table := f.table
+	if table == "" && t.local != nil {
+		table = "IdempotencyTable"
+	}
+	if table == "" {
+		return nil, usageError("--table is required (the stack's IdempotencyTableName output)")
+	}
+	return idempotency.NewAdmin(t.dynamodb, t.table(table)), nil
+}
+
+func oneArg(args []string, what string) (string, error) {
+	if len(args) != 1 {
+		return "", usageError("want one " + what)
+	}
+	return args[0], nil
+}
+
+func recordGet() command {
+	var f recordFlags
+	return command{
+		flags: func(fs *flag.FlagSet) {
+			f.register(fs)
+			fs.StringVar(&f.group, "group", "", "also show this group's hold (default: the record's group)")
+		},
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			a, err := f.admin(t)
+			if err != nil {
+				return err
+			}
+			id, err := oneArg(args, "EVENT_ID")
+			if err != nil {
+				return err
+			}
+			rec, ok, err := a.Record(ctx, f.consumer, id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "record %s: ", idempotency.Key(f.consumer, id))
+			if ok {
+				printJSON(s, rec)
+				if rec.ExpiresAt < time.Now().Unix() {
+					fmt.Fprintln(s.out, "  (expired: the engine treats it as absent)")
+				}
+			} else {
+				fmt.Fprintln(s.out, "none: this consumer has not applied the event (or the record expired)")
+			}
+			at, ok, err := a.Attempts(ctx, f.consumer, id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(s.out, "failed attempts: ")
+			if ok {
+				printJSON(s, at)
+			} else {
+				fmt.Fprintln(s.out, "none counted")
+			}
+			if group := firstOf(f.group, rec.Group); group != "" {
+				return showHold(ctx, a, f.consumer, group, s)
+			}
+			return nil
+		},
+	}
+}
+
+func recordDelete() command {
+	var f recordFlags
+	return command{
+		flags: func(fs *flag.FlagSet) {
+			f.register(fs)
+			fs.BoolVar(&f.yes, "yes", false, "delete without asking")
+		},
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			a, err := f.admin(t)
+			if err != nil {
+				return err
+			}
+			id, err := oneArg(args, "EVENT_ID")
+			if err != nil {
+				return err
+			}
+			rec, ok, err := a.Record(ctx, f.consumer, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				fmt.Fprintf(s.out, "no record %s: nothing to delete\n", idempotency.Key(f.consumer, id))
+				return nil
+			}
+			printJSON(s, rec)
+			fmt.Fprintln(s.out, consequence(rec))
+			if !f.yes && !confirm(s, "Delete this record and its attempt count?") {
+				return fmt.Errorf("not deleted")
+			}
+			if _, _, err := a.DeleteRecord(ctx, f.consumer, id); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "deleted %s\n", idempotency.Key(f.consumer, id))
+			return nil
+		},
+	}
+}
+
+// consequence says what a redelivery of rec's event does once rec is deleted.
+func consequence(rec idempotency.Record) string {
+	return what(rec) + "\n" + cached
+}
+
+// cached is the exception: the engine's in-memory cache of the keys an execution environment
+// committed or saw (idempotency.Config.CacheSize) outlives the record.
+const cached = "Except where an execution environment of the consumer still remembers the key in its in-memory cache (CacheSize, 1024 keys by default): there a redelivery is still a duplicate, until the environment ends (a deploy or configuration change of the function ends them all)."
+
+func what(rec idempotency.Record) string {
+	switch {
+	case rec.Status == idempotency.StatusInProgress:
+		return "This is a lease in progress: once deleted, a redelivery takes the event at once, even while its holder still runs (the side effect may happen twice; the holder's completion then fails as a lost lease)."
+	case rec.Status != "":
+		return "Once deleted, a redelivery of this event runs the side effect again (the downstream call gets the same idempotency key " + rec.Key + ")."
+	case rec.Outcome == string(idempotency.Rejected):
+		return "Once deleted, a redelivery of this event decides it again: it is applied if its conditions now hold (rejected before: " + rec.Reason + ")."
+	}
+	return "Once deleted, a redelivery of this event (a redrive, a republish, a resend after the 5-minute window) applies its effect AGAIN, unless the effect's own conditions refuse it."
+}
+
+func holdGet() command {
+	var f recordFlags
+	return command{
+		flags: f.register,
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			a, err := f.admin(t)
+			if err != nil {
+				return err
+			}
+			group, err := oneArg(args, "GROUP")
+			if err != nil {
+				return err
+			}
+			return showHold(ctx, a, f.consumer, group, s)
+		},
+	}
+}
+
+func holdRelease() command {
+	var f recordFlags
+	return command{
+		flags: func(fs *flag.FlagSet) {
+			f.register(fs)
+			fs.BoolVar(&f.yes, "yes", false, "release without asking")
+		},
+		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
+			a, err := f.admin(t)
+			if err != nil {
+				return err
+			}
+			group, err := oneArg(args, "GROUP")
+			if err != nil {
+				return err
+			}
+			h, ok, err := a.Hold(ctx, f.consumer, group)
+			if err != nil || !ok {
+				if err == nil {
+					fmt.Fprintf(s.out, "group %s of %s is not held\n", group, f.consumer)
+				}
+				return err
+			}
+			printJSON(s, h)
+			fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without event %s (redrive it first to keep the order).\n", h.BlockerEventID)
+			if !f.yes && !confirm(s, "Release the group?") {
+				return fmt.Errorf("not released")
+			}
+			if _, _, err := a.ReleaseHold(ctx, f.consumer, group); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "released group %s of %s\n", group, f.consumer)
+			return nil
+		},
+	}
+}
+
+func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string, s ioStreams) error {
+	h, ok, err := a.Hold(ctx, consumer, group)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "group %s: ", group)
+	if !ok {
+		fmt.Fprintln(s.out, "not held")
+		return nil
+	}
+	fmt.Fprint(s.out, "HELD ")
+	printJSON(s, h)
+	return nil
+}
+
+// printJSON prints an item as JSON under the attribute names it has in the table.
+func printJSON(s ioStreams, v any) {
+	var m map[string]any
+	if av, err := attributevalue.MarshalMap(v); err == nil {
+		_ = attributevalue.UnmarshalMap(av, &m)
+	}
+	b, _ := json.MarshalIndent(m, "", "  ")
+	fmt.Fprintln(s.out, string(b))
+}
+
+func firstOf(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

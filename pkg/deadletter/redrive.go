@@ -1,0 +1,182 @@
+package deadletter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+)
+
+// RedriveAPI is the SQS calls Redrive makes; *sqs.Client implements it.
+type RedriveAPI interface {
+	ReceiveAPI
+	SendMessageAPI
+	DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
+	GetQueueUrl(ctx context.Context, params *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error)
+}
+
+// RedriveConfig says what Redrive moves where. Client and Queue are required.
+type RedriveConfig struct {
+	Client RedriveAPI
+	Queue  string // URL of the dead-letter queue
+	// To is the URL of the queue to send every letter to; "" sends each to the queue it was
+	// dead-lettered from (AttrSourceQueueARN), and refuses a letter that does not name one.
+	To     string
+	Filter Filter // which letters to move; the zero value moves every one
+	Limit  int    // at most this many letters are moved; 0 for no limit
+	DryRun bool   // report what would be moved, move nothing
+}
+
+// Outcome is what Redrive did with one letter.
+type Outcome string
+
+// Outcomes of one letter in a redrive.
+const (
+	Moved     Outcome = "moved"      // sent to its queue, then deleted from the dead-letter queue
+	Skipped   Outcome = "skipped"    // not selected by the filter, or beyond the limit: left where it is
+	Behind    Outcome = "behind"     // left in place behind an earlier letter of its group that was left
+	Deduped   Outcome = "deduped"    // SQS dropped the send as a repeat of the original (under 5 minutes old): left in place, try again later
+	Failed    Outcome = "failed"     // no destination, or the send or delete failed: left in place
+	WouldMove Outcome = "would move" // DryRun: it would be moved
+	Again     Outcome = "again"      // dead-lettered again after this redrive moved it: left in place
+)
+
+// Redriven is what Redrive did with one letter.
+type Redriven struct {
+	Letter  Letter
+	To      string // the queue URL it was (or would be) sent to
+	Outcome Outcome
+	Err     error // why it failed, for Failed
+}
+
+// Redrive moves the selected letters of the dead-letter queue back to their source queues, in
+// the dead-letter queue's order, each with its group id and its original deduplication id
+// (the event id), its body and its own message attributes; it deletes a letter only after its
+// send succeeded. Per group, order is kept: once a letter of a group is left in place
+// (skipped, failed or deduplicated), every later letter of that group is left too. A send
+// SQS drops because the original send of the same deduplication id is under five minutes old
+// would lose the letter: it is detected (SQS answers with the original message id) and the
+// letter left in place. A letter dead-lettered again while the redrive runs (the message it
+// sent failed at once) is left in place, never sent twice in one run. Redrive calls report with each letter as it is decided and returns the
+// first error that stopped it; the letters left in place are visible again when it returns.
+func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) error {
+	if cfg.Client == nil || cfg.Queue == "" {
+		return errors.New("redrive: client and queue are required")
+	}
+	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}}
+	defer func() { release(context.WithoutCancel(ctx), cfg.Client, cfg.Queue, r.left) }()
+	for {
+		batch, err := receive(ctx, cfg.Client, cfg.Queue)
+		if err != nil || len(batch) == 0 {
+			return err
+		}
+		for _, l := range batch {
+			report(r.one(ctx, l))
+		}
+	}
+}
+
+type redrive struct {
+	cfg   RedriveConfig
+	urls  map[string]string // source queue ARN → URL
+	held  map[string]bool   // groups with a letter left in place
+	sent  map[string]bool   // message ids of the sends of this redrive
+	moved int
+	left  []Letter
+}
+
+func (r *redrive) one(ctx context.Context, l Letter) Redriven {
+	res := Redriven{Letter: l}
+	switch {
+	case r.sent[l.SourceMessage] || r.sent[l.MessageID]:
+		// Dead-lettered again since this redrive sent it (SQS keeps a message's id when it
+		// moves it, the dead-letterer names it): another send now would loop.
+		res.Outcome = Again
+	case l.GroupID != "" && r.held[l.GroupID]:
+		res.Outcome = Behind
+	case !r.cfg.Filter.Match(l) || (r.cfg.Limit > 0 && r.moved >= r.cfg.Limit):
+		res.Outcome = Skipped
+	default:
+		res.To, res.Err = r.destination(ctx, l)
+		switch {
+		case res.Err != nil:
+			res.Outcome = Failed
+		case r.cfg.DryRun:
+			res.Outcome = WouldMove
+			r.moved++
+		default:
+			res.Outcome, res.Err = r.move(ctx, l, res.To)
+		}
+	}
+	if res.Outcome != Moved {
+		r.left = append(r.left, l)
+		if l.GroupID != "" {
+			r.held[l.GroupID] = true
+		}
+	}
+	return res
+}
+
+// move sends l to url and deletes it from the dead-letter queue.
+func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
+	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(l.Body)}
+	if len(l.Attributes) > 0 {
+		in.MessageAttributes = l.Attributes
+	}
+	if l.TraceHeader != "" {
+		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{"AWSTraceHeader": {
+			DataType: aws.String("String"), StringValue: aws.String(l.TraceHeader)}}
+	}
+	if strings.HasSuffix(url, ".fifo") {
+		in.MessageGroupId = aws.String(firstNonEmpty(l.GroupID, l.EventID))
+		in.MessageDeduplicationId = aws.String(firstNonEmpty(l.DedupID, l.EventID))
+		if aws.ToString(in.MessageGroupId) == "" || aws.ToString(in.MessageDeduplicationId) == "" {
+			return Failed, fmt.Errorf("letter %s has no group or deduplication id for FIFO queue %s", l.MessageID, url)
+		}
+	}
+	out, err := r.cfg.Client.SendMessage(ctx, in)
+	if err != nil {
+		return Failed, fmt.Errorf("send letter %s to %s: %w", l.MessageID, url, err)
+	}
+	id := aws.ToString(out.MessageId)
+	if id == l.SourceMessage || id == l.MessageID {
+		return Deduped, nil
+	}
+	r.sent[id] = true
+	if _, err := r.cfg.Client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.cfg.Queue),
+		ReceiptHandle: aws.String(l.receiptHandle)}); err != nil {
+		// Sent but still here: a second redrive sends it again, which the broker drops within
+		// five minutes and the consumer's record stops after.
+		return Failed, fmt.Errorf("delete redriven letter %s: %w", l.MessageID, err)
+	}
+	r.moved++
+	return Moved, nil
+}
+
+// destination is the URL of the queue l goes back to.
+func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
+	if r.cfg.To != "" {
+		return r.cfg.To, nil
+	}
+	if l.SourceQueueARN == "" {
+		return "", fmt.Errorf("letter %s names no source queue (SQS moved it): name the queue to send it to", l.MessageID)
+	}
+	if url, ok := r.urls[l.SourceQueueARN]; ok {
+		return url, nil
+	}
+	// arn:aws:sqs:<region>:<account>:<name>
+	parts := strings.Split(l.SourceQueueARN, ":")
+	if len(parts) != 6 {
+		return "", fmt.Errorf("letter %s: source queue %q is not a queue ARN", l.MessageID, l.SourceQueueARN)
+	}
+	out, err := r.cfg.Client.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(parts[5]), QueueOwnerAWSAccountId: aws.String(parts[4])})
+	if err != nil {
+		return "", fmt.Errorf("find source queue %s: %w", l.SourceQueueARN, err)
+	}
+	r.urls[l.SourceQueueARN] = aws.ToString(out.QueueUrl)
+	return r.urls[l.SourceQueueARN], nil
+}

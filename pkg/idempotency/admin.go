@@ -1,0 +1,117 @@
+package idempotency
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// AdminAPI is the DynamoDB calls an Admin makes; *dynamodb.Client implements it.
+type AdminAPI interface {
+	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+}
+
+// Attempts is the engine's count of an event's failed attempts for one consumer (see
+// sqsbatch's dead-lettering after MaxAttempts).
+type Attempts struct {
+	Key          string `dynamodbav:"pk"`
+	Attempts     int    `dynamodbav:"attempts"`
+	LastError    string `dynamodbav:"lastError"`
+	LastFailedAt string `dynamodbav:"lastFailedAt"`
+	ExpiresAt    int64  `dynamodbav:"expiresAt"`
+}
+
+// Hold is a group held under HoldGroup behind a dead-lettered message.
+type Hold struct {
+	Key            string `dynamodbav:"pk"`
+	Consumer       string `dynamodbav:"consumer"`
+	Group          string `dynamodbav:"group"`
+	BlockerEventID string `dynamodbav:"blockerEventId"`
+	BlockerMessage string `dynamodbav:"blockerMessageId"`
+	BlockerReason  string `dynamodbav:"blockerReason"`
+	HeldAt         string `dynamodbav:"heldAt"`
+}
+
+// Admin reads and clears what the engine keeps in an idempotency table, for an operator: a
+// consumer's record of an event, its count of the event's failed attempts, a group's hold. It
+// is safe for concurrent use.
+type Admin struct {
+	db    AdminAPI
+	table string
+}
+
+// NewAdmin returns an Admin of the idempotency table named table.
+func NewAdmin(db AdminAPI, table string) *Admin { return &Admin{db: db, table: table} }
+
+// Record returns consumer's record of event eventID; ok is false when there is none (an
+// expired record that TTL has not deleted yet is returned: see its ExpiresAt).
+func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
+	ok, err = a.get(ctx, Key(consumer, eventID), &rec)
+	return rec, ok, err
+}
+
+// Attempts returns consumer's count of event eventID's failed attempts; ok is false when none
+// was counted.
+func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Attempts, ok bool, err error) {
+	ok, err = a.get(ctx, attemptsKey(consumer, eventID), &at)
+	return at, ok, err
+}
+
+// Hold returns the hold of consumer's group; ok is false when the group is not held.
+func (a *Admin) Hold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
+	ok, err = a.get(ctx, holdKey(consumer, group), &h)
+	return h, ok, err
+}
+
+// DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
+// the record it deleted (ok false when there was none). A redelivery of the event is then
+// processed as new: its effect is applied again unless the effect's own conditions refuse it.
+func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
+	ok, err = a.delete(ctx, Key(consumer, eventID), &rec)
+	if err != nil {
+		return rec, ok, err
+	}
+	_, err = a.delete(ctx, attemptsKey(consumer, eventID), &Attempts{})
+	return rec, ok, err
+}
+
+// ReleaseHold deletes the hold of consumer's group and returns it (ok false when the group
+// was not held): the group's later messages are then applied as they come, without the one
+// it was held behind.
+func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
+	ok, err = a.delete(ctx, holdKey(consumer, group), &h)
+	return h, ok, err
+}
+
+func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {
+	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
+		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return false, fmt.Errorf("get %s: %w", key, err)
+	}
+	return decodeItem(key, out.Item, v)
+}
+
+func (a *Admin) delete(ctx context.Context, key string, v any) (bool, error) {
+	out, err := a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table),
+		Key: Record{Key: key}.key(), ReturnValues: types.ReturnValueAllOld})
+	if err != nil {
+		return false, fmt.Errorf("delete %s: %w", key, err)
+	}
+	return decodeItem(key, out.Attributes, v)
+}
+
+func decodeItem(key string, item map[string]types.AttributeValue, v any) (bool, error) {
+	if len(item) == 0 {
+		return false, nil
+	}
+	if err := attributevalue.UnmarshalMap(item, v); err != nil {
+		return true, fmt.Errorf("decode %s: %w", key, err)
+	}
+	return true, nil
+}
