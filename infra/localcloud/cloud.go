@@ -36,6 +36,9 @@ type Cloud struct {
 	visibility map[string]int // queue logical id → visibility timeout, seconds
 	ssmURL     string         // the loopback parameter store (Config.SSMParameters)
 	issuer     *Issuer
+	chaos      *chaos // Config.Chaos running, nil without it
+	fnDynamoDB string // the endpoints functions get: fault proxies under Config.Chaos
+	fnSQS      string
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -86,6 +89,9 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	if err := c.startEmulators(ctx); err != nil {
+		return err
+	}
+	if err := c.startChaos(); err != nil {
 		return err
 	}
 	if err := c.createResources(ctx); err != nil {
@@ -366,7 +372,11 @@ func (c *Cloud) Invoke(ctx context.Context, function string, payload []byte) ([]
 
 // Stats returns what the cloud has done so far; the Lambda API serves the same at
 // GET LambdaURL + "/localcloud/stats".
-func (c *Cloud) Stats() Stats { return c.stats.snapshot() }
+func (c *Cloud) Stats() Stats {
+	s := c.stats.snapshot()
+	s.Faults = c.Faults()
+	return s
+}
 
 // Kill kills execution environment n (1-based) of a function with SIGKILL, process group and
 // all, as a crash would; an invocation in flight on it fails and the pool restarts it.

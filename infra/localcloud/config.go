@@ -75,6 +75,9 @@ type Config struct {
 	// the function committed its effects and before the caller saw the answer (fault
 	// injection: the messages of that batch are redelivered). It must be safe for concurrent use.
 	CrashAfterInvoke func(function string) bool
+	// Chaos injects faults between the functions and the emulators, and kills environments
+	// (see Chaos); every injected fault is counted in Stats.Faults. The zero value injects none.
+	Chaos Chaos
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -119,6 +122,9 @@ func (c Config) Validate() error {
 		if n < 1 {
 			errs = append(errs, fmt.Errorf("environments of %s: %d, want at least 1", id, n))
 		}
+	}
+	if err := c.Chaos.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if _, err := os.Stat(c.Template); err != nil {
 		errs = append(errs, fmt.Errorf("template: %w", err))

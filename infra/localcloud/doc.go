@@ -8,6 +8,12 @@
 // the HTTP API enforces the template's JWT authorizers with it, as API Gateway does. Every
 // listener, its own and the emulators', is on 127.0.0.1.
 //
+// Config.Chaos injects faults where AWS would: functions then reach DynamoDB and SQS through a
+// loopback proxy each that throttles, answers 500, cancels transactions with a
+// TransactionConflict, resets connections before forwarding or after the emulator answered,
+// and adds latency, and environments are killed during and after invocations; Stats.Faults
+// counts every fault by kind.
+//
 // Start returns a running Cloud and its Endpoints; Close (or Down, from another process)
 // stops exactly the processes it started.
 package localcloud

@@ -83,6 +83,7 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 	if f.LogLevel != "" {
 		env = append(env, "AWS_LAMBDA_LOG_LEVEL="+f.LogLevel)
 	}
+	ddb, sqs := c.functionEndpoints()
 	return append(env,
 		"AWS_LAMBDA_FUNCTION_NAME="+f.ID,
 		fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%d", f.Timeout),
@@ -93,10 +94,10 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		"AWS_ACCESS_KEY_ID="+AccessKeyID, "AWS_SECRET_ACCESS_KEY="+SecretAccessKey,
 		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null",
 		"AWS_EC2_METADATA_DISABLED=true",
-		"AWS_ENDPOINT_URL_DYNAMODB="+c.endpoints.DynamoDB,
+		"AWS_ENDPOINT_URL_DYNAMODB="+ddb,
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+c.endpoints.Streams,
-		"AWS_ENDPOINT_URL_SQS="+c.endpoints.SQS,
+		"AWS_ENDPOINT_URL_SQS="+sqs,
 		"AWS_ENDPOINT_URL_SSM="+c.ssmURL,
 	)
 }
@@ -120,7 +121,11 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 			return nil, err
 		}
 	}
+	disarm := c.killDuring(env)
 	out, err := invokeVia(ctx, env.client, p.fn.ID, "function", payload)
+	if disarm() && err == nil {
+		err = errors.New("environment killed during the invocation (Config.Chaos)")
+	}
 	rss := childPeakRSS(env.proc.pid())
 	c.stats.function(p.fn.ID, func(s *FunctionStats) {
 		s.Invocations++
@@ -129,7 +134,7 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 		}
 		s.PeakRSSKiB = max(s.PeakRSSKiB, rss)
 	})
-	if err == nil && c.cfg.CrashAfterInvoke != nil && c.cfg.CrashAfterInvoke(p.fn.ID) {
+	if err == nil && (c.cfg.CrashAfterInvoke != nil && c.cfg.CrashAfterInvoke(p.fn.ID) || c.killAfter()) {
 		err = errors.New("environment killed after the invocation returned (Config.CrashAfterInvoke)")
 		c.stats.function(p.fn.ID, func(s *FunctionStats) { s.Failed++ })
 		_ = syscall.Kill(-env.proc.pid(), syscall.SIGKILL)

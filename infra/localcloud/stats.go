@@ -10,6 +10,8 @@ type Stats struct {
 	Functions map[string]FunctionStats `json:"functions"`
 	// Mappings by "<Function>/<Event name>", for SQS and DynamoDB event sources.
 	Mappings map[string]MappingStats `json:"mappings"`
+	// Faults counts the faults injected under Config.Chaos by kind (FaultKinds), nil without.
+	Faults map[string]int `json:"faults,omitempty"`
 }
 
 // FunctionStats counts invocations of one function.

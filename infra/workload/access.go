@@ -31,6 +31,11 @@ func (r *run) ownerClient(account string) *http.Client {
 	c, ok := r.owners[account]
 	if !ok {
 		c = r.cloud.Endpoints().APIClient(account)
+		next := c.Transport
+		if next == nil {
+			next = http.DefaultTransport
+		}
+		c.Transport = retryReads{next: next} // reads only: the workload's writes count their retries
 		r.owners[account] = c
 	}
 	return c

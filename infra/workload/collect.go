@@ -82,6 +82,7 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 		}
 		rep.Consumers = append(rep.Consumers, cr)
 	}
+	rep.Faults, rep.Redriven = st.Faults, r.redrive.reasons
 	rep.Crash = "none injected"
 	if cr := r.cfg.Crash; cr != nil {
 		rep.Crash = fmt.Sprintf("%s: not triggered (fewer than %d invocations)", cr.Function, cr.After)

@@ -34,6 +34,9 @@ type Config struct {
 	// checked. Crash, when set, is the crash injected into the cloud; it is reported.
 	Receiver *webhooktest.Receiver
 	Crash    *Crash
+	// Redrive, when set, waits after the requests until the consumer queues are empty, then
+	// moves every message of each dead-letter queue back to its source queue, before draining.
+	Redrive bool
 }
 
 func (c Config) withDefaults() (Config, error) {

@@ -3,6 +3,7 @@ package workload
 import (
 	_ "embed"
 	"fmt"
+	"github.com/onceflow/onceflow/infra/localcloud"
 	"html/template"
 	"io"
 	"os"
@@ -156,6 +157,16 @@ func (r *Report) faultChart() chart {
 	for _, c := range r.Consumers {
 		labels = append(labels, c.Name+": messages redelivered", c.Name+": environments restarted")
 		values = append(values, float64(c.Redelivered), float64(c.Restarts))
+	}
+	if r.Faults != nil { // make chaos: the cloud's faults by kind, and the dead letters redriven
+		for _, k := range localcloud.FaultKinds {
+			labels, values = append(labels, "injected: "+k), append(values, float64(r.Faults[k]))
+		}
+		moved := 0
+		for _, n := range r.Redriven {
+			moved += n
+		}
+		labels, values = append(labels, "dead letters redriven"), append(values, float64(moved))
 	}
 	return bars("Faults injected and redeliveries", labels, values)
 }

@@ -130,3 +130,34 @@ func wellFormed(page string) error {
 	}
 	return nil
 }
+
+// A chaos run's report shows every fault kind the cloud injected, in the summary and the page.
+func TestReport_of_a_chaos_run_shows_the_faults_by_kind(t *testing.T) {
+	rep := smallReport()
+	rep.Faults = map[string]int{"throttle": 120, "reset-after": 101, "kill-during-invoke": 99}
+	rep.Redriven = map[string]int{"malformed message": 9}
+	path := filepath.Join(t.TempDir(), "report.html")
+	if err := rep.WriteHTML(path); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum strings.Builder
+	rep.Print(&sum)
+	for _, want := range []string{"injected: throttle", "injected: reset-after", "injected: kill-after-commit", "dead letters redriven"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, want := range []string{"throttle 120", "reset-after 101", "fewer than 100: ", "kill-during-invoke 99",
+		"dead letters redriven to their source queues: 9 (dead-lettered for: 9 malformed message)", "events/s"} {
+		if !strings.Contains(sum.String(), want) {
+			t.Errorf("the summary lacks %q:\n%s", want, sum.String())
+		}
+	}
+	if got := rep.FaultsBelow(100); len(got) != 6 { // every kind but throttle and reset-after
+		t.Errorf("FaultsBelow(100) = %v, want the 5 kinds not injected and kill-during-invoke", got)
+	}
+}

@@ -19,6 +19,8 @@ type progress struct {
 	elapsed                  time.Duration
 	phase                    string
 	done, total, http, relay int64
+	faults                   int64 // faults injected so far
+	chaos                    bool  // faults are injected: the line shows their count
 	consumers                []consumerProgress
 }
 
@@ -31,6 +33,9 @@ type consumerProgress struct {
 // line renders p in lines of at most progressWidth columns.
 func (p progress) line() string {
 	head := fmt.Sprintf("[%5.1fs] %-10s api %d/%d (%d) · relay %d", p.elapsed.Seconds(), p.phase, p.done, p.total, p.http, p.relay)
+	if p.chaos {
+		head += fmt.Sprintf(" · faults %d", p.faults)
+	}
 	lines, cur := []string{}, head
 	for _, c := range p.consumers {
 		part := fmt.Sprintf(" · %s %d/%d/%d", c.name, c.queued, c.inFlight, c.acked)

@@ -38,7 +38,11 @@ type Report struct {
 	AcceptedAt []time.Time
 	Memory     []FunctionMemory // per function, by logical id
 
-	Crash      string // what the crash injection did
+	Crash string // what the crash injection did
+	// Faults are the faults the cloud injected by kind (localcloud.Stats.Faults), nil without;
+	// Redriven the dead letters moved back to their source queues, by why they were dead-lettered.
+	Faults     map[string]int
+	Redriven   map[string]int
 	Webhook    string // what the webhook receiver saw, "" without a notifier
 	Invariants []Invariant
 }
@@ -150,6 +154,7 @@ func (r *Report) Print(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\ncrash: %s\n", r.Crash)
+	r.printChaos(w)
 	if r.Webhook != "" {
 		fmt.Fprintf(w, "webhook: %s\n", r.Webhook)
 	}

@@ -26,6 +26,7 @@ type run struct {
 	tr      traffic
 	offsets map[string]map[string]int64 // function → log file → size at start
 	phase   string
+	redrive redriveStats
 
 	ownersMu sync.Mutex
 	owners   map[string]*http.Client // account → its owner's client (ownerClient)
@@ -60,6 +61,15 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if cfg.Redrive {
+		r.phase = "settling"
+		r.settle(ctx, cfg.DrainTimeout)
+		r.phase = "redriving"
+		if r.redrive, err = redrive(ctx, r.sqs, t); err != nil {
+			stop()
+			return nil, fmt.Errorf("workload: %w", err)
+		}
 	}
 	r.phase = "draining"
 	drained := r.drain(ctx)
@@ -210,6 +220,12 @@ func (r *run) printProgress(ctx context.Context, w io.Writer) {
 	st := r.cloud.Stats()
 	p := progress{elapsed: time.Since(r.start), phase: r.phase, done: r.tr.done.Load(), total: int64(len(r.reqs)),
 		http: r.tr.requests.Load(), relay: int64(st.Mappings[r.t.relayMapping].Succeeded)}
+	if st.Faults != nil {
+		p.chaos = true
+		for _, n := range st.Faults {
+			p.faults += int64(n)
+		}
+	}
 	for _, c := range r.t.consumers {
 		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
 		if err != nil {

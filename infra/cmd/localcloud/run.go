@@ -21,14 +21,18 @@ var errInvariants = errors.New("an invariant failed")
 
 // runCmd starts the local cloud in the foreground, runs the demo workload through it, prints
 // the summary, and stops the cloud (or keeps it up until SIGINT, SIGTERM or `make down`).
-func runCmd(args []string) error {
+func runCmd(args []string) error { return runWith("run", args) }
+
+// runWith is runCmd, or chaosCmd when name is "chaos": the same workload, larger, with
+// faults injected (chaosFlags) and the dead-letter queues redriven.
+func runWith(name string, args []string) error {
 	var o options
 	var wl workload.Config
 	var keep bool
 	var visibility int
 	var crashFn string
 	var crashAfter int
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.IntVar(&wl.Notes, "notes", 200, "notes to create")
 	fs.IntVar(&wl.Movements, "movements", 1000, "credits and debits to send")
 	fs.IntVar(&wl.Accounts, "accounts", 50, "accounts the movements spread over")
@@ -40,8 +44,15 @@ func runCmd(args []string) error {
 	fs.IntVar(&visibility, "visibility", 10, "queue visibility timeout in seconds (0: the template's), so a crashed batch returns sooner")
 	fs.StringVar(&crashFn, "crash", "LedgerFunction", "function whose environment is killed once after a committed invocation (\"\": none)")
 	fs.IntVar(&crashAfter, "crash-after", 3, "crash after this invocation of -crash")
+	var ch *chaosFlags
+	if name == "chaos" {
+		ch = newChaosFlags(fs)
+	}
 	if _, err := o.parse(fs, args); err != nil {
 		return err
+	}
+	if ch != nil {
+		crashFn = ch.apply(&wl, fs)
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
 		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
@@ -64,6 +75,9 @@ func runCmd(args []string) error {
 		cfg.CrashAfterInvoke = wl.Crash.Hook
 	}
 	cfg.VisibilityTimeout = visibility
+	if ch != nil {
+		cfg.Chaos = ch.chaos
+	}
 	wl.Progress = os.Stdout
 	if err := os.MkdirAll(filepath.Join(o.state, "logs"), 0o755); err != nil {
 		return err
@@ -100,6 +114,9 @@ func runCmd(args []string) error {
 		return errors.Join(err, cloud.Close())
 	}
 	rep.Print(os.Stdout)
+	if ch != nil && len(rep.FaultsBelow(workload.FaultFloor)) > 0 {
+		fmt.Printf("note: not every fault kind reached %d injections at this size\n", workload.FaultFloor)
+	}
 	fmt.Printf("\ntotal %s (start-up included)\n", time.Since(began).Round(100*time.Millisecond))
 	page := filepath.Join(o.state, "report.html")
 	if err := rep.WriteHTML(page); err != nil {
