@@ -2,9 +2,6 @@ package workload_test
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +9,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
+	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 )
 
 // The end-to-end test: the application of template.yaml on the local cloud (the emulators of
@@ -20,57 +18,14 @@ import (
 func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	recv, err := workload.NewReceiver(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recv.Close()
 	crash := &workload.Crash{Function: "LedgerFunction", After: 3}
-	state, err := os.MkdirTemp("", "onceflow-e2e-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if t.Failed() {
-			t.Logf("logs of every process kept in %s", filepath.Join(state, "logs"))
-			return
-		}
-		_ = os.RemoveAll(state)
-	}()
-	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	logf, err := os.Create(filepath.Join(state, "logs", "localcloud.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cfg := localcloud.Config{
-		Logger:            slog.New(slog.NewTextHandler(logf, nil)),
-		StateDir:          state,
-		Prefix:            fmt.Sprintf("e2e%d", time.Now().UnixNano()),
-		DynamoDBEndpoint:  os.Getenv("DYNAMODB_ENDPOINT"),
-		SQSEndpoint:       os.Getenv("SQS_ENDPOINT"),
-		Install:           true,
-		VisibilityTimeout: 5,
-		CrashAfterInvoke:  crash.Hook,
-		StreamShards:      4, // as AWS splits a stream: per-account order must survive it
-	}
-	if err := workload.ServeWebhookParameters(&cfg, filepath.Join("..", "..", "template.yaml"), recv); err != nil {
-		t.Fatal(err)
-	}
-	cloud, err := localcloud.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start the local cloud (run the tests with `make test`, which installs and starts what they need): %v", err)
-	}
-	defer func() {
-		if err := cloud.Close(); err != nil {
-			t.Errorf("close the local cloud: %v", err)
-		}
-	}()
+	cloud := workloadtest.Start(ctx, t, template, "e2e", func(cfg *localcloud.Config) {
+		cfg.CrashAfterInvoke = crash.Hook
+		cfg.StreamShards = 4 // as AWS splits a stream: per-account order must survive it
+	})
 
-	rep, err := workload.Run(ctx, cloud, workload.Config{Notes: 20, Movements: 100, Accounts: 5,
-		Receiver: recv, Crash: crash, DrainTimeout: time.Minute})
+	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 20, Movements: 100, Accounts: 5,
+		Receiver: cloud.Receiver, Crash: crash, DrainTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +70,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 	}
 	t.Run("every access rule answers 401, 403 or the route", func(t *testing.T) { checkAccessRules(t, cloud.Endpoints()) })
 	t.Run("a note and a movement made with tokens flow end to end", func(t *testing.T) { checkFlowWithTokens(t, cloud.Endpoints()) })
-	t.Run("a trace header travels from an API request to its consumers' log lines", func(t *testing.T) { checkTraces(t, cloud) })
+	t.Run("a trace header travels from an API request to its consumers' log lines", func(t *testing.T) { checkTraces(t, cloud.Cloud) })
 }
 
 func measuredWithin(mem []workload.FunctionMemory) bool {
@@ -126,3 +81,6 @@ func measuredWithin(mem []workload.FunctionMemory) bool {
 	}
 	return len(mem) > 0
 }
+
+// template is the repository's template.yaml, from this package's directory.
+var template = filepath.Join("..", "..", "template.yaml")

@@ -16,16 +16,9 @@ import (
 // processedAt: a FIFO group is processed one message after another, each after the one before
 // was committed.
 func (r *run) orderProblems(recs map[string]idempotency.Record) ([]string, string) {
-	ledgers := r.t.consumersOf(ledger.Credited)
-	if len(ledgers) != 1 {
-		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, ""
-	}
-	name := ledgers[0].Name
-	byAccount := map[string][]*sentMove{}
-	for _, q := range r.reqs {
-		if q.move != nil && q.move.EventID != "" {
-			byAccount[q.move.Account] = append(byAccount[q.move.Account], q.move)
-		}
+	name, byAccount, err := r.ledgerMoves()
+	if err != nil {
+		return []string{err.Error()}, ""
 	}
 	var p []string
 	checked := 0
@@ -48,4 +41,20 @@ func (r *run) orderProblems(recs map[string]idempotency.Record) ([]string, strin
 		checked += len(accepted)
 	}
 	return p, fmt.Sprintf("%d accounts, %d movements: each account's decided in the order accepted", len(byAccount), checked)
+}
+
+// ledgerMoves is the name of the one consumer of the ledger's events and the movements the
+// API accepted, by account in the order they were sent.
+func (r *run) ledgerMoves() (string, map[string][]*sentMove, error) {
+	ledgers := r.t.consumersOf(ledger.Credited)
+	if len(ledgers) != 1 {
+		return "", nil, fmt.Errorf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))
+	}
+	byAccount := map[string][]*sentMove{}
+	for _, q := range r.reqs {
+		if q.move != nil && q.move.EventID != "" {
+			byAccount[q.move.Account] = append(byAccount[q.move.Account], q.move)
+		}
+	}
+	return ledgers[0].Name, byAccount, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -46,7 +47,7 @@ func checkTraces(t *testing.T, cloud *localcloud.Cloud) {
 		{"LedgerFunction", credit["eventId"].(string), creditTrace},
 	}
 	for _, w := range want {
-		eventually(t, 30*time.Second, func() error {
+		testenv.Eventually(t, 30*time.Second, func() error {
 			lines, err := localcloud.ReadLogs(cloud.StateDir(), w.function)
 			if err != nil {
 				return err
@@ -65,21 +66,5 @@ func checkTraces(t *testing.T, cloud *localcloud.Cloud) {
 			}
 			return fmt.Errorf("%s has not logged %s applied yet", w.function, w.eventID)
 		})
-	}
-}
-
-// eventually retries check until it returns nil or the timeout passes.
-func eventually(t *testing.T, timeout time.Duration, check func() error) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := check()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s: %v", timeout, err)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -176,16 +176,9 @@ func (r *run) accountPage(ctx context.Context, id, cursor string) (account, bool
 }
 
 func (r *run) accountProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string, error) {
-	ledgers := r.t.consumersOf(ledger.Credited)
-	if len(ledgers) != 1 {
-		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, "", nil
-	}
-	name := ledgers[0].Name
-	byAccount := map[string][]*sentMove{}
-	for _, q := range r.reqs {
-		if q.move != nil && q.move.EventID != "" {
-			byAccount[q.move.Account] = append(byAccount[q.move.Account], q.move)
-		}
+	name, byAccount, err := r.ledgerMoves()
+	if err != nil {
+		return []string{err.Error()}, "", nil
 	}
 	var p []string
 	var entries, rejected int

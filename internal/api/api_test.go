@@ -20,6 +20,7 @@ import (
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 var now = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
@@ -302,6 +303,12 @@ func apply(t *testing.T, f *fixture, ev cloudevent.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.commit(t, eff)
+}
+
+// commit writes an effect's items in one transaction, as its consumer does.
+func (f *fixture) commit(t *testing.T, eff idempotency.Effect) {
+	t.Helper()
 	items, err := eff.TransactWriteItems()
 	if err != nil {
 		t.Fatal(err)

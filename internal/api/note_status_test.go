@@ -1,11 +1,8 @@
 package api_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
-
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -33,13 +30,7 @@ func TestAPI_a_note_says_whether_its_tagging_is_pending_or_done(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	items, err := eff.TransactWriteItems()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: items}); err != nil {
-		t.Fatal(err)
-	}
+	f.commit(t, eff)
 	if status, got := f.getPath(t, path); status != http.StatusOK || got["tagging"] != "done" || len(got["tags"].([]any)) != 2 {
 		t.Fatalf("GET %s after tagging = %d %v; want tagging done with two tags", path, status, got)
 	}

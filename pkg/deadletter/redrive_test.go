@@ -155,8 +155,10 @@ func TestRedrive_keeps_a_letter_whose_send_sqs_drops_as_a_repeat(t *testing.T) {
 	}
 }
 
-func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
-	c := client(t)
+// lettersOfThreeGroups makes a FIFO dead-letter queue holding one letter of each of the
+// groups g1, g2 and g3, dead-lettered in that order with the reasons "why g1" and so on.
+func lettersOfThreeGroups(t *testing.T, c *sqs.Client) string {
+	t.Helper()
 	dlq := createQueue(t, c, true, nil)
 	q := deadletter.New(c, dlq)
 	for _, g := range []string{"g1", "g2", "g3"} {
@@ -164,6 +166,12 @@ func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return dlq
+}
+
+func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
+	c := client(t)
+	dlq := lettersOfThreeGroups(t, c)
 	var reasons []string
 	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { reasons = append(reasons, l.Why()); return true }); err != nil {
 		t.Fatal(err)
@@ -178,13 +186,7 @@ func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 
 func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
 	c := client(t)
-	dlq := createQueue(t, c, true, nil)
-	q := deadletter.New(c, dlq)
-	for _, g := range []string{"g1", "g2", "g3"} {
-		if err := q.DeadLetter(t.Context(), deadLettered("arn:aws:sqs:us-east-1:000000000000:x.fifo", g, "e-"+g, "t"), errors.New("why")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dlq := lettersOfThreeGroups(t, c)
 	if err := deadletter.Browse(t.Context(), c, dlq, func(deadletter.Letter) bool { return false }); err != nil {
 		t.Fatal(err)
 	}

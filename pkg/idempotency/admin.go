@@ -26,7 +26,8 @@ type Attempts struct {
 	ExpiresAt    int64  `dynamodbav:"expiresAt"`
 }
 
-// Hold is a group held under HoldGroup behind a dead-lettered message.
+// Hold is a group held under HoldGroup behind a dead-lettered message: the item that holds
+// it, one per consumer and group, in the idempotency table.
 type Hold struct {
 	Key            string `dynamodbav:"pk"`
 	Consumer       string `dynamodbav:"consumer"`

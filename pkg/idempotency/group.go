@@ -54,17 +54,6 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // Permanent reports that retrying cannot help until the group is released.
 func (e *HeldError) Permanent() bool { return true }
 
-// groupHold is the item that holds a group: one per consumer and group, in the idempotency table.
-type groupHold struct {
-	Key            string `dynamodbav:"pk"`
-	Consumer       string `dynamodbav:"consumer"`
-	Group          string `dynamodbav:"group"`
-	BlockerEventID string `dynamodbav:"blockerEventId"`
-	BlockerMessage string `dynamodbav:"blockerMessageId"`
-	BlockerReason  string `dynamodbav:"blockerReason"`
-	HeldAt         string `dynamodbav:"heldAt"`
-}
-
 const attrBlocker = "blockerEventId"
 
 // holdKey is the key of a group's hold item. It starts with the key separator, which no
@@ -85,7 +74,7 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 	if !c.HoldsGroups() || group == "" {
 		return nil
 	}
-	item, err := attributevalue.MarshalMap(groupHold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
+	item, err := attributevalue.MarshalMap(Hold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
 		BlockerEventID: eventID, BlockerMessage: messageID, BlockerReason: truncate(reason.Error(), 1024),
 		HeldAt: rfc3339(c.cfg.Now())})
 	if err != nil {
@@ -153,7 +142,7 @@ func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error
 
 // heldError builds the error for a commit refused by its group's hold.
 func heldError(group string, old map[string]types.AttributeValue) *HeldError {
-	var h groupHold
+	var h Hold
 	_ = attributevalue.UnmarshalMap(old, &h)
 	return &HeldError{Group: group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
 }

@@ -8,30 +8,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
-	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
-
-// throttle answers the first n TransactWriteItems attempts with ThrottlingException, as
-// DynamoDB does, below the SDK's retryer: each attempt the client makes is counted.
-func throttle(n int64, attempts *atomic.Int64) func(*middleware.Stack) error {
-	return func(s *middleware.Stack) error {
-		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("Throttle",
-			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if middleware.GetOperationName(ctx) != "TransactWriteItems" {
-					return next.HandleFinalize(ctx, in)
-				}
-				if attempts.Add(1) <= n {
-					return middleware.FinalizeOutput{}, middleware.Metadata{},
-						&smithy.GenericAPIError{Code: "ThrottlingException", Message: "injected: rate of requests exceeds the allowed throughput"}
-				}
-				return next.HandleFinalize(ctx, in)
-			}), middleware.After)
-	}
-}
 
 // The engine's Retry is the only retry around a commit: a client built with the SDK's default
 // retryer (3 attempts per call) makes exactly as many attempts as the engine counts.
@@ -49,7 +29,7 @@ func TestCommit_throttling_is_retried_by_the_engine_alone(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			var attempts atomic.Int64
-			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(throttle(tc.throttled, &attempts)))
+			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("TransactWriteItems", tc.throttled, &attempts)))
 			c, err := idempotency.New(db, f.router(), idempotency.Config{Name: "c", Table: f.records, CacheSize: -1,
 				Retry: idempotency.Retry{MaxAttempts: tc.maxAttempts, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}})
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
@@ -22,6 +23,16 @@ type sentTraces struct {
 	*publish.Publisher
 	mu     sync.Mutex
 	traces map[string]string // by dedup id
+}
+
+// newSentTraces is a sentTraces on a real Publisher to the SQS of q.
+func newSentTraces(t *testing.T, q *sqs.Client) *sentTraces {
+	t.Helper()
+	p, err := publish.New(q, publish.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sentTraces{Publisher: p, traces: map[string]string{}}
 }
 
 func (s *sentTraces) SendBatch(ctx context.Context, url string, msgs []publish.Message) []error {
@@ -54,11 +65,7 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 	}
 	q := testenv.SQS(t)
 	orders := apptest.FIFOQueue(t, q, "orders")
-	p, err := publish.New(q, publish.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sender := &sentTraces{Publisher: p, traces: map[string]string{}}
+	sender := newSentTraces(t, q)
 	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: apptest.FIFOQueue(t, q, "parked"),
 		Routes: map[string][]string{"order.placed": {orders}, "order.paid": {orders}}})
 	if err != nil {
@@ -83,11 +90,7 @@ func TestRepublish_sends_each_event_with_its_trace(t *testing.T) {
 	const traced = "Root=1-5759e988-bd862e3fe1be46a994272794;Parent=53995c3f42cd8ad9;Sampled=1"
 	q := testenv.SQS(t)
 	orders := apptest.FIFOQueue(t, q, "orders")
-	p, err := publish.New(q, publish.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sender := &sentTraces{Publisher: p, traces: map[string]string{}}
+	sender := newSentTraces(t, q)
 	ev, _ := cloudevent.New("order-placed-r1", "shop", "order.placed", "o-r1", time.Now(), map[string]int{"total": 5})
 	it, err := outbox.NewItem(ev, time.Now())
 	if err != nil {

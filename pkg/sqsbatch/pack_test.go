@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -210,21 +210,6 @@ func TestPacking_redelivery_after_a_committed_pack_is_all_duplicates(t *testing.
 	}
 }
 
-// throttleFirst answers the first n TransactWriteItems attempts with ThrottlingException, as
-// DynamoDB does, below the SDK's retryer.
-func throttleFirst(n int64, attempts *atomic.Int64) func(*middleware.Stack) error {
-	return func(s *middleware.Stack) error {
-		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("Throttle",
-			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				if middleware.GetOperationName(ctx) == "TransactWriteItems" && attempts.Add(1) <= n {
-					return middleware.FinalizeOutput{}, middleware.Metadata{},
-						&smithy.GenericAPIError{Code: "ThrottlingException", Message: "injected"}
-				}
-				return next.HandleFinalize(ctx, in)
-			}), middleware.After)
-	}
-}
-
 // A throttled pack is retried whole by the engine's Retry, within MaxAttempts: every member
 // then shares its outcome, applied or failed for redelivery.
 func TestPacking_retries_a_throttled_pack_within_its_attempts(t *testing.T) {
@@ -239,7 +224,7 @@ func TestPacking_retries_a_throttled_pack_within_its_attempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var attempts atomic.Int64
-			e := newPackEnv(t, dynamodb.WithAPIOptions(throttleFirst(tc.throttled, &attempts)))
+			e := newPackEnv(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("TransactWriteItems", tc.throttled, &attempts)))
 			p := e.processor(t, sqsbatch.Config{}, func(c *idempotency.Config) {
 				c.Retry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 			})

@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,8 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/infra/workload"
+	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -25,37 +22,9 @@ import (
 func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	state := t.TempDir()
-	recv, err := workload.NewReceiver(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer recv.Close()
-	logf, err := os.Create(filepath.Join(state, "localcloud.log"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logf.Close()
-	cfg := localcloud.Config{
-		Logger: slog.New(slog.NewTextHandler(logf, nil)), StateDir: state,
-		Prefix:           fmt.Sprintf("cli%d", time.Now().UnixNano()),
-		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), SQSEndpoint: os.Getenv("SQS_ENDPOINT"),
-		Install: true, VisibilityTimeout: 5,
-	}
-	if err := workload.ServeWebhookParameters(&cfg, template, recv); err != nil {
-		t.Fatal(err)
-	}
-	cloud, err := localcloud.Start(ctx, cfg)
-	if err != nil {
-		t.Fatalf("start the local cloud (run the tests with `make test`): %v", err)
-	}
-	defer func() {
-		if err := cloud.Close(); err != nil {
-			t.Errorf("close the local cloud: %v", err)
-		}
-	}()
+	cloud := workloadtest.Start(ctx, t, template, "cli", nil)
 	ep := cloud.Endpoints()
-	c := &localCLI{state: state}
+	c := &localCLI{state: cloud.State}
 	acct := fmt.Sprintf("cli-%d", time.Now().UnixNano())
 
 	// A credit through the API, applied by the ledger.

@@ -25,9 +25,12 @@ func (f *dlqFlags) common(fs *flag.FlagSet) {
 	fs.StringVar(&f.queue, "queue", "", "the dead-letter queue: URL or name (logical id with --local, e.g. LedgerDeadLetterQueue)")
 }
 
-func (f *dlqFlags) filters(fs *flag.FlagSet) {
+// selection registers the queue, the filters and --limit with its default and usage.
+func (f *dlqFlags) selection(fs *flag.FlagSet, limit int, usage string) {
+	f.common(fs)
 	fs.StringVar(&f.filter.Reason, "reason", "", "only letters whose reason contains this text (case-insensitive)")
 	fs.StringVar(&f.filter.EventType, "type", "", "only letters of this event type")
+	fs.IntVar(&f.limit, "limit", limit, usage)
 }
 
 func (f *dlqFlags) url(ctx context.Context, t *target) (string, error) {
@@ -41,9 +44,7 @@ func dlqList() command {
 	var f dlqFlags
 	return command{
 		flags: func(fs *flag.FlagSet) {
-			f.common(fs)
-			f.filters(fs)
-			fs.IntVar(&f.limit, "limit", 100, "show at most this many letters (0: all)")
+			f.selection(fs, 100, "show at most this many letters (0: all)")
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
 			url, err := f.url(ctx, t)
@@ -117,10 +118,8 @@ func dlqRedrive() command {
 	var f dlqFlags
 	return command{
 		flags: func(fs *flag.FlagSet) {
-			f.common(fs)
-			f.filters(fs)
+			f.selection(fs, 0, "move at most this many letters (0: all)")
 			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: each to the queue it was dead-lettered from)")
-			fs.IntVar(&f.limit, "limit", 0, "move at most this many letters (0: all)")
 			fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be moved, move nothing")
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {

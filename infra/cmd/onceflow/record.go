@@ -44,89 +44,98 @@ func oneArg(args []string, what string) (string, error) {
 	return args[0], nil
 }
 
-func recordGet() command {
+// adminCommand is a record or hold subcommand: the record flags plus the ones extra
+// registers, and one argument (named what in the usage error) handed to do with the
+// consumer's Admin.
+func adminCommand(what string, extra func(*flag.FlagSet, *recordFlags),
+	do func(ctx context.Context, a *idempotency.Admin, f *recordFlags, arg string, s ioStreams) error,
+) command {
 	var f recordFlags
 	return command{
 		flags: func(fs *flag.FlagSet) {
 			f.register(fs)
-			fs.StringVar(&f.group, "group", "", "also show this group's hold (default: the record's group)")
+			if extra != nil {
+				extra(fs, &f)
+			}
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
 			a, err := f.admin(t)
 			if err != nil {
 				return err
 			}
-			id, err := oneArg(args, "EVENT_ID")
+			arg, err := oneArg(args, what)
 			if err != nil {
 				return err
 			}
-			rec, ok, err := a.Record(ctx, f.consumer, id)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(s.out, "record %s: ", idempotency.Key(f.consumer, id))
-			if ok {
-				printJSON(s, rec)
-				if rec.ExpiresAt < time.Now().Unix() {
-					fmt.Fprintln(s.out, "  (expired: the engine treats it as absent)")
-				}
-			} else {
-				fmt.Fprintln(s.out, "none: this consumer has not applied the event (or the record expired)")
-			}
-			at, ok, err := a.Attempts(ctx, f.consumer, id)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(s.out, "failed attempts: ")
-			if ok {
-				printJSON(s, at)
-			} else {
-				fmt.Fprintln(s.out, "none counted")
-			}
-			if group := firstOf(f.group, rec.Group); group != "" {
-				return showHold(ctx, a, f.consumer, group, s)
-			}
-			return nil
+			return do(ctx, a, &f, arg, s)
 		},
 	}
 }
 
-func recordDelete() command {
-	var f recordFlags
-	return command{
-		flags: func(fs *flag.FlagSet) {
-			f.register(fs)
-			fs.BoolVar(&f.yes, "yes", false, "delete without asking")
-		},
-		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
-			a, err := f.admin(t)
-			if err != nil {
-				return err
-			}
-			id, err := oneArg(args, "EVENT_ID")
-			if err != nil {
-				return err
-			}
-			rec, ok, err := a.Record(ctx, f.consumer, id)
-			if err != nil {
-				return err
-			}
-			if !ok {
-				fmt.Fprintf(s.out, "no record %s: nothing to delete\n", idempotency.Key(f.consumer, id))
-				return nil
-			}
-			printJSON(s, rec)
-			fmt.Fprintln(s.out, consequence(rec))
-			if !f.yes && !confirm(s, "Delete this record and its attempt count?") {
-				return fmt.Errorf("not deleted")
-			}
-			if _, _, err := a.DeleteRecord(ctx, f.consumer, id); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.out, "deleted %s\n", idempotency.Key(f.consumer, id))
-			return nil
-		},
+// yesFlag registers --yes, which skips the confirmation question.
+func yesFlag(usage string) func(*flag.FlagSet, *recordFlags) {
+	return func(fs *flag.FlagSet, f *recordFlags) { fs.BoolVar(&f.yes, "yes", false, usage) }
+}
+
+func recordGet() command {
+	return adminCommand("EVENT_ID", func(fs *flag.FlagSet, f *recordFlags) {
+		fs.StringVar(&f.group, "group", "", "also show this group's hold (default: the record's group)")
+	}, showRecord)
+}
+
+func showRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id string, s ioStreams) error {
+	rec, ok, err := a.Record(ctx, f.consumer, id)
+	if err != nil {
+		return err
 	}
+	fmt.Fprintf(s.out, "record %s: ", idempotency.Key(f.consumer, id))
+	if ok {
+		printJSON(s, rec)
+		if rec.ExpiresAt < time.Now().Unix() {
+			fmt.Fprintln(s.out, "  (expired: the engine treats it as absent)")
+		}
+	} else {
+		fmt.Fprintln(s.out, "none: this consumer has not applied the event (or the record expired)")
+	}
+	at, ok, err := a.Attempts(ctx, f.consumer, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(s.out, "failed attempts: ")
+	if ok {
+		printJSON(s, at)
+	} else {
+		fmt.Fprintln(s.out, "none counted")
+	}
+	if group := firstOf(f.group, rec.Group); group != "" {
+		return showHold(ctx, a, f.consumer, group, s)
+	}
+	return nil
+}
+
+func recordDelete() command {
+	return adminCommand("EVENT_ID", yesFlag("delete without asking"), deleteRecord)
+}
+
+func deleteRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id string, s ioStreams) error {
+	rec, ok, err := a.Record(ctx, f.consumer, id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintf(s.out, "no record %s: nothing to delete\n", idempotency.Key(f.consumer, id))
+		return nil
+	}
+	printJSON(s, rec)
+	fmt.Fprintln(s.out, consequence(rec))
+	if !f.yes && !confirm(s, "Delete this record and its attempt count?") {
+		return fmt.Errorf("not deleted")
+	}
+	if _, _, err := a.DeleteRecord(ctx, f.consumer, id); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "deleted %s\n", idempotency.Key(f.consumer, id))
+	return nil
 }
 
 // consequence says what a redelivery of rec's event does once rec is deleted.
@@ -151,58 +160,33 @@ func what(rec idempotency.Record) string {
 }
 
 func holdGet() command {
-	var f recordFlags
-	return command{
-		flags: f.register,
-		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
-			a, err := f.admin(t)
-			if err != nil {
-				return err
-			}
-			group, err := oneArg(args, "GROUP")
-			if err != nil {
-				return err
-			}
-			return showHold(ctx, a, f.consumer, group, s)
-		},
-	}
+	return adminCommand("GROUP", nil, func(ctx context.Context, a *idempotency.Admin, f *recordFlags, group string, s ioStreams) error {
+		return showHold(ctx, a, f.consumer, group, s)
+	})
 }
 
 func holdRelease() command {
-	var f recordFlags
-	return command{
-		flags: func(fs *flag.FlagSet) {
-			f.register(fs)
-			fs.BoolVar(&f.yes, "yes", false, "release without asking")
-		},
-		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
-			a, err := f.admin(t)
-			if err != nil {
-				return err
-			}
-			group, err := oneArg(args, "GROUP")
-			if err != nil {
-				return err
-			}
-			h, ok, err := a.Hold(ctx, f.consumer, group)
-			if err != nil || !ok {
-				if err == nil {
-					fmt.Fprintf(s.out, "group %s of %s is not held\n", group, f.consumer)
-				}
-				return err
-			}
-			printJSON(s, h)
-			fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without event %s (redrive it first to keep the order).\n", h.BlockerEventID)
-			if !f.yes && !confirm(s, "Release the group?") {
-				return fmt.Errorf("not released")
-			}
-			if _, _, err := a.ReleaseHold(ctx, f.consumer, group); err != nil {
-				return err
-			}
-			fmt.Fprintf(s.out, "released group %s of %s\n", group, f.consumer)
-			return nil
-		},
+	return adminCommand("GROUP", yesFlag("release without asking"), releaseHold)
+}
+
+func releaseHold(ctx context.Context, a *idempotency.Admin, f *recordFlags, group string, s ioStreams) error {
+	h, ok, err := a.Hold(ctx, f.consumer, group)
+	if err != nil || !ok {
+		if err == nil {
+			fmt.Fprintf(s.out, "group %s of %s is not held\n", group, f.consumer)
+		}
+		return err
 	}
+	printJSON(s, h)
+	fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without event %s (redrive it first to keep the order).\n", h.BlockerEventID)
+	if !f.yes && !confirm(s, "Release the group?") {
+		return fmt.Errorf("not released")
+	}
+	if _, _, err := a.ReleaseHold(ctx, f.consumer, group); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.out, "released group %s of %s\n", group, f.consumer)
+	return nil
 }
 
 func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string, s ioStreams) error {

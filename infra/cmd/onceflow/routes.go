@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/config"
@@ -69,9 +70,17 @@ func localEnv(template, fn string, e localcloud.Endpoints) (map[string]string, e
 	if !ok {
 		return nil, fmt.Errorf("template %s has no function %s", template, fn)
 	}
+	var fnProps struct {
+		Environment struct {
+			Variables yaml.Node `yaml:"Variables"`
+		} `yaml:"Environment"`
+	}
+	if err := props.Decode(&fnProps); err != nil {
+		return nil, fmt.Errorf("function %s of template %s: %w", fn, template, err)
+	}
 	env := map[string]string{}
-	vars := child(child(props, "Environment"), "Variables")
-	for i := 0; vars != nil && i+1 < len(vars.Content); i += 2 {
+	vars := fnProps.Environment.Variables
+	for i := 0; i+1 < len(vars.Content); i += 2 {
 		k, v := vars.Content[i].Value, vars.Content[i+1]
 		switch q, ok := e.Queues[v.Value]; {
 		case v.Tag == "!Ref" && ok:
