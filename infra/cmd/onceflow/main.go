@@ -33,7 +33,10 @@ usage: onceflow <command> <subcommand> [flags] [args]
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
 
-Every subcommand takes --local (the local cloud of .local/endpoints.json) and --help.
+Every subcommand takes --local (the local cloud of .local/endpoints.json; --state, --template),
+--region and --help, after the subcommand's name. record, hold and outbox take --table (the
+idempotency or app table: required on AWS); outbox republish takes --relay (the relay function
+whose routes it uses) or --route TYPE=QUEUE.
 With --local, queues and tables are named by logical id (LedgerDeadLetterQueue, AppTable);
 on AWS by URL or name (the stack's outputs).`
 
@@ -66,6 +69,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			return 0
 		}
 		return 2
+	}
+	if strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "onceflow: flags go after the subcommand, as in: onceflow dlq list %s\n\n%s\n", args[0], usage)
+		return 2
+	}
+	if args[1] == "-h" || args[1] == "--help" {
+		fmt.Fprintln(stderr, usage)
+		return 0
 	}
 	name := args[0] + " " + args[1]
 	cmd, ok := commands()[name]

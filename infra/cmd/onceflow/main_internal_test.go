@@ -214,6 +214,8 @@ func TestOnceflow_usage(t *testing.T) {
 	}{
 		{"help", []string{"--help"}, 0},
 		{"a subcommand's help", []string{"dlq", "redrive", "--help"}, 0},
+		{"a command's help", []string{"dlq", "--help"}, 0},
+		{"flags before the command", []string{"--local", "dlq", "list"}, 2},
 		{"unknown command", []string{"dlq", "purge"}, 2},
 		{"a missing queue", []string{"dlq", "list", "--local", "--state", c.state}, 2},
 		{"republish without a selection", []string{"outbox", "republish", "--local", "--state", c.state}, 2},
