@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // Identities the workload sends its requests as: real tokens of the local issuer.
@@ -64,7 +65,7 @@ func (r *run) accessProblems(ctx context.Context) ([]string, string) {
 	}
 	var p []string
 	for _, pr := range probes {
-		status, err := r.send(ctx, pr)
+		status, err := r.sendAnswered(ctx, pr)
 		switch {
 		case err != nil:
 			p = append(p, fmt.Sprintf("%s: %v", pr.what, err))
@@ -73,6 +74,19 @@ func (r *run) accessProblems(ctx context.Context) ([]string, string) {
 		}
 	}
 	return p, fmt.Sprintf("%d probes: 401 without a token, 403 without the scope or ownership, the owner let through", len(probes))
+}
+
+// sendAnswered sends pr until the API answers it: a 5xx or a network error (an environment
+// killed during the invocation, an injected fault under chaos) says nothing of the access
+// rules, so the probe is sent again, up to 5 times.
+func (r *run) sendAnswered(ctx context.Context, pr probe) (status int, err error) {
+	for attempt := 1; ; attempt++ {
+		status, err = r.send(ctx, pr)
+		if (err == nil && status < 500) || attempt == 5 || ctx.Err() != nil {
+			return status, err
+		}
+		time.Sleep(time.Duration(attempt) * 200 * time.Millisecond)
+	}
 }
 
 func (r *run) send(ctx context.Context, pr probe) (int, error) {
