@@ -17,12 +17,7 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	long := newGate(r)
-	done := make(chan error, 1)
-	go func() {
-		_, err := process(context.Background(), f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)), msg)
-		done <- err
-	}()
-	<-long.started
+	done := runHeld(f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)), long, msg)
 	time.Sleep(1200 * time.Millisecond) // three lease lengths
 
 	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
@@ -65,12 +60,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	key := idempotency.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	stuck := newGate(r) // never opened: only a lost lease can end it
-	done := make(chan error, 1)
-	go func() {
-		_, err := process(context.Background(), f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)), msg)
-		done <- err
-	}()
-	<-stuck.started
+	done := runHeld(f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)), stuck, msg)
 
 	if res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect(), later), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/internal/webhooktest"
@@ -164,4 +165,16 @@ var sharedLoggers sync.Map // *fixture -> *slog.Logger
 func (f *fixture) sharedLogger() *slog.Logger {
 	l, _ := sharedLoggers.LoadOrStore(f, slog.New(slog.NewJSONHandler(f.logs, nil)))
 	return l.(*slog.Logger)
+}
+
+// runHeld processes msg with c in the background, its effect g, and returns once the effect
+// has started; the channel receives what process returned.
+func runHeld(c *idempotency.LeasedConsumer, g *gate, msg events.SQSMessage) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := process(context.Background(), c, msg)
+		done <- err
+	}()
+	<-g.started
+	return done
 }

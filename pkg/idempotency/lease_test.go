@@ -194,12 +194,7 @@ func TestLeased_live_lease_held_by_another_is_a_batch_item_failure_not_a_skip(t 
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	running := newGate(r)
-	done := make(chan error, 1)
-	go func() {
-		_, err := process(context.Background(), f.leased(t, "notifier", nil, running), msg)
-		done <- err
-	}()
-	<-running.started
+	done := runHeld(f.leased(t, "notifier", nil, running), running, msg)
 
 	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{Logger: f.sharedLogger()})
 	if err != nil {
@@ -224,12 +219,7 @@ func TestLeased_wait_for_completion_turns_a_held_lease_into_a_duplicate(t *testi
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	running := newGate(r)
-	done := make(chan error, 1)
-	go func() {
-		_, err := process(context.Background(), f.leased(t, "notifier", nil, running), msg)
-		done <- err
-	}()
-	<-running.started
+	done := runHeld(f.leased(t, "notifier", nil, running), running, msg)
 	time.AfterFunc(300*time.Millisecond, func() { close(running.open) })
 
 	waiting := f.leased(t, "notifier", nil, r.effect(), func(c *idempotency.LeaseConfig) { c.WaitForCompletion = 5 * time.Second })
