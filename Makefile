@@ -176,7 +176,7 @@ queue: $(LOCALCLOUD)
 test: $(RIE)
 
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
-# .local/bin/onceflow is the binary (infra/cmd/onceflow); `make ops` runs it on the local cloud
+# .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
 # (--local), AWS=1 against AWS with the default credential chain. Examples (README, runbook):
 #   make ops ARGS="dlq list --queue LedgerDeadLetterQueue"
 #   make ops ARGS="dlq redrive --queue LedgerDeadLetterQueue --dry-run"
@@ -187,7 +187,7 @@ ONCEFLOW := .local/bin/onceflow
 .PHONY: ops $(ONCEFLOW)
 
 $(ONCEFLOW):
-	@$(GO) build -o $@ ./infra/cmd/onceflow
+	@$(GO) build -o $@ ./cmd/onceflow
 
 ## ops: the operator CLI with ARGS, on the local cloud (AWS=1: on AWS); ARGS=--help lists its commands
 ops: $(ONCEFLOW)

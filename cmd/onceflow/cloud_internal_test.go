@@ -74,7 +74,7 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 }
 
 // template is the repository's template.yaml, from this package's directory.
-var template = filepath.Join("..", "..", "..", "template.yaml")
+var template = filepath.Join("..", "..", "template.yaml")
 
 type localCLI struct{ state string }
 
