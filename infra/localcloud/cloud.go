@@ -111,6 +111,7 @@ func (c *Cloud) start(ctx context.Context) error {
 	if err := c.startServers(); err != nil {
 		return err
 	}
+	c.endpoints.Outputs = c.outputs()
 	return writeJSON(filepath.Join(c.cfg.StateDir, "endpoints.json"), c.endpoints)
 }
 

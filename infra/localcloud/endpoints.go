@@ -38,6 +38,9 @@ type Endpoints struct {
 	Tables map[string]Table `json:"tables"`
 	// Functions lists the process ids of each function's execution environments at start.
 	Functions map[string][]int `json:"functions"`
+	// Outputs are the template's Outputs the local cloud resolves, by key (queue URLs, table
+	// names, the relay's routes): what a deployed stack's outputs are to the operator's tool.
+	Outputs map[string]string `json:"outputs,omitempty"`
 }
 
 // ReadEndpoints reads the endpoints.json a running local cloud wrote into stateDir.
