@@ -191,4 +191,4 @@ $(ONCEFLOW):
 
 ## ops: the operator CLI with ARGS, on the local cloud (AWS=1: on AWS); ARGS=--help lists its commands
 ops: $(ONCEFLOW)
-	@$(ONCEFLOW) $(if $(ARGS),$(ARGS),--help)$(if $(AWS),, --local --template $(TEMPLATE))
+	@$(ONCEFLOW) $(if $(ARGS),$(ARGS),--help)$(if $(AWS),, --local)

@@ -33,12 +33,13 @@ usage: onceflow <command> <subcommand> [flags] [args]
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
 
-Every subcommand takes --local (the local cloud of .local/endpoints.json; --state, --template),
---region and --help, after the subcommand's name. record, hold and outbox take --table (the
-idempotency or app table: required on AWS); outbox republish takes --relay (the relay function
-whose routes it uses) or --route TYPE=QUEUE.
-With --local, queues and tables are named by logical id (LedgerDeadLetterQueue, AppTable);
-on AWS by URL or name (the stack's outputs).`
+Every subcommand takes --stack NAME (a deployed stack: its outputs name the queues, tables,
+routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state),
+--region and --help, after the subcommand's name. With either, queues and tables are named by
+logical id (LedgerDeadLetterQueue, AppTable) and --table has a default; without, give URLs
+and names (--queue URL, --table NAME, --route TYPE=QUEUE). record, hold and outbox take
+--table (the idempotency or app table); outbox republish takes --route TYPE=QUEUE (default: the
+stack's OutboxRoutes output).`
 
 // command is one subcommand: it registers its flags and runs with the arguments left.
 type command struct {

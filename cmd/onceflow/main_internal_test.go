@@ -20,9 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/apptest"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -30,27 +27,44 @@ import (
 )
 
 // cloud is a local cloud's endpoints.json over the emulators, with the template's queues and
-// tables (each test its own), as `make up` writes it.
+// tables (each test its own), as `make up` writes it: its keys are written here as they are in
+// the file, not through the tool's own struct.
 type cloud struct {
 	state string
 	db    *dynamodb.Client
 	sqs   *sqs.Client
-	e     localcloud.Endpoints
+	e     localEndpoints
 }
+
+// localEndpoints is what a test keeps of the cloud: queues by logical id, tables by logical id.
+type localEndpoints struct {
+	Queues map[string]localQueue
+	Tables map[string]string
+}
+
+type localQueue struct{ URL, ARN string }
 
 func newCloud(t *testing.T) *cloud {
 	t.Helper()
-	c := &cloud{state: t.TempDir(), db: testenv.DynamoDB(t), sqs: testenv.SQS(t)}
-	c.e = localcloud.Endpoints{DynamoDB: os.Getenv("DYNAMODB_ENDPOINT"), SQS: os.Getenv("SQS_ENDPOINT"), Region: "us-east-1",
-		Queues: map[string]localcloud.Queue{}, Tables: map[string]localcloud.Table{}}
+	c := &cloud{state: t.TempDir(), db: dynamoDB(t), sqs: sqsClient(t),
+		e: localEndpoints{Queues: map[string]localQueue{}, Tables: map[string]string{}}}
+	queues, tables := map[string]any{}, map[string]any{}
 	for _, id := range []string{"NotesQueue", "LedgerQueue", "NotificationsQueue", "OutboxParkedQueue", "LedgerDeadLetterQueue"} {
-		url := apptest.FIFOQueue(t, c.sqs, strings.ToLower(id))
-		c.e.Queues[id] = localcloud.Queue{URL: url, ARN: c.arn(t, url)}
+		url := fifoQueue(t, c.sqs, strings.ToLower(id))
+		c.e.Queues[id] = localQueue{URL: url, ARN: c.arn(t, url)}
+		queues[id] = map[string]string{"name": strings.ToLower(id), "url": url, "arn": c.e.Queues[id].ARN}
 	}
-	app, _ := apptest.AppTable(t, c.db)
-	c.e.Tables["AppTable"] = localcloud.Table{Name: app}
-	c.e.Tables["IdempotencyTable"] = localcloud.Table{Name: apptest.IdempotencyTable(t, c.db)}
-	b, _ := json.Marshal(c.e)
+	c.e.Tables["AppTable"] = createTable(t, c.db, "app", "pk", "sk")
+	c.e.Tables["IdempotencyTable"] = createTable(t, c.db, "idem", "pk")
+	for id, name := range c.e.Tables {
+		tables[id] = map[string]string{"name": name}
+	}
+	q := func(id string) string { return c.e.Queues[id].URL }
+	b, _ := json.Marshal(map[string]any{"dynamodb": os.Getenv("DYNAMODB_ENDPOINT"), "sqs": os.Getenv("SQS_ENDPOINT"), "region": "us-east-1",
+		"queues": queues, "tables": tables, "outputs": map[string]string{
+			"OutboxRoutes": "note.created=" + q("NotesQueue") + ",note.created=" + q("NotificationsQueue") +
+				",account.credited=" + q("LedgerQueue") + ",account.debited=" + q("LedgerQueue"),
+			"ConsumerNames": "note-tagger,ledger,note-notifier"}})
 	if err := os.WriteFile(filepath.Join(c.state, "endpoints.json"), b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +85,7 @@ func (c *cloud) arn(t *testing.T, url string) string {
 func (c *cloud) onceflow(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	args = append(args, "--local", "--state", c.state, "--template", filepath.Join(apptest.Root(), "template.yaml"))
+	args = append(args, "--local", "--state", c.state)
 	code := run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
 	t.Logf("onceflow %s -> %d\n%s%s", strings.Join(args[:2], " "), code, out.String(), errOut.String())
 	return code, out.String() + errOut.String()
@@ -80,7 +94,7 @@ func (c *cloud) onceflow(t *testing.T, stdin string, args ...string) (int, strin
 // received drains a queue and returns "group/dedup" of each message.
 func (c *cloud) received(t *testing.T, id string) []string {
 	var got []string
-	for _, m := range apptest.Drain(t, c.sqs, c.e.Queues[id].URL) {
+	for _, m := range drain(t, c.sqs, c.e.Queues[id].URL) {
 		got = append(got, m.Attributes["MessageGroupId"]+"/"+m.Attributes["MessageDeduplicationId"])
 	}
 	return got
@@ -136,7 +150,7 @@ func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *test
 
 func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.T) {
 	c := newCloud(t)
-	table := c.e.Tables["IdempotencyTable"].Name
+	table := c.e.Tables["IdempotencyTable"]
 	rec := idempotency.Record{Key: idempotency.Key("ledger", "credit-9"), Consumer: "ledger", EventID: "credit-9",
 		EventType: "account.credited", Outcome: "applied", MessageID: "m-9", Group: "acct-9",
 		ProcessedAt: time.Now().UTC().Format(time.RFC3339), ExpiresAt: time.Now().Add(time.Hour).Unix()}
@@ -177,7 +191,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 
 func TestOutbox_republish_sends_events_where_the_relay_routes_them(t *testing.T) {
 	c := newCloud(t)
-	app := c.e.Tables["AppTable"].Name
+	app := c.e.Tables["AppTable"]
 	start := time.Now()
 	for _, ev := range []cloudevent.Event{event(t, "note-ev-1", "note.created", "note-1"), event(t, "credit-ev-1", "account.credited", "acct-1")} {
 		w, err := outbox.Write(app, ev, time.Now())
@@ -197,7 +211,7 @@ func TestOutbox_republish_sends_events_where_the_relay_routes_them(t *testing.T)
 	if code, _ := c.onceflow(t, "", "outbox", "republish", "--since", start.Add(-time.Second).Format(time.RFC3339Nano)); code != 0 {
 		t.Errorf("republish --since: %d", code)
 	}
-	// note.created goes to both of its queues, as the template's relay routes it.
+	// note.created goes to both of its queues, as the stack's OutboxRoutes output routes it.
 	for _, q := range []string{"NotesQueue", "NotificationsQueue"} {
 		if got := c.received(t, q); fmt.Sprint(got) != "[note-1/note-ev-1]" {
 			t.Errorf("%s got %v; want note-1/note-ev-1", q, got)

@@ -38,7 +38,7 @@ func outboxRepublish() command {
 	var (
 		ids          stringList
 		since, until timeFlag
-		table, relay string
+		table        string
 		routes       stringList
 		dryRun       bool
 	)
@@ -47,26 +47,23 @@ func outboxRepublish() command {
 			fs.Var(&ids, "event-id", "republish this event (repeatable)")
 			fs.Var(&since, "since", "republish events written at or after this time (RFC 3339, or a duration ago: 2h)")
 			fs.Var(&until, "until", "... and before this time")
-			fs.StringVar(&table, "table", "", "the app table's name (default with --local: AppTable)")
-			fs.StringVar(&relay, "relay", "OutboxRelayFunction", "the outbox relay function (its logical id with --local, its name on AWS), whose routes are used")
-			fs.Var(&routes, "route", "TYPE=QUEUE: route event type TYPE to QUEUE instead of the relay's routes (repeatable)")
+			fs.StringVar(&table, "table", "", "the app table: name or logical id (default with --stack or --local: AppTable)")
+			fs.Var(&routes, "route", "TYPE=QUEUE: route event type TYPE to QUEUE instead of the stack's OutboxRoutes (repeatable)")
 			fs.BoolVar(&dryRun, "dry-run", false, "list what would be sent, send nothing")
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
 			if len(ids) == 0 && since.t.IsZero() && until.t.IsZero() {
 				return usageError("select events: --event-id, --since or --until")
 			}
-			if table == "" && t.local != nil {
-				table = "AppTable"
-			}
-			if table == "" {
-				return usageError("--table is required (the stack's AppTable name)")
-			}
-			rt, err := t.routes(ctx, relay, routes)
+			name, err := t.table(table, appTable, "--table is required (the stack's AppTableName output), or --stack")
 			if err != nil {
 				return err
 			}
-			items, err := outbox.Find(ctx, t.dynamodb, t.table(table), outbox.Selection{EventIDs: ids, Since: since.t, Until: until.t})
+			rt, err := t.routes(ctx, routes)
+			if err != nil {
+				return err
+			}
+			items, err := outbox.Find(ctx, t.dynamodb, name, outbox.Selection{EventIDs: ids, Since: since.t, Until: until.t})
 			if err != nil {
 				return err
 			}

@@ -19,22 +19,22 @@ type recordFlags struct {
 }
 
 func (f *recordFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&f.consumer, "consumer", "", "the consumer's name (its CONSUMER_NAME: note-tagger, ledger, note-notifier)")
-	fs.StringVar(&f.table, "table", "", "the idempotency table's name (default with --local: IdempotencyTable)")
+	fs.StringVar(&f.consumer, "consumer", "", "the consumer's name (its CONSUMER_NAME; the stack's ConsumerNames output lists them)")
+	fs.StringVar(&f.table, "table", "", "the idempotency table: name or logical id (default with --stack or --local: IdempotencyTable)")
 }
 
 func (f *recordFlags) admin(t *target) (*idempotency.Admin, error) {
 	if f.consumer == "" {
 		return nil, usageError("--consumer is required")
 	}
-	table := f.table
-	if table == "" && t.local != nil {
-		table = "IdempotencyTable"
+	if err := t.stack.consumer(f.consumer); err != nil {
+		return nil, err
 	}
-	if table == "" {
-		return nil, usageError("--table is required (the stack's IdempotencyTableName output)")
+	table, err := t.table(f.table, idempotencyTable, "--table is required (the stack's IdempotencyTableName output), or --stack")
+	if err != nil {
+		return nil, err
 	}
-	return idempotency.NewAdmin(t.dynamodb, t.table(table)), nil
+	return idempotency.NewAdmin(t.dynamodb, table), nil
 }
 
 func oneArg(args []string, what string) (string, error) {

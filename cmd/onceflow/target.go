@@ -8,46 +8,48 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-
-	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
-// target is where the commands act: AWS, or the local cloud. Queues and tables are named the
-// same way on both: a URL or name as AWS knows it, or, with --local, a logical id of the
-// template (DeadLetterQueue, IdempotencyTable) as .local/endpoints.json lists them.
+// target is where the commands act: AWS, or the local cloud, and what the tool knows of the
+// stack there. Queues and tables are named the same way on both: by logical id (LedgerDeadLetterQueue,
+// IdempotencyTable) when the stack is known (--stack's outputs, or the local cloud's
+// endpoints.json), or by URL or name as AWS knows them.
 type target struct {
 	sqs      *sqs.Client
 	dynamodb *dynamodb.Client
-	lambda   *lambda.Client // AWS only: the relay's configuration
-	local    *localcloud.Endpoints
-	template string // local only: the template the local cloud runs, for the relay's routes
+	stack    *stack // nil: no stack, names are taken as given
 }
 
 // targetFlags are the flags every command takes.
 type targetFlags struct {
-	local    bool
-	state    string
-	template string
-	region   string
+	local  bool
+	state  string
+	stack  string
+	region string
 }
 
 func (f *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.local, "local", false, "act on the local cloud (make up), whose endpoints are in <state>/endpoints.json")
 	fs.StringVar(&f.state, "state", ".local", "the local cloud's state directory (with --local)")
-	fs.StringVar(&f.template, "template", "template.yaml", "the template the local cloud runs (with --local)")
+	fs.StringVar(&f.stack, "stack", "", "the deployed CloudFormation stack whose outputs name the queues, tables, routes and consumers")
 	fs.StringVar(&f.region, "region", "", "AWS region (default: the credential chain's)")
 }
 
 func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	if f.local {
-		e, err := localcloud.ReadEndpoints(f.state)
+		if f.stack != "" {
+			return nil, usageError("--local and --stack: choose one")
+		}
+		e, err := readEndpoints(f.state)
 		if err != nil {
 			return nil, err
 		}
-		return &target{sqs: e.SQSClient(), dynamodb: e.DynamoDBClient(), local: &e, template: f.template}, nil
+		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
+		t.sqs, t.dynamodb = e.clients()
+		return t, nil
 	}
 	var opts []func(*awsconfig.LoadOptions) error
 	if f.region != "" {
@@ -57,32 +59,65 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("aws configuration: %w", err)
 	}
-	return &target{sqs: sqs.NewFromConfig(cfg), dynamodb: dynamodb.NewFromConfig(cfg), lambda: lambda.NewFromConfig(cfg)}, nil
+	t := &target{sqs: sqs.NewFromConfig(cfg), dynamodb: dynamodb.NewFromConfig(cfg)}
+	if f.stack != "" {
+		outputs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		if err != nil {
+			return nil, err
+		}
+		t.stack = stackFromOutputs("stack "+f.stack, outputs)
+	}
+	return t, nil
 }
 
-// queueURL resolves a queue: a URL as it is, a logical id of the local cloud, or a queue name.
+// stackOutputs returns the outputs of a deployed stack by key.
+func stackOutputs(ctx context.Context, c *cloudformation.Client, name string) (map[string]string, error) {
+	out, err := c.DescribeStacks(ctx, &cloudformation.DescribeStacksInput{StackName: aws.String(name)})
+	if err != nil {
+		return nil, fmt.Errorf("stack %s: %w", name, err)
+	}
+	if len(out.Stacks) == 0 {
+		return nil, fmt.Errorf("stack %s: not found", name)
+	}
+	outputs := map[string]string{}
+	for _, o := range out.Stacks[0].Outputs {
+		outputs[aws.ToString(o.OutputKey)] = aws.ToString(o.OutputValue)
+	}
+	return outputs, nil
+}
+
+// queueURL resolves a queue: a URL as it is, a logical id of the stack, or a queue name. A
+// name that is neither a logical id of the stack nor a queue is refused with the stack's
+// queues.
 func (t *target) queueURL(ctx context.Context, name string) (string, error) {
 	if strings.HasPrefix(name, "https://") || strings.HasPrefix(name, "http://") {
 		return name, nil
 	}
-	if t.local != nil {
-		if q, ok := t.local.Queues[name]; ok {
-			return q.URL, nil
+	if t.stack != nil {
+		if url, ok := t.stack.queue(name); ok {
+			return url, nil
 		}
 	}
 	out, err := t.sqs.GetQueueUrl(ctx, &sqs.GetQueueUrlInput{QueueName: aws.String(name)})
 	if err != nil {
+		if t.stack != nil && len(t.stack.queues) > 0 {
+			return "", t.stack.unknownQueue(name)
+		}
 		return "", fmt.Errorf("queue %s: %w", name, err)
 	}
 	return aws.ToString(out.QueueUrl), nil
 }
 
-// table resolves a table: a logical id of the local cloud, else a table name.
-func (t *target) table(name string) string {
-	if t.local != nil {
-		if tb, ok := t.local.Tables[name]; ok {
-			return tb.Name
+// table resolves a table: its logical id or name, or, if name is "", the stack's table of
+// logical id def. Without that table a name is required: usage says which.
+func (t *target) table(name, def, usage string) (string, error) {
+	if name == "" {
+		if t.stack != nil {
+			if tb, ok := t.stack.tables[def]; ok {
+				return tb, nil
+			}
 		}
+		return "", usageError(usage)
 	}
-	return name
+	return t.stack.table(name)
 }

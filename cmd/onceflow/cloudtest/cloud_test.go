@@ -1,9 +1,11 @@
-package main
+package cloudtest_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,15 +18,16 @@ import (
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
-// The CLI on the whole local cloud of template.yaml: dead letters the real ledger consumer
-// wrote (with the source queue ARN Lambda's event gives it), its records and holds, and the
-// relay's routes.
+// The built tool on the whole local cloud of template.yaml, through the endpoints.json it
+// wrote: dead letters the real ledger consumer wrote (with the source queue ARN Lambda's event
+// gives it), its records and holds, and the relay's routes from the template's outputs.
 func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	c := &localCLI{bin: build(t)}
 	cloud := workloadtest.Start(ctx, t, template, "cli", nil)
 	ep := cloud.Endpoints()
-	c := &localCLI{state: cloud.State}
+	c.state = cloud.State
 	acct := fmt.Sprintf("cli-%d", time.Now().UnixNano())
 
 	// A credit through the API, applied by the ledger.
@@ -43,8 +46,15 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 		_, out := c.run(t, "", "record", "get", "--consumer", "ledger", credit)
 		return strings.Contains(out, `"outcome": "applied"`)
 	})
-	if code, out := c.run(t, "", "outbox", "republish", "--event-id", credit); code != 0 || !strings.Contains(out, "sent "+credit) {
-		t.Errorf("outbox republish: %d; want the credit sent to the ledger queue", code)
+	if code, out := c.run(t, "", "outbox", "republish", "--event-id", credit); code != 0 || !strings.Contains(out, "sent "+credit+"  account.credited  subject "+acct+" -> "+ep.Queues["LedgerQueue"].URL) {
+		t.Errorf("outbox republish: %d; want the credit sent to the ledger queue (the template's OutboxRoutes output)", code)
+	}
+	// A typo is answered with the names the local cloud has.
+	if code, out := c.run(t, "", "record", "get", "--consumer", "ledgr", credit); code != 2 || !strings.Contains(out, "ledger, note-notifier, note-tagger") {
+		t.Errorf("record get --consumer ledgr: %d; want a usage error naming the consumers (the ConsumerNames output)", code)
+	}
+	if code, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDLQ"); code != 2 || !strings.Contains(out, "LedgerDeadLetterQueue, LedgerQueue") {
+		t.Errorf("dlq list --queue LedgerDLQ: %d; want a usage error naming the queues", code)
 	}
 
 	// A message the ledger cannot handle: dead-lettered with its reason and source, its group held.
@@ -74,16 +84,35 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 }
 
 // template is the repository's template.yaml, from this package's directory.
-var template = filepath.Join("..", "..", "template.yaml")
+var template = filepath.Join("..", "..", "..", "template.yaml")
 
-type localCLI struct{ state string }
+// build builds the tool into a temporary directory and returns its path.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	if out, err := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "..").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
 
+type localCLI struct{ bin, state string }
+
+// run runs the tool with args on the local cloud and returns its exit status and output.
 func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	var out strings.Builder
-	args = append(args, "--local", "--state", c.state, "--template", template)
-	code := run(t.Context(), args, strings.NewReader(stdin), &out, &out)
-	return code, out.String()
+	cmd := exec.CommandContext(t.Context(), c.bin, append(args, "--local", "--state", c.state)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		return ee.ExitCode(), out.String()
+	case err != nil:
+		t.Fatalf("onceflow %s: %v", strings.Join(args, " "), err)
+	}
+	return 0, out.String()
 }
 
 func eventually(t *testing.T, what string, ok func() bool) {
