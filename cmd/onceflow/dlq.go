@@ -22,7 +22,7 @@ type dlqFlags struct {
 }
 
 func (f *dlqFlags) common(fs *flag.FlagSet) {
-	fs.StringVar(&f.queue, "queue", "", "the dead-letter queue: URL or name (logical id with --local, e.g. LedgerDeadLetterQueue)")
+	fs.StringVar(&f.queue, "queue", "", "the dead-letter queue: URL or name (a logical id with --stack or --local, e.g. LedgerDeadLetterQueue)")
 }
 
 // selection registers the queue, the filters and --limit with its default and usage.

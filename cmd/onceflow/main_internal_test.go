@@ -234,6 +234,9 @@ func TestOnceflow_usage(t *testing.T) {
 		{"a missing queue", []string{"dlq", "list", "--local", "--state", c.state}, 2},
 		{"republish without a selection", []string{"outbox", "republish", "--local", "--state", c.state}, 2},
 		{"no local cloud", []string{"dlq", "list", "--local", "--state", t.TempDir(), "--queue", "X"}, 1},
+		{"--local and --stack", []string{"dlq", "list", "--local", "--state", c.state, "--stack", "prod", "--queue", "X"}, 2},
+		{"no stack and no --table", []string{"record", "get", "--consumer", "ledger", "e-1"}, 2},
+		{"no stack and no --route", []string{"outbox", "republish", "--table", "app", "--event-id", "e-1"}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -55,7 +55,7 @@ func outboxRepublish() command {
 			if len(ids) == 0 && since.t.IsZero() && until.t.IsZero() {
 				return usageError("select events: --event-id, --since or --until")
 			}
-			name, err := t.table(table, appTable, "--table is required (the stack's AppTableName output), or --stack")
+			name, err := t.table(table, appTable, "--table is required (the app table's name), or --stack")
 			if err != nil {
 				return err
 			}

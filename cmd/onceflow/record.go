@@ -30,7 +30,7 @@ func (f *recordFlags) admin(t *target) (*idempotency.Admin, error) {
 	if err := t.stack.consumer(f.consumer); err != nil {
 		return nil, err
 	}
-	table, err := t.table(f.table, idempotencyTable, "--table is required (the stack's IdempotencyTableName output), or --stack")
+	table, err := t.table(f.table, idempotencyTable, "--table is required (the idempotency table's name), or --stack")
 	if err != nil {
 		return nil, err
 	}

@@ -112,12 +112,13 @@ func (t *target) queueURL(ctx context.Context, name string) (string, error) {
 // logical id def. Without that table a name is required: usage says which.
 func (t *target) table(name, def, usage string) (string, error) {
 	if name == "" {
-		if t.stack != nil {
-			if tb, ok := t.stack.tables[def]; ok {
-				return tb, nil
-			}
+		if t.stack == nil {
+			return "", usageError(usage)
 		}
-		return "", usageError(usage)
+		if tb, ok := t.stack.tables[def]; ok {
+			return tb, nil
+		}
+		return "", usageError(fmt.Sprintf("%s has no table %s (output %sName): give --table", t.stack.from, def, def))
 	}
 	return t.stack.table(name)
 }
