@@ -54,7 +54,7 @@ func newCore(db DB, cfg Config) (core, error) {
 	if db == nil {
 		return core{}, errors.New("idempotency: a DB is required")
 	}
-	return core{db: db, cfg: cfg, cache: newCache(cfg.CacheSize)}, nil
+	return core{db: retried{db: db, retry: cfg.Retry}, cfg: cfg, cache: newCache(cfg.CacheSize)}, nil // retried.go: the one retry layer
 }
 
 // Name is the consumer name.
