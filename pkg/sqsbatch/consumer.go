@@ -84,6 +84,9 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 		h.metrics.Count(metrics.Malformed, 1)
 		return h.hold(ctx, msg, "", err)
 	}
+	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
+		return h.hold(ctx, msg, ev.ID, err)
+	}
 	if _, err = h.recovered(ctx, ev, Delivery(msg)); err == nil {
 		return nil
 	}
