@@ -26,6 +26,7 @@ type failureCounter interface {
 // *idempotency.Consumer implements it.
 type groupHolder interface {
 	HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error
+	HoldsGroups() bool
 }
 
 // count counts a transient failure of the message's own processing and turns it permanent
@@ -91,6 +92,30 @@ func (h decoding) hold(ctx context.Context, msg events.SQSMessage, eventID strin
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
 	}
 	return err
+}
+
+// backstop holds the message's group naming it before it is handled, on its last
+// BackstopReceives receives before the queue's MaxReceiveCount, under HoldGroup: should this
+// receive crash or time out too, SQS moves the message to the dead-letter queue by itself,
+// and its group must be held behind it as behind a message the engine dead-letters. The
+// message's commit releases the hold when it succeeds. It reports whether it wrote (or tried
+// to write) the hold. A hold that cannot be written is logged and the message handled as
+// usual: it may succeed, and refusing it would move it unheld.
+func (h decoding) backstop(ctx context.Context, msg events.SQSMessage, eventID string) bool {
+	holder, ok := h.a.(groupHolder)
+	group := msg.Attributes["MessageGroupId"]
+	received, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
+	if !ok || h.maxReceiveCount == 0 || group == "" || received <= h.maxReceiveCount-BackstopReceives || !holder.HoldsGroups() {
+		return false
+	}
+	reason := fmt.Errorf("received %d times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
+		received, h.maxReceiveCount)
+	if err := holder.HoldGroup(ctx, group, eventID, msg.MessageId, reason); err != nil {
+		h.log.LogAttrs(ctx, slog.LevelError, "group not held before the message's last receives, message handled",
+			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId), slog.String("group", group),
+			slog.String("eventId", eventID), slog.String("error", err.Error()))
+	}
+	return true
 }
 
 // recovered applies ev, turning a panic of the handler into an error (logged with its stack),
