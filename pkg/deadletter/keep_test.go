@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -150,4 +151,51 @@ func TestLetter_SendInput_restores_the_message(t *testing.T) {
 
 func names(attrs map[string]types.MessageAttributeValue) []string {
 	return slices.Sorted(maps.Keys(attrs))
+}
+
+// The message's own attributes count toward SQS's size limit with the body: beside large
+// ones the reason is cut so that the letter fits a 256 KiB queue.
+func TestQueue_fits_the_reason_beside_the_messages_own_attributes(t *testing.T) {
+	c := client(t)
+	url := createQueue(t, c, true, map[string]string{string(types.QueueAttributeNameMaximumMessageSize): "262144"})
+	msg := source("msg-attrs")
+	msg.Body = strings.Repeat("x", 200*1024)
+	msg.MessageAttributes = map[string]events.SQSMessageAttribute{
+		"a": {DataType: "String", StringValue: aws.String(strings.Repeat("a", 27*1024))},
+		"b": {DataType: "String", StringValue: aws.String(strings.Repeat("b", 27*1024))},
+	}
+	if err := deadletter.New(c, url).DeadLetter(t.Context(), msg, errors.New(strings.Repeat("why ", 2500))); err != nil {
+		t.Fatalf("DeadLetter: %v; want the reason cut to fit beside the body and the message's attributes", err)
+	}
+	got := receiveAll(t, c, url)
+	if len(got) != 1 {
+		t.Fatalf("received %d messages; want 1", len(got))
+	}
+	if r := attr(got[0], deadletter.AttrReason); len(r) < deadletter.MinReasonBytes || len(r) >= deadletter.MaxReasonBytes {
+		t.Errorf("reason is %d bytes; want it cut to fit, at least %d", len(r), deadletter.MinReasonBytes)
+	}
+	if attr(got[0], "a") != strings.Repeat("a", 27*1024) {
+		t.Error("the message's own attribute a was not kept")
+	}
+}
+
+// An attribute of the message's own with an engine attribute's name is kept, not overwritten:
+// the message's attributes then travel packed.
+func TestQueue_keeps_an_attribute_named_like_the_engines(t *testing.T) {
+	c := client(t)
+	url := createQueue(t, c, true, nil)
+	msg := source("msg-named")
+	msg.MessageAttributes = map[string]events.SQSMessageAttribute{
+		deadletter.AttrReason: {DataType: "String", StringValue: aws.String("the producer's own reason")}}
+	if err := deadletter.New(c, url).DeadLetter(t.Context(), msg, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	var l *deadletter.Letter
+	if err := deadletter.Browse(t.Context(), c, url, func(got deadletter.Letter) bool { l = &got; return false }); err != nil || l == nil {
+		t.Fatalf("browse: %v, %v", l, err)
+	}
+	if l.Reason != "failed 5 times" || aws.ToString(l.Attributes[deadletter.AttrReason].StringValue) != "the producer's own reason" {
+		t.Errorf("reason %q, own attribute %q; want the engine's and the producer's both", l.Reason,
+			aws.ToString(l.Attributes[deadletter.AttrReason].StringValue))
+	}
 }
