@@ -458,3 +458,33 @@ func TestTemplate_maxReceiveCount_is_only_a_backstop_behind_the_engines_count(t 
 		}
 	}
 }
+
+// A consumer that holds groups writes the hold before a message's last receives only if it
+// knows its queue's maxReceiveCount: every consumer function is told it (MAX_RECEIVE_COUNT),
+// and the value is its queue's, so that a message the queue moves by itself is never one the
+// consumer thought it had more receives for.
+func TestTemplate_consumers_know_their_queues_maxReceiveCount(t *testing.T) {
+	tpl := loadTemplate(t)
+	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	checked := 0
+	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		vars := get(fn, "Properties", "Environment", "Variables")
+		if name, _ := get(vars, config.ConsumerName).(string); name != "ledger" && name != "note-tagger" {
+			continue // the consumers of config.LoadConsumer
+		}
+		for name, ev := range get(fn, "Properties", "Events").(doc) {
+			if get(ev, "Type") != "SQS" {
+				continue
+			}
+			q := refTarget(get(ev, "Properties", "Queue"))
+			want := num(get(queues[q], "Properties", "RedrivePolicy", "maxReceiveCount"))
+			if got := num(get(vars, config.MaxReceiveCount)); got != want {
+				t.Errorf("%s.%s: %s is %v; want %d, %s's maxReceiveCount", id, name, config.MaxReceiveCount, get(vars, config.MaxReceiveCount), want, q)
+			}
+			checked++
+		}
+	}
+	if checked < 2 {
+		t.Errorf("checked %d consumer functions' queues; want the note-tagger's and the ledger's", checked)
+	}
+}

@@ -66,7 +66,8 @@ func NewLedger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
 func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.GroupPolicy, d Deps) (*sqsbatch.Processor, error) {
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
 		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy},
-		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics})
+		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), MaxReceiveCount: cfg.MaxReceiveCount,
+			Logger: d.Logger, Metrics: d.Metrics})
 }
 
 // NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side

@@ -22,6 +22,9 @@ const (
 	LogLevel           = "LOG_LEVEL"
 	RetentionDays      = "RETENTION_DAYS"
 	ConsumerName       = "CONSUMER_NAME"
+	// MaxReceiveCount is the maxReceiveCount of the consumer's queue's redrive policy, so that
+	// a message the queue moves by itself still holds its group (sqsbatch.Config.MaxReceiveCount).
+	MaxReceiveCount = "MAX_RECEIVE_COUNT"
 	// NotificationsQueueURL is the note-notifier's own queue, a second route of note.created.
 	NotificationsQueueURL = "NOTIFICATIONS_QUEUE_URL"
 	// WebhookURLParameter and WebhookSecretParameter name the SSM Parameter Store
@@ -87,6 +90,7 @@ type Consumer struct {
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the records go
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed messages go
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
+	MaxReceiveCount    int           // MAX_RECEIVE_COUNT: the queue's maxReceiveCount; 0 when unset
 }
 
 // ConsumerName is the consumer's name, the dimension of its metrics.
@@ -179,9 +183,23 @@ func LoadConsumer(getenv func(string) string) (Consumer, error) {
 		IdempotencyTable:   getenv(IdempotencyTable),
 		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
 	}
-	var err error
+	var err, rerr error
 	c.Retention, err = loadRetention(getenv)
-	return c, errors.Join(err, c.Validate())
+	c.MaxReceiveCount, rerr = loadMaxReceiveCount(getenv)
+	return c, errors.Join(err, rerr, c.Validate())
+}
+
+// loadMaxReceiveCount reads MAX_RECEIVE_COUNT, 0 when unset.
+func loadMaxReceiveCount(getenv func(string) string) (int, error) {
+	s := getenv(MaxReceiveCount)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s: %q is not a positive whole number (the queue's maxReceiveCount)", MaxReceiveCount, s)
+	}
+	return n, nil
 }
 
 // Validate reports every problem of c.

@@ -14,12 +14,12 @@ func env(m map[string]string) func(string) string { return func(k string) string
 func TestLoadConsumer_applies_defaults_and_reads_every_variable(t *testing.T) {
 	c, err := config.LoadConsumer(env(map[string]string{
 		"CONSUMER_NAME": "ledger", "APP_TABLE": "app", "IDEMPOTENCY_TABLE": "idem",
-		"DEAD_LETTER_QUEUE_URL": "https://q/dlq.fifo", "RETENTION_DAYS": "3",
+		"DEAD_LETTER_QUEUE_URL": "https://q/dlq.fifo", "RETENTION_DAYS": "3", "MAX_RECEIVE_COUNT": "50",
 	}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Name != "ledger" || c.Retention != 72*time.Hour || c.LogLevel != "info" || c.DeadLetterQueueURL == "" {
+	if c.Name != "ledger" || c.Retention != 72*time.Hour || c.LogLevel != "info" || c.DeadLetterQueueURL == "" || c.MaxReceiveCount != 50 {
 		t.Fatalf("config = %+v", c)
 	}
 }
@@ -36,8 +36,8 @@ func TestLoad_names_every_problem_at_once(t *testing.T) {
 		{"relay", func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
 			nil, []string{"NOTES_QUEUE_URL", "LEDGER_QUEUE_URL", "NOTIFICATIONS_QUEUE_URL", "OUTBOX_PARK_QUEUE_URL"}},
 		{"consumer", func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
-			map[string]string{"RETENTION_DAYS": "0"},
-			[]string{"CONSUMER_NAME", "APP_TABLE", "IDEMPOTENCY_TABLE", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS"}},
+			map[string]string{"RETENTION_DAYS": "0", "MAX_RECEIVE_COUNT": "-1"},
+			[]string{"CONSUMER_NAME", "APP_TABLE", "IDEMPOTENCY_TABLE", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS", "MAX_RECEIVE_COUNT"}},
 		{"notifier", func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
 			map[string]string{"RETENTION_DAYS": "two", "LOG_LEVEL": "loud"},
 			[]string{"IDEMPOTENCY_TABLE", "WEBHOOK_URL_PARAMETER", "WEBHOOK_SECRET_PARAMETER", "DEAD_LETTER_QUEUE_URL", "RETENTION_DAYS", "LOG_LEVEL"}},

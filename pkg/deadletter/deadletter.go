@@ -2,6 +2,7 @@ package deadletter
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -27,7 +28,17 @@ const (
 	AttrSourceDedupID   = "sourceDedupId"   // its MessageDeduplicationId there (the event id), what a redrive sends again
 	AttrReceiveCount    = "receiveCount"    // ApproximateReceiveCount when it was dead-lettered
 	AttrDeadLetteredAt  = "deadLetteredAt"  // RFC 3339, UTC
+	// AttrSourceAttributes carries the message's own message attributes as one JSON object
+	// (name to {DataType, StringValue, BinaryValue}) when they do not fit beside the engine's
+	// within SQS's limit of MaxMessageAttributes, or one of them has an engine's name.
+	AttrSourceAttributes = "sourceAttributes"
 )
+
+// MaxMessageAttributes is SQS's limit of message attributes per message.
+const MaxMessageAttributes = 10
+
+// traceHeader is the message system attribute of a message's X-Ray trace.
+const traceHeader = "AWSTraceHeader"
 
 // MaxReasonBytes bounds the reason attribute; longer reasons are cut at a character boundary.
 // MinReasonBytes of it are kept however large the body.
@@ -55,10 +66,14 @@ func New(client SendMessageAPI, queueURL string) *Queue {
 }
 
 // DeadLetter sends msg's body unchanged to the queue with reason and its origin as message
-// attributes. On a FIFO queue it keeps msg's MessageGroupId (its message id when it has none)
-// and deduplicates on msg's message id, so dead-lettering one delivery twice within SQS's
-// five-minute window stores it once, while the same event redriven and failing again (a new
-// message) is stored again.
+// attributes, and with the message's own message attributes and its AWSTraceHeader, so that a
+// redrive sends the message back as it came (see Letter.SendInput). The message's attributes
+// are kept as they are while they fit beside the engine's within SQS's MaxMessageAttributes;
+// beyond, they travel in one attribute, AttrSourceAttributes, which Letter reads back. On a
+// FIFO queue it keeps msg's MessageGroupId (its message id when it has none) and deduplicates
+// on msg's message id, so dead-lettering one delivery twice within SQS's five-minute window
+// stores it once, while the same event redriven and failing again (a new message) is stored
+// again.
 func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
 	in := &sqs.SendMessageInput{
 		QueueUrl:          aws.String(q.url),
@@ -70,6 +85,10 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		// The message id, not the event's dedup id: a repeat of this delivery is dropped, but
 		// the same event redriven and failing again is a new message and must be kept.
 		in.MessageDeduplicationId = aws.String(msg.MessageId)
+	}
+	if h := msg.Attributes[traceHeader]; h != "" {
+		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{traceHeader: {
+			DataType: aws.String("String"), StringValue: aws.String(h)}}
 	}
 	budget := maxMessageBytes - len(msg.Body)
 	for name, value := range map[string]string{
@@ -83,16 +102,82 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		budget -= addString(in.MessageAttributes, name, value)
 	}
 	if reason != nil {
+		budget -= len(AttrReason) + len("String") + MinReasonBytes // its room, counted below
+	}
+	n, err := addOwn(in.MessageAttributes, msg.MessageAttributes, reason != nil)
+	if err != nil {
+		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
+	}
+	budget -= n
+	if reason != nil {
 		// Never less than MinReasonBytes: a dead letter without its reason helps nobody, and a
 		// queue whose size limit that exceeds refuses the send, which fails the message
 		// instead (SQS's redrive policy then moves it, nothing lost).
-		limit := min(MaxReasonBytes, max(MinReasonBytes, budget-len(AttrReason)-len("String")))
+		limit := min(MaxReasonBytes, MinReasonBytes+max(0, budget))
 		addString(in.MessageAttributes, AttrReason, truncate(sanitize(reason.Error()), limit))
 	}
 	if _, err := q.client.SendMessage(ctx, in); err != nil {
 		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
 	}
 	return nil
+}
+
+// packed is one message attribute inside AttrSourceAttributes.
+type packed struct {
+	DataType    string  `json:"DataType"`
+	StringValue *string `json:"StringValue,omitempty"`
+	BinaryValue []byte  `json:"BinaryValue,omitempty"` // base64 in JSON
+}
+
+// addOwn adds the message's own attributes to attrs, which holds the engine's (and will hold
+// the reason too when withReason): each as it is when all fit within MaxMessageAttributes and
+// none has an engine's name, else all in AttrSourceAttributes. It returns the bytes they count
+// toward the message size.
+func addOwn(attrs map[string]types.MessageAttributeValue, own map[string]events.SQSMessageAttribute, withReason bool) (int, error) {
+	if len(own) == 0 {
+		return 0, nil
+	}
+	used := len(attrs)
+	if withReason {
+		used++
+	}
+	asIs := used+len(own) <= MaxMessageAttributes
+	for name := range own {
+		if ours(name) {
+			asIs = false
+		}
+	}
+	size := 0
+	if asIs {
+		for name, a := range own {
+			v := types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+			attrs[name] = v
+			size += len(name) + len(a.DataType) + len(aws.ToString(a.StringValue)) + len(a.BinaryValue)
+		}
+		return size, nil
+	}
+	all := make(map[string]packed, len(own))
+	for name, a := range own {
+		all[name] = packed{DataType: a.DataType, StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+	}
+	b, err := json.Marshal(all)
+	if err != nil {
+		return 0, fmt.Errorf("encode the message's attributes: %w", err)
+	}
+	return addString(attrs, AttrSourceAttributes, string(b)), nil
+}
+
+// unpack reads AttrSourceAttributes.
+func unpack(s string) (map[string]types.MessageAttributeValue, error) {
+	var all map[string]packed
+	if err := json.Unmarshal([]byte(s), &all); err != nil {
+		return nil, fmt.Errorf("decode %s: %w", AttrSourceAttributes, err)
+	}
+	attrs := make(map[string]types.MessageAttributeValue, len(all))
+	for name, a := range all {
+		attrs[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+	}
+	return attrs, nil
 }
 
 // addString sets a String attribute unless value is empty (SQS rejects empty values) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -30,7 +31,8 @@ type Letter struct {
 	EventType      string // the CloudEvent's type, "" when the body is not one
 	TraceHeader    string // the AWSTraceHeader system attribute, if any
 
-	// Attributes are the message's other message attributes, which a redrive sends again.
+	// Attributes are the message's own message attributes (those DeadLetter packed into
+	// AttrSourceAttributes included), which a redrive sends again (SendInput).
 	Attributes    map[string]types.MessageAttributeValue
 	receiptHandle string
 }
@@ -67,6 +69,11 @@ func letterOf(m types.Message) Letter {
 			l.Attributes[name] = v
 		}
 	}
+	if s := attr(AttrSourceAttributes); s != "" {
+		if own, err := unpack(s); err == nil { // else it stays unread, visible in none of them
+			maps.Copy(l.Attributes, own)
+		}
+	}
 	// Leniently: a malformed event's id and type are worth showing too, and so are those of
 	// an outbox item the relay parked (outbox.Parked: eventId, eventType and its reason).
 	var ev struct {
@@ -86,7 +93,7 @@ func letterOf(m types.Message) Letter {
 func ours(name string) bool {
 	switch name {
 	case AttrReason, AttrSourceMessageID, AttrSourceQueueARN, AttrSourceGroupID, AttrSourceDedupID,
-		AttrReceiveCount, AttrDeadLetteredAt:
+		AttrReceiveCount, AttrDeadLetteredAt, AttrSourceAttributes:
 		return true
 	}
 	return false

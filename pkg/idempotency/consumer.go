@@ -50,7 +50,7 @@ func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (
 // prepare decides the effect of ev and builds its transaction; done is true (with the result)
 // when there is nothing to commit: a cached duplicate, a malformed event, a failure.
 func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery) (prepared, Result, bool, error) {
-	res, hash, done, err := c.start(ev)
+	res, hash, done, err := c.start(ev, d)
 	if done {
 		return prepared{}, res, true, err
 	}

@@ -23,6 +23,11 @@ type Delivery struct {
 	SequenceNumber string // an SQS FIFO or stream sequence number
 	ReceiveCount   int    // how many times the transport has delivered it, this time included
 	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId), for HoldGroup
+	// HoldWritten says the transport held Group naming this event before applying it (sqsbatch
+	// does on a message's last receives before the queue's maxReceiveCount): the event is then
+	// never answered from the cache, so that its commit, or its duplicate found in DynamoDB,
+	// releases the hold.
+	HoldWritten bool
 	// Body is the message as received, stored in the record when Config.StorePayload is set;
 	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
 	Body string
@@ -54,7 +59,7 @@ func newCore(db DB, cfg Config) (core, error) {
 	if db == nil {
 		return core{}, errors.New("idempotency: a DB is required")
 	}
-	return core{db: db, cfg: cfg, cache: newCache(cfg.CacheSize)}, nil
+	return core{db: retried{db: db, retry: cfg.Retry}, cfg: cfg, cache: newCache(cfg.CacheSize)}, nil // retried.go: the one retry layer
 }
 
 // Name is the consumer name.
@@ -62,7 +67,7 @@ func (c *core) Name() string { return c.cfg.Name }
 
 // start checks the event, and answers from the cache when this environment has seen it
 // committed: done is true then.
-func (c *core) start(ev cloudevent.Event) (res Result, hash string, done bool, err error) {
+func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, done bool, err error) {
 	switch {
 	case ev.ID == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "missing; the publisher must set a stable event id")
@@ -73,7 +78,7 @@ func (c *core) start(ev cloudevent.Event) (res Result, hash string, done bool, e
 	}
 	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
 	hash = ev.PayloadHash()
-	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok {
+	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.HoldWritten {
 		return c.known(res, hit.hash, hit.outcome, hit.reason, hash), hash, true, c.conflictErr(res.Key, hit.hash, hash)
 	}
 	return res, hash, false, nil

@@ -128,7 +128,7 @@ func (c *LeasedConsumer) Apply(ctx context.Context, ev cloudevent.Event, d Deliv
 }
 
 func (c *LeasedConsumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	res, hash, done, err := c.start(ev)
+	res, hash, done, err := c.start(ev, d)
 	if done {
 		return res, err
 	}

@@ -108,7 +108,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 		ExpressionAttributeValues:           cond.Values(),
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, c.cfg.Retry.single) // acquire's loop is the only retry
 	res.Commit += time.Since(start)
 	var ccf *types.ConditionalCheckFailedException
 	switch {

@@ -43,7 +43,7 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 	}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := c.db.UpdateItem(ctx, in) // ctx is run's finishing context: bounded
+		_, err := c.db.UpdateItem(ctx, in, c.cfg.Retry.single) // ctx is run's finishing context: bounded
 		res.Commit += time.Since(start)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -85,7 +85,7 @@ func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) err
 	}
 	for attempt := 1; ; attempt++ {
 		start := time.Now()
-		_, err := c.db.DeleteItem(ctx, in) // ctx is run's finishing context: bounded
+		_, err := c.db.DeleteItem(ctx, in, c.cfg.Retry.single) // ctx is run's finishing context: bounded
 		res.Commit += time.Since(start)
 		var ccf *types.ConditionalCheckFailedException
 		switch {
@@ -203,7 +203,7 @@ func (c *LeasedConsumer) extend(ctx context.Context, l *lease) error {
 		ExpressionAttributeNames:            expr.Names(),
 		ExpressionAttributeValues:           expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	})
+	}, c.cfg.Retry.single) // one attempt per beat: the next beat is the retry
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case errors.As(err, &ccf):

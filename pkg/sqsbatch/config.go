@@ -17,6 +17,10 @@ const (
 	DefaultConcurrency    = 8
 	DefaultDeadlineMargin = 2 * time.Second
 	DefaultMaxAttempts    = 5
+	// BackstopReceives is on how many of its last receives before the queue's MaxReceiveCount
+	// a message's group is held before the message is handled: two, so that one hold write
+	// that fails is made again on the very last receive.
+	BackstopReceives = 2
 )
 
 // MessageHandler processes one SQS message. It is called concurrently for messages of
@@ -69,6 +73,15 @@ type Config struct {
 	// Processor dead-letters it (with the reason "failed N times: <last error>") and
 	// acknowledges it. Default DefaultMaxAttempts.
 	MaxAttempts int
+	// MaxReceiveCount is the source queue's redrive policy maxReceiveCount: after it SQS moves
+	// a message to the queue's dead-letter queue by itself (crashes, timeouts, out of memory:
+	// failures the engine cannot count). 0, the default, when unknown or when the queue has
+	// no redrive policy. When set, a Processor built by NewFor on a consumer that holds groups
+	// (idempotency.HoldGroup) writes the hold of a message's group naming it before handling
+	// it on its last BackstopReceives receives, so that a message the queue moves leaves its
+	// group held too; the message's own commit releases the hold. It costs one write on those
+	// receives only. Set it from the same value as the queue's (a template test can check).
+	MaxReceiveCount int
 	// Logger is where decisions are logged. Default slog.Default().
 	Logger *slog.Logger
 	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
@@ -117,6 +130,10 @@ func (c Config) Validate() error {
 	if c.MaxAttempts < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxAttempts is %d; want 1 or more (0 means %d)",
 			c.MaxAttempts, DefaultMaxAttempts))
+	}
+	if c.MaxReceiveCount < 0 {
+		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, or 0 when it has none",
+			c.MaxReceiveCount))
 	}
 	return errors.Join(errs...)
 }

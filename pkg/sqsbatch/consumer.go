@@ -45,7 +45,7 @@ func NewFor(a Applier, cfg Config) (*Processor, error) {
 		return nil, fmt.Errorf("sqsbatch: Applier is nil")
 	}
 	d := cfg.withDefaults()
-	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts}, cfg)
+	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount}, cfg)
 }
 
 // either returns a and b, each set to the other where it is the zero value.
@@ -69,10 +69,11 @@ func Delivery(msg events.SQSMessage) idempotency.Delivery {
 
 // decoding is the MessageHandler of NewFor.
 type decoding struct {
-	a           Applier
-	log         *slog.Logger
-	metrics     metrics.Recorder
-	maxAttempts int
+	a               Applier
+	log             *slog.Logger
+	metrics         metrics.Recorder
+	maxAttempts     int
+	maxReceiveCount int // 0: no backstop hold
 }
 
 func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
@@ -84,7 +85,12 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 		h.metrics.Count(metrics.Malformed, 1)
 		return h.hold(ctx, msg, "", err)
 	}
-	if _, err = h.recovered(ctx, ev, Delivery(msg)); err == nil {
+	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
+		return h.hold(ctx, msg, ev.ID, err)
+	}
+	d := Delivery(msg)
+	d.HoldWritten = h.backstop(ctx, msg, ev.ID)
+	if _, err = h.recovered(ctx, ev, d); err == nil {
 		return nil
 	}
 	return h.hold(ctx, msg, ev.ID, h.count(ctx, msg, ev.ID, err))

@@ -1,0 +1,38 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+)
+
+// A message's failures are counted per SQS message: a copy of the event sent again (a
+// redrive sends a new message) starts from 1, while the event's total goes on, and
+// MessageFailures answers for the message it is asked about only.
+func TestConsumer_counts_failures_per_message(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	c := f.consumer(t, "counter")
+	ctx, id := context.Background(), unique(t)
+	for _, step := range []struct {
+		msg       string
+		want, tot int
+	}{{"m1", 1, 1}, {"m1", 2, 2}, {"m2", 1, 3}, {"m2", 2, 4}} {
+		n, err := c.CountMessageFailure(ctx, id, step.msg, errors.New("failed"))
+		if err != nil || n != step.want {
+			t.Fatalf("CountMessageFailure(%s) = %d, %v; want %d", step.msg, n, err, step.want)
+		}
+	}
+	if total, err := c.CountFailure(ctx, id, errors.New("last")); err != nil || total != 5 {
+		t.Errorf("CountFailure = %d, %v; want the event's total, 5", total, err)
+	}
+	for msg, want := range map[string]int{"m1": 0, "m2": 2} {
+		n, last, err := c.MessageFailures(ctx, id, msg)
+		if err != nil || n != want {
+			t.Errorf("MessageFailures(%s) = %d, %v; want %d", msg, n, err, want)
+		}
+		if want > 0 && last != "last" {
+			t.Errorf("MessageFailures(%s) last error %q; want %q", msg, last, "last")
+		}
+	}
+}

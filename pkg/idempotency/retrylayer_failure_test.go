@@ -1,0 +1,103 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// quickRetry is an engine policy whose attempts a test can count: 3, a few milliseconds apart.
+var quickRetry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
+
+// Every call of the failure path and of the lease mode goes through the engine's one retry
+// layer: under throttling throughout, the client (built with the SDK's default retryer, 3
+// attempts per call with its own backoff) makes exactly the engine's MaxAttempts attempts of
+// it, within what the engine's backoff allows.
+func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	hold := func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup }
+	throttled := func(t *testing.T, op string, attempts *atomic.Int64) *dynamodb.Client {
+		return testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst(op, 1_000_000, attempts)))
+	}
+	consumer := func(t *testing.T, db idempotency.DB, name string) *idempotency.Consumer {
+		c, err := idempotency.New(db, f.router(), idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+			AfterDeadLetter: idempotency.HoldGroup, Retry: quickRetry})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	leased := func(t *testing.T, db idempotency.DB, name string, r *receiver) *idempotency.LeasedConsumer {
+		return f.leased(t, name, db, r.effect(), func(c *idempotency.LeaseConfig) { c.Retry = quickRetry })
+	}
+	tests := []struct {
+		name string
+		op   string
+		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
+	}{
+		{"counting an attempt", "UpdateItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			_, err := consumer(t, db, name).CountFailure(ctx, unique(t), errors.New("downstream failed"))
+			return err
+		}},
+		{"writing a hold", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), unique(t), "m1", errors.New("failed 5 times"))
+		}},
+		{"the release after a duplicate", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			counter := unique(t)
+			blocker := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			blocker.Attributes["MessageGroupId"] = "g-" + counter
+			plain := f.consumerFor(t, name, f.router(), hold)
+			if res, err := process(ctx, plain, blocker); err != nil || res.Outcome != idempotency.Applied {
+				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
+			}
+			if err := plain.HoldGroup(ctx, "g-"+counter, counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
+				t.Fatal(err)
+			}
+			_, err := process(ctx, consumer(t, db, name), redelivered(blocker, 6))
+			return err
+		}},
+		{"a lease's claim", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			_, err := process(ctx, leased(t, db, name, newReceiver(t)), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			return err
+		}},
+		{"a lease's completion", "UpdateItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			_, err := process(ctx, leased(t, db, name, newReceiver(t)), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			return err
+		}},
+		{"a lease's release after its effect failed", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			r := newReceiver(t)
+			r.failNext(1)
+			_, err := process(ctx, leased(t, db, name, r), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			var attempts atomic.Int64
+			start := time.Now()
+			err := tt.run(t, ctx, throttled(t, tt.op, &attempts), "c-"+testenv.Name("r"))
+			took := time.Since(start)
+			if err == nil || !strings.Contains(err.Error(), "ThrottlingException") {
+				t.Fatalf("error %v; want the throttling reported", err)
+			}
+			if got := attempts.Load(); got != int64(quickRetry.MaxAttempts) {
+				t.Errorf("%d %s attempts reached DynamoDB; want %d, the engine's MaxAttempts, none of the SDK's retryer", got, tt.op, quickRetry.MaxAttempts)
+			}
+			if took > 2*time.Second {
+				t.Errorf("took %s; the engine's policy allows 3 attempts a few milliseconds apart", took)
+			}
+		})
+	}
+}

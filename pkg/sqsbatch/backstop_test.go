@@ -1,0 +1,125 @@
+package sqsbatch_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
+)
+
+// timingOut is the redrive consumer whose Decide, for the events in hangs, runs until the
+// invocation's deadline: Lambda would time the invocation out, and nothing of the message's
+// failure is counted (the count's own call has no time left).
+type timingOut struct {
+	*redrive
+	hangs map[string]bool
+}
+
+func (h timingOut) Decide(ctx context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+	if h.hangs[ev.ID] {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return h.redrive.Decide(ctx, ev)
+}
+
+// A message the engine cannot count (every invocation times out) is moved to the dead-letter
+// queue by the queue's redrive policy after maxReceiveCount receives; it must leave its group
+// held all the same: the processor, knowing the queue's maxReceiveCount, writes the hold
+// naming it before handling it on its last receives, so its group-mates are held behind it
+// (dead-lettered after it, in order), never applied past it.
+func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testing.T) {
+	const maxReceiveCount = 4
+	r := newRedrive(t)
+	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, "a/1"): true}}
+	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	records := testenv.CreateTable(t, r.db, "idem", false)
+	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
+		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
+		sqsbatch.Config{DeadLetter: r, Logger: quiet, DeadlineMargin: 10 * time.Millisecond, MaxReceiveCount: maxReceiveCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newFIFOQueue(t, maxReceiveCount, "a/1", "a/2", "b/1")
+	for range 3 * maxReceiveCount {
+		ev := q.receive()
+		if len(ev.Records) == 0 {
+			break
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond) // the function's timeout
+		q.settle(ev, handle(t, p, ctx, ev))
+		cancel()
+	}
+
+	// a/2 came in every batch behind a/1, untried: the queue moves both, in order. (So does
+	// b/1: its commit waits in the batch's shared transaction for a/1, which never comes.)
+	if len(q.redriven) < 2 || q.redriven[0] != "a/1" || q.redriven[1] != "a/2" {
+		t.Fatalf("the queue's redrive policy moved %v; want a/1, which never finished, and a/2 behind it", q.redriven)
+	}
+	admin := idempotency.NewAdmin(r.db, records)
+	first := map[string]string{} // group -> its first message the queue moved
+	for _, m := range q.redriven {
+		group, _, _ := strings.Cut(m, "/")
+		if first[group] == "" {
+			first[group] = m
+		}
+		hold, ok, err := admin.Hold(t.Context(), "ledger", group)
+		if err != nil || !ok || hold.BlockerEventID != r.eventID(t, first[group]) {
+			t.Errorf("the queue moved %s, and group %s's hold = %+v, %v, %v; want it held behind %s", m, group, hold, ok, err, first[group])
+		}
+	}
+	q.send(t, "a/3") // the account's next movement
+	q.drain(t, p)
+	if got := r.applied(t, "a"); len(got) != 0 {
+		t.Errorf("group a applied %v past a/1, which the queue moved to its dead-letter queue; want nothing while held", got)
+	}
+	if !slices.Contains(r.deadIDs(), "a/3") {
+		t.Errorf("dead-lettered by the engine %v; want a/3 among them, held behind a/1", r.deadIDs())
+	}
+}
+
+// The hold written before a message's last receives is released by its own commit when it
+// succeeds, however the commit ends (applied, or found applied already, from this
+// environment's cache too): the group goes on.
+func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *testing.T) {
+	const maxReceiveCount = 4
+	for _, cached := range []bool{false, true} {
+		name := map[bool]string{false: "applied", true: "found applied already by this environment"}[cached]
+		t.Run(name, func(t *testing.T) {
+			r := newRedrive(t)
+			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
+			records := testenv.CreateTable(t, r.db, "idem", false)
+			p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
+				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{DeadLetter: r, Logger: quiet, MaxReceiveCount: maxReceiveCount})
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := newFIFOQueue(t, maxReceiveCount+1, "a/1")
+			ev := q.receive()
+			if cached { // committed, but the answer was lost: received again, a duplicate
+				handle(t, p, t.Context(), ev)
+			}
+			for range maxReceiveCount - 2 { // lost answers: received again without settling
+				ev = q.receive()
+			}
+			if got := ev.Records[0].Attributes["ApproximateReceiveCount"]; got != "3" {
+				t.Fatalf("receive count %s; want 3, within the last receives", got)
+			}
+			q.settle(ev, handle(t, p, t.Context(), ev))
+			if _, ok, err := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || ok {
+				t.Errorf("group a still held (%v, %v); want the message's own commit to release its backstop hold", ok, err)
+			}
+			if got := r.applied(t, "a"); len(got) != 1 {
+				t.Errorf("group a applied %v; want a/1 once", got)
+			}
+		})
+	}
+}
