@@ -273,7 +273,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
 	allowed := map[string][]access{
 		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementItem, movementOutbox}),
-			[]access{{"dynamodb:PutItem", app, api.RequestPK("key-1")}},
+			[]access{{"dynamodb:PutItem", app, api.RequestPK("user-1", "key-1")}},
 			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
 		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
@@ -286,7 +286,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			// the ledger decides a movement, not the API
 			each([]string{"dynamodb:UpdateItem"}, app, movementPK),
 			// a replayed request's answer comes from its failed put (ALL_OLD), never a read
-			each(reads, app, api.RequestPK("key-1")),
+			each(reads, app, api.RequestPK("user-1", "key-1")),
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),

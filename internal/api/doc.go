@@ -8,11 +8,12 @@
 // per route, ownership of an account from the token's sub): 401 without claims, 403 without
 // the right, each with a JSON {"error": ...} body.
 //
-// Besides the notes and ledger items, the API keeps one item per Idempotency-Key in the app
-// table, written in the same transaction as the note it created:
+// Besides the notes and ledger items, the API keeps one item per caller and Idempotency-Key in
+// the app table, written in the same transaction as the note it created; the caller is the
+// token's sub, so another caller's same key is another request:
 //
-//	request pk "REQUEST#<key>"  sk "REQUEST"  noteId, requestHash (SHA-256 of the body's
-//	                                          fields), expiresAt (epoch seconds, 24 hours on)
+//	request pk "REQUEST#<sub>#<key>"  sk "REQUEST"  noteId, requestHash (SHA-256 of the body's
+//	                                                fields), expiresAt (epoch seconds, 24 hours on)
 //
 // A key older than that (IdempotencyWindow, exact to the second) is treated as new, whether or
 // not TTL has removed its item yet: the request creates another note, with its own event.
