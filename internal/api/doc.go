@@ -20,7 +20,8 @@
 //
 // A credit or debit writes its movement item (package ledger), pending and without expiry,
 // with its outbox event, and answers 202 with the Location of its status,
-// GET /accounts/{id}/movements/{reference}: pending, then applied or rejected as the ledger
-// consumer decides. A reference is a business key for as long as the table keeps the item:
+// GET /accounts/{id}/movements/{reference}: pending (or held, with what it is held behind,
+// while the ledger holds the account behind a dead-lettered movement), then applied or
+// rejected as the ledger consumer decides. A reference is a business key for as long as the table keeps the item:
 // the same movement again is 202 with the same event id and no new event; another is 422.
 package api
