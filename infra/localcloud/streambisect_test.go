@@ -78,7 +78,7 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 			fn := &poisonFunction{poison: want[5], poisoned: true}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := localcloud.RunStreamPollerBisecting(ctx, apptest.Streams(t), arn, 1, 8, bisect, fn); err != nil {
+			if err := localcloud.RunStreamPollerWith(ctx, apptest.Streams(t), arn, 1, 8, localcloud.StreamOptions{Bisect: bisect, MaxRecordAge: -1}, fn); err != nil {
 				t.Fatal(err)
 			}
 			if bisect {
@@ -109,4 +109,31 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 			})
 		})
 	}
+}
+
+// MaximumRecordAgeInSeconds gives up a record that keeps failing once it is older than that
+// (AWS allows 60 s and more; 1 s here), and the records after it go on; with -1 (the
+// bisect test above) it is retried for good.
+func TestStreamPoller_gives_up_a_failing_record_older_than_MaximumRecordAgeInSeconds(t *testing.T) {
+	t.Parallel()
+	db := testenv.DynamoDB(t)
+	table, arn := apptest.AppTable(t, db)
+	for _, sk := range []string{"00", "01"} {
+		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "k"}, "sk": &types.AttributeValueMemberS{Value: sk}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fn := &poisonFunction{poison: "00", poisoned: true}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := localcloud.RunStreamPollerWith(ctx, apptest.Streams(t), arn, 1, 1, localcloud.StreamOptions{MaxRecordAge: 1}, fn); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, 20*time.Second, func() error {
+		if passed, sizes := fn.snapshot(); !slices.Equal(passed, []string{"01"}) {
+			return fmt.Errorf("passed %v after %d invocations; want the record after the expired one", passed, len(sizes))
+		}
+		return nil
+	})
 }
