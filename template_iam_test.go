@@ -262,6 +262,19 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		return out
 	}
 	otherRecord := idempotency.Key("some-other-consumer", "ev-1")
+	// the hold of a consumer's group, under the engine's hold prefix
+	hold := func(fn, group string) string {
+		for _, p := range idempotency.KeyPrefixes(consumerName(t, tpl, fn)) {
+			if strings.HasPrefix(p, "#hold#") {
+				return p + group
+			}
+		}
+		t.Fatalf("no hold prefix among %v", idempotency.KeyPrefixes(consumerName(t, tpl, fn)))
+		return ""
+	}
+	if api := get(tpl, "Resources", "ApiFunction", "Properties", "Environment", "Variables", "LEDGER_CONSUMER_NAME"); api != consumerName(t, tpl, "LedgerFunction") {
+		t.Errorf("ApiFunction's LEDGER_CONSUMER_NAME %v; want the LedgerFunction's CONSUMER_NAME", api)
+	}
 	ledgerRecord := idempotency.Key(consumerName(t, tpl, "LedgerFunction"), "ev-1")
 	outboxPK := pkOf(t, movementOutbox.Put.Item)
 	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
@@ -273,7 +286,9 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
 	allowed := map[string][]access{
 		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementItem, movementOutbox}),
-			[]access{{"dynamodb:PutItem", app, api.RequestPK("key-1")}},
+			[]access{{"dynamodb:PutItem", app, api.RequestPK("user-1", "key-1")}},
+			// a pending movement's status reads its account's hold (GET /accounts/{id}/movements/…)
+			[]access{{"dynamodb:GetItem", idem, hold("LedgerFunction", "acc-1")}},
 			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
 		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
@@ -286,7 +301,12 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			// the ledger decides a movement, not the API
 			each([]string{"dynamodb:UpdateItem"}, app, movementPK),
 			// a replayed request's answer comes from its failed put (ALL_OLD), never a read
-			each(reads, app, api.RequestPK("key-1")),
+			each(reads, app, api.RequestPK("user-1", "key-1")),
+			// the ledger's holds are read, never written; nothing else of the idempotency table
+			each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:Query"}, idem, hold("LedgerFunction", "acc-1")),
+			each([]string{"dynamodb:GetItem"}, idem, hold("NoteTaggerFunction", "acc-1")),
+			each([]string{"dynamodb:GetItem"}, idem, ledgerRecord),
+			each([]string{"dynamodb:GetItem"}, app, hold("LedgerFunction", "acc-1")),
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),

@@ -205,9 +205,11 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 				}
 			case "DynamoDB":
 				streams++
-				if get(p, "BisectBatchOnFunctionError") != true || num(get(p, "MaximumRetryAttempts")) == 0 ||
+				// The relay never skips a record: retried until it succeeds, whatever its age.
+				if get(p, "BisectBatchOnFunctionError") != true || num(get(p, "MaximumRetryAttempts")) != -1 ||
+					num(get(p, "MaximumRecordAgeInSeconds")) != -1 ||
 					refTarget(get(p, "DestinationConfig", "OnFailure", "Destination")) == "" {
-					t.Errorf("%s.%s: want bisect, a retry limit and an on-failure destination", id, name)
+					t.Errorf("%s.%s: want bisect, MaximumRetryAttempts and MaximumRecordAgeInSeconds -1 and an on-failure destination", id, name)
 				}
 			}
 		}

@@ -19,6 +19,9 @@ const (
 	FaultLatency      = "latency"            // the request held back before it is forwarded
 	FaultKillDuring   = "kill-during-invoke" // an execution environment killed while it runs an invocation
 	FaultKillAfterAck = "kill-after-commit"  // an environment killed after its invocation returned
+	// FaultOutage counts the requests a Cloud.Outage answered with a 500; it is not one of
+	// FaultKinds (never drawn at random).
+	FaultOutage = "outage"
 )
 
 // FaultKinds lists every fault kind, in the order summaries show them.
@@ -41,13 +44,16 @@ type Chaos struct {
 	MaxLatency time.Duration
 	// Seed makes the choices reproducible (default 1); concurrency still orders them.
 	Seed uint64
+	// Outages starts the fault proxies even when no rate is set, so that Cloud.Outage can cut
+	// the functions off a service for as long as a test wants.
+	Outages bool
 }
 
 // Enabled reports whether any fault is injected.
 func (c Chaos) Enabled() bool { return c.proxied() || c.KillDuring > 0 || c.KillAfter > 0 }
 
 func (c Chaos) proxied() bool {
-	return c.Throttle+c.ServerError+c.Conflict+c.ResetBefore+c.ResetAfter+c.Latency > 0
+	return c.Outages || c.Throttle+c.ServerError+c.Conflict+c.ResetBefore+c.ResetAfter+c.Latency > 0
 }
 
 // Validate reports every rate outside 0 to 1, and proxy rates summing past 1.
@@ -73,6 +79,7 @@ type chaos struct {
 	mu     sync.Mutex
 	rng    *rand.Rand
 	counts map[string]int
+	down   map[string]bool // services in an outage (Cloud.Outage)
 }
 
 func newChaos(cfg Chaos) *chaos {
@@ -85,7 +92,7 @@ func newChaos(cfg Chaos) *chaos {
 	if cfg.MaxLatency <= 0 {
 		cfg.MaxLatency = 200 * time.Millisecond
 	}
-	return &chaos{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0xc4a05)), counts: map[string]int{}}
+	return &chaos{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0xc4a05)), counts: map[string]int{}, down: map[string]bool{}}
 }
 
 // float returns a random number in [0, 1); safe for concurrent use.
@@ -138,4 +145,18 @@ func (c *chaos) snapshot() map[string]int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return maps.Clone(c.counts)
+}
+
+// setDown starts or ends an outage of service.
+func (c *chaos) setDown(service string, down bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.down[service] = down
+}
+
+// isDown reports whether service is in an outage.
+func (c *chaos) isDown(service string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.down[service]
 }

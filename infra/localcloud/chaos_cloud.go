@@ -1,6 +1,8 @@
 package localcloud
 
 import (
+	"errors"
+	"fmt"
 	"syscall"
 	"time"
 )
@@ -62,6 +64,21 @@ func (c *Cloud) killAfter() bool {
 	}
 	c.chaos.count(FaultKillAfterAck)
 	return true
+}
+
+// Outage cuts every function off service ("dynamodb" or "sqs") until end is called: each of
+// their requests to it is answered 500 InternalFailure, as in a regional outage, and counted
+// in Stats.Faults as FaultOutage. The cloud's own pollers and Endpoints are not cut off. It
+// needs Config.Chaos.Outages (or any request fault rate).
+func (c *Cloud) Outage(service string) (end func(), err error) {
+	if c.chaos == nil || c.fnSQS == "" {
+		return nil, errors.New("outage: the fault proxies are not running (set Config.Chaos.Outages)")
+	}
+	if service != "dynamodb" && service != "sqs" {
+		return nil, fmt.Errorf("outage: service %q, want dynamodb or sqs", service)
+	}
+	c.chaos.setDown(service, true)
+	return func() { c.chaos.setDown(service, false) }, nil
 }
 
 // Faults returns the faults injected so far by kind (Config.Chaos); nil without chaos.

@@ -32,6 +32,11 @@ func (p *faultProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
 	}
+	if p.chaos.isDown(p.service) {
+		p.chaos.count(FaultOutage)
+		p.serverError(w)
+		return
+	}
 	op := operation(r.Header.Get("X-Amz-Target"))
 	kind := p.chaos.pick(p.service == "dynamodb" && op == "TransactWriteItems")
 	if kind != "" && kind != FaultResetAfter {

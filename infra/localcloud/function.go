@@ -40,6 +40,8 @@ type Event struct {
 	Filter           filter // FilterCriteria
 	MaxConcurrency   int    // ScalingConfig.MaximumConcurrency (SQS), 0 when unset
 	MaxRetries       int    // MaximumRetryAttempts (streams), -1 for until success
+	MaxRecordAge     int    // MaximumRecordAgeInSeconds (streams), -1 for no limit
+	Bisect           bool   // BisectBatchOnFunctionError (streams)
 	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
 }
 
@@ -109,11 +111,13 @@ func (c *Cloud) function(id string) (*Function, error) {
 }
 
 func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
-	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1}
+	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1, MaxRecordAge: -1}
 	var opts struct {
-		ScalingConfig        struct{ MaximumConcurrency int }
-		MaximumRetryAttempts *int
-		DestinationConfig    struct{ OnFailure struct{ Destination string } }
+		ScalingConfig              struct{ MaximumConcurrency int }
+		MaximumRetryAttempts       *int
+		MaximumRecordAgeInSeconds  *int
+		BisectBatchOnFunctionError bool
+		DestinationConfig          struct{ OnFailure struct{ Destination string } }
 	}
 	if err := remarshal(p, &opts); err != nil {
 		return nil, err
@@ -122,6 +126,10 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	if opts.MaximumRetryAttempts != nil {
 		ev.MaxRetries = *opts.MaximumRetryAttempts
 	}
+	if opts.MaximumRecordAgeInSeconds != nil {
+		ev.MaxRecordAge = *opts.MaximumRecordAgeInSeconds
+	}
+	ev.Bisect = opts.BisectBatchOnFunctionError
 	ev.OnFailure = opts.DestinationConfig.OnFailure.Destination
 	var err error
 	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {

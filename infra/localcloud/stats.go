@@ -30,7 +30,7 @@ type MappingStats struct {
 	Records       int `json:"records"`       // messages or stream records delivered, redeliveries included
 	Succeeded     int `json:"succeeded"`     // deleted (SQS) or passed (streams)
 	Filtered      int `json:"filtered"`      // dropped by FilterCriteria (and deleted, for SQS)
-	Discarded     int `json:"discarded"`     // stream records given up after MaximumRetryAttempts
+	Discarded     int `json:"discarded"`     // stream records given up (MaximumRetryAttempts, MaximumRecordAgeInSeconds)
 	ItemFailures  int `json:"itemFailures"`  // records reported in batchItemFailures
 	FailedBatches int `json:"failedBatches"` // invocations that failed as a whole
 	LargestBatch  int `json:"largestBatch"`  // most records delivered in one invocation

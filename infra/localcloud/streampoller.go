@@ -27,7 +27,10 @@ type streamsAPI interface {
 // to stream shards (DynamoDB Local has one shard per stream). Each virtual shard is a Lambda
 // shard: its records are delivered in order, in batches of its own, concurrently with the
 // other virtual shards, and a failed batch is retried from its first failed record until it
-// succeeds or MaximumRetryAttempts is exhausted, holding back only that virtual shard.
+// succeeds, or MaximumRetryAttempts is exhausted or its record is older than
+// MaximumRecordAgeInSeconds (neither, when they are -1: retried until it succeeds), holding back
+// only that virtual shard; a function error halves the next batch under
+// BisectBatchOnFunctionError.
 type streamPoller struct {
 	function string
 	event    Event
@@ -183,11 +186,12 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 
 // deliver invokes the function with the records FilterCriteria passes and returns the
 // sequence number to read again from: "" when the batch succeeded, the first failed record's
-// when it partly failed, the first record's when the invocation failed.
-func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
+// when it partly failed, the first record's when the invocation failed (then fnErr is true:
+// a function error, what BisectBatchOnFunctionError splits a batch on).
+func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryFrom string, fnErr bool, err error) {
 	all, err := DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var ev events.DynamoDBEvent
 	for _, r := range all.Records {
@@ -199,12 +203,12 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		p.count(func(s *MappingStats) { s.Filtered += n })
 	}
 	if len(ev.Records) == 0 {
-		return "", nil
+		return "", false, nil
 	}
 	first := ev.Records[0].Change.SequenceNumber
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
@@ -221,17 +225,17 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		if !errors.Is(err, context.Canceled) {
 			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
 		}
-		return first, nil
+		return first, true, nil
 	}
 	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
 		passed(len(ev.Records))
-		return "", nil
+		return "", false, nil
 	}
 	var resp events.DynamoDBEventResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
 		p.onError("stream response is not a DynamoDBEventResponse: batch retried", "function", p.function, "err", err)
-		return first, nil
+		return first, true, nil
 	}
 	failed := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
@@ -239,14 +243,14 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 	}
 	if len(failed) == 0 {
 		passed(len(ev.Records))
-		return "", nil
+		return "", false, nil
 	}
 	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
 	for i, r := range ev.Records {
 		if failed[r.Change.SequenceNumber] {
 			passed(i)
-			return r.Change.SequenceNumber, nil
+			return r.Change.SequenceNumber, false, nil
 		}
 	}
-	return first, nil // an unknown identifier fails the whole batch, as on Lambda
+	return first, false, nil // an unknown identifier fails the whole batch, as on Lambda
 }

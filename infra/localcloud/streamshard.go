@@ -22,6 +22,7 @@ type vshard struct {
 	wake     chan struct{}
 	failing  string // sequence number a failed batch is retried from
 	attempts int    // failed invocations of that batch
+	limit    int    // the next batch's size after a bisection, 0 for the mapping's BatchSize
 }
 
 func newVShard(id string) *vshard { return &vshard{id: id, wake: make(chan struct{}, 1)} }
@@ -81,11 +82,16 @@ func keyText(v types.AttributeValue) string {
 }
 
 // work delivers a virtual shard's records in order until ctx ends: a batch that partly fails
-// is retried from its first failed record, and after MaximumRetryAttempts the rest of the batch
-// is discarded to the on-failure destination.
+// is retried from its first failed record, and after MaximumRetryAttempts (or once its record is
+// older than MaximumRecordAgeInSeconds) the rest of the batch is discarded to the on-failure
+// destination; with -1 for both it is retried until it succeeds, as on Lambda.
 func (p *streamPoller) work(ctx context.Context, v *vshard) {
 	for ctx.Err() == nil {
-		batch := v.peek(p.event.BatchSize)
+		size := p.event.BatchSize
+		if v.limit > 0 {
+			size = v.limit
+		}
+		batch := v.peek(size)
 		if len(batch) == 0 {
 			select {
 			case <-ctx.Done():
@@ -93,21 +99,23 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 			}
 			continue
 		}
-		retryFrom, err := p.deliver(ctx, batch)
+		retryFrom, fnErr, err := p.deliver(ctx, batch)
 		if err != nil {
 			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
-		p.settle(ctx, v, batch, retryFrom)
+		p.settle(ctx, v, batch, retryFrom, fnErr)
 	}
 }
 
-// settle moves a virtual shard past what a delivery settled.
-func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, retryFrom string) {
+// settle moves a virtual shard past what a delivery settled. Under BisectBatchOnFunctionError a
+// function error halves the batch retried (its first half first, so order is kept), down to one
+// record, until a batch succeeds; the batch after that has the mapping's size again.
+func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, retryFrom string, fnErr bool) {
 	if retryFrom == "" {
 		v.drop(len(batch))
-		v.failing, v.attempts = "", 0
+		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
 	at := slices.IndexFunc(batch, func(r types.Record) bool {
@@ -119,11 +127,29 @@ func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Reco
 		v.failing, v.attempts = retryFrom, 0
 	}
 	v.attempts++
-	if p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries {
-		p.discard(ctx, v.id, batch, retryFrom, v.attempts)
+	condition := ""
+	switch {
+	case p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries:
+		condition = "RetryAttemptsExhausted"
+	case p.event.MaxRecordAge > 0 && tooOld(batch[at], time.Duration(p.event.MaxRecordAge)*time.Second):
+		condition = "RecordAgeExceeded"
+	}
+	if condition != "" {
+		p.discard(ctx, v.id, batch, retryFrom, v.attempts, condition)
 		v.drop(len(batch) - at)
-		v.failing, v.attempts = "", 0
+		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
+	if fnErr && p.event.Bisect && len(batch)-at > 1 {
+		v.limit = (len(batch) - at) / 2
+	}
 	sleep(ctx, time.Second)
+}
+
+// tooOld reports whether a record was written to the stream more than age ago.
+func tooOld(r types.Record, age time.Duration) bool {
+	if r.Dynamodb == nil || r.Dynamodb.ApproximateCreationDateTime == nil {
+		return false
+	}
+	return time.Since(*r.Dynamodb.ApproximateCreationDateTime) > age
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/google/uuid"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // DB is the part of the DynamoDB client the API uses. *dynamodb.Client implements it; it must
@@ -35,6 +37,18 @@ type Config struct {
 	// ScopePrefix, when set, is what the access rules' scopes carry in tokens (a Cognito
 	// resource server's "https://api.example.com/"): only scopes with it count, without it.
 	ScopePrefix string
+	// Holds, when set, reads the ledger consumer's hold of an account (an *idempotency.Admin of
+	// the idempotency table): a pending movement of a held account then answers "held" and
+	// what it is held behind, at the cost of one GetItem, made only for pending movements.
+	Holds Holds
+	// LedgerConsumer is the ledger consumer's name, whose holds Holds reads; required with it.
+	LedgerConsumer string
+}
+
+// Holds reads a consumer's hold of a message group. *idempotency.Admin implements it; it must
+// be safe for concurrent use.
+type Holds interface {
+	Hold(ctx context.Context, consumer, group string) (idempotency.Hold, bool, error)
 }
 
 // Validate reports every problem of c.
@@ -45,6 +59,9 @@ func (c Config) Validate() error {
 	}
 	if c.Table == "" {
 		errs = append(errs, errors.New("api: table is required"))
+	}
+	if (c.Holds == nil) != (c.LedgerConsumer == "") {
+		errs = append(errs, errors.New("api: holds and ledger consumer go together"))
 	}
 	return errors.Join(errs...)
 }

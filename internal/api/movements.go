@@ -17,12 +17,27 @@ import (
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
+// StatusHeld is the status of a pending movement whose account the ledger holds behind a
+// dead-lettered movement (idempotency.HoldGroup): it waits, in order, until the blocker is
+// applied or an operator decides.
+const StatusHeld = "held"
+
 // movementStatus is the JSON of GET /accounts/{id}/movements/{reference}.
 type movementStatus struct {
-	EventID string `json:"eventId"`
-	Status  string `json:"status"`           // pending, applied or rejected
-	Reason  string `json:"reason,omitempty"` // why it was rejected
-	At      string `json:"at,omitempty"`     // the movement's time, once decided
+	EventID    string      `json:"eventId"`
+	Status     string      `json:"status"`               // pending, held, applied or rejected
+	Reason     string      `json:"reason,omitempty"`     // why it was rejected
+	At         string      `json:"at,omitempty"`         // the movement's time, once decided
+	HeldBehind *heldBehind `json:"heldBehind,omitempty"` // with status held
+}
+
+// heldBehind is the dead-lettered movement a held one waits behind: its event id (the
+// movement's own when it is the blocker; empty when the blocker had no usable id), why it was
+// dead-lettered, and when the account was held.
+type heldBehind struct {
+	EventID string `json:"eventId,omitempty"`
+	Reason  string `json:"reason"`
+	HeldAt  string `json:"heldAt"`
 }
 
 // movementPath is where the status of the movement of reference on account is read.
@@ -94,6 +109,27 @@ func (h *Handler) getMovement(ctx context.Context, accountID, reference string) 
 	st := movementStatus{EventID: m.EventID, Status: m.Status, Reason: m.Reason}
 	if m.Status != ledger.StatusPending {
 		st.At = m.At
+	} else {
+		h.markHeld(ctx, accountID, &st)
 	}
 	return respond(http.StatusOK, st), nil
+}
+
+// markHeld turns a pending status into held when the ledger holds the account, with what it
+// is held behind: one GetItem of the hold. A failed read leaves it pending (which it is) and is
+// logged: the status is still true, only less precise.
+func (h *Handler) markHeld(ctx context.Context, accountID string, st *movementStatus) {
+	if h.cfg.Holds == nil {
+		return
+	}
+	hold, ok, err := h.cfg.Holds.Hold(ctx, h.cfg.LedgerConsumer, accountID)
+	if err != nil {
+		h.cfg.Logger.WarnContext(ctx, "movement status: hold not read, answered pending", "account", accountID, "error", err)
+		return
+	}
+	if !ok {
+		return
+	}
+	st.Status = StatusHeld
+	st.HeldBehind = &heldBehind{EventID: hold.BlockerEventID, Reason: hold.BlockerReason, HeldAt: hold.HeldAt}
 }

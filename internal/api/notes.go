@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -23,7 +24,8 @@ import (
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
-// IdempotencyKeyHeader makes POST /notes idempotent.
+// IdempotencyKeyHeader makes POST /notes idempotent for its caller: the key is scoped by the
+// token's sub, so two callers using one key get a note each.
 const IdempotencyKeyHeader = "Idempotency-Key"
 
 // IdempotencyWindow is how long an Idempotency-Key is remembered.
@@ -107,7 +109,8 @@ func (h *Handler) createNote(ctx context.Context, req events.APIGatewayV2HTTPReq
 	}
 	hash := requestHash(*body.Title, *body.Content)
 	if hasKey {
-		w, err := h.requestWrite(key, id, hash, now)
+		caller, _ := PrincipalOf(req)
+		w, err := h.requestWrite(caller.Subject, key, id, hash, now)
 		if err != nil {
 			return events.APIGatewayV2HTTPResponse{}, err
 		}
@@ -146,8 +149,8 @@ func (h *Handler) replayNote(ctx context.Context, stored map[string]types.Attrib
 	return resp, nil
 }
 
-func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(requestItem{PK: RequestPK(key), SK: "REQUEST", Kind: "request",
+func (h *Handler) requestWrite(caller, key, noteID, hash string, now time.Time) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(requestItem{PK: RequestPK(caller, key), SK: "REQUEST", Kind: "request",
 		NoteID: noteID, RequestHash: hash, ExpiresAt: now.Add(IdempotencyWindow).Unix()})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("marshal request item: %w", err)
@@ -164,8 +167,10 @@ func (h *Handler) requestWrite(key, noteID, hash string, now time.Time) (types.T
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
 
-// RequestPK is the partition key of the item that remembers the Idempotency-Key key.
-func RequestPK(key string) string { return "REQUEST#" + key }
+// RequestPK is the partition key of the item that remembers the Idempotency-Key key of the
+// caller whose token's sub is caller: "REQUEST#<caller, query-escaped>#<key>" (the escaped
+// caller holds no '#', so no two callers' keys meet).
+func RequestPK(caller, key string) string { return "REQUEST#" + url.QueryEscape(caller) + "#" + key }
 
 func requestHash(title, content string) string {
 	sum := sha256.Sum256([]byte(title + "\x00" + content))

@@ -36,7 +36,11 @@ type Deps struct {
 
 // NewAPI returns the api function's handler.
 func NewAPI(cfg config.API, d Deps) (*api.Handler, error) {
-	return api.New(api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger, ScopePrefix: cfg.ScopePrefix})
+	c := api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger, ScopePrefix: cfg.ScopePrefix}
+	if cfg.IdempotencyTable != "" {
+		c.Holds, c.LedgerConsumer = idempotency.NewAdmin(d.DynamoDB, cfg.IdempotencyTable), cfg.LedgerConsumer
+	}
+	return api.New(c)
 }
 
 // NewRelay returns the outbox-relay function's handler.

@@ -57,7 +57,7 @@ func newSystem(t *testing.T) *system {
 	params := apptest.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
 	d := app.Deps{DynamoDB: s.db, SQS: s.sqs, SSM: params, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))}
 	var err error
-	if s.api, err = app.NewAPI(config.API{AppTable: s.app}, d); err != nil {
+	if s.api, err = app.NewAPI(config.API{AppTable: s.app, IdempotencyTable: s.idem, LedgerConsumer: "ledger"}, d); err != nil {
 		t.Fatal(err)
 	}
 	consumer := func(name, dlq string) config.Consumer {

@@ -42,6 +42,12 @@ const sampleAccount = "acc-1001"
 // the queue would, with the given receive count.
 func (s *system) deliver(t *testing.T, eventID string, receiveCount int) {
 	t.Helper()
+	s.deliverWith(t, eventID, receiveCount, nil)
+}
+
+// deliverWith is deliver with the message's body changed by edit (nil: as written).
+func (s *system) deliverWith(t *testing.T, eventID string, receiveCount int, edit func(body string) string) {
+	t.Helper()
 	out, err := s.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(s.app),
 		Key: outbox.Key(sampleAccount, eventID), ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item == nil {
@@ -50,6 +56,9 @@ func (s *system) deliver(t *testing.T, eventID string, receiveCount int) {
 	var item outbox.Item
 	if err := attributevalue.UnmarshalMap(out.Item, &item); err != nil {
 		t.Fatal(err)
+	}
+	if edit != nil {
+		item.Body = edit(item.Body)
 	}
 	msg := events.SQSMessage{MessageId: eventID + "-" + strconv.Itoa(receiveCount), Body: item.Body,
 		EventSource: "aws:sqs", EventSourceARN: "arn:aws:sqs:us-east-1:000000000000:ledger.fifo",

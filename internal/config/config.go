@@ -16,6 +16,7 @@ import (
 const (
 	AppTable           = "APP_TABLE"
 	IdempotencyTable   = "IDEMPOTENCY_TABLE"
+	LedgerConsumerName = "LEDGER_CONSUMER_NAME" // the api's: the ledger consumer whose holds it reads
 	NotesQueueURL      = "NOTES_QUEUE_URL"
 	LedgerQueueURL     = "LEDGER_QUEUE_URL"
 	DeadLetterQueueURL = "DEAD_LETTER_QUEUE_URL"
@@ -67,6 +68,11 @@ func (c Common) Level() string { return c.LogLevel }
 type API struct {
 	Common
 	AppTable string // APP_TABLE
+	// IdempotencyTable (IDEMPOTENCY_TABLE) and LedgerConsumer (LEDGER_CONSUMER_NAME), optional
+	// and together: where the API reads the ledger's hold of an account, to answer a held
+	// movement's status.
+	IdempotencyTable string
+	LedgerConsumer   string
 	// ScopePrefix (AUTH_SCOPE_PREFIX, optional) prefixes the API's scopes in tokens: a Cognito
 	// resource server's identifier and a slash ("https://api.example.com/"), "" for bare scopes.
 	ScopePrefix string
@@ -138,13 +144,18 @@ func required(name, value string) error {
 
 // LoadAPI reads the api function's configuration.
 func LoadAPI(getenv func(string) string) (API, error) {
-	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable), ScopePrefix: getenv(AuthScopePrefix)}
+	c := API{Common: loadCommon(getenv), AppTable: getenv(AppTable), ScopePrefix: getenv(AuthScopePrefix),
+		IdempotencyTable: getenv(IdempotencyTable), LedgerConsumer: getenv(LedgerConsumerName)}
 	return c, c.Validate()
 }
 
 // Validate reports every problem of c.
 func (c API) Validate() error {
-	return errors.Join(c.validate(), required(AppTable, c.AppTable))
+	var errs []error
+	if (c.IdempotencyTable == "") != (c.LedgerConsumer == "") {
+		errs = append(errs, fmt.Errorf("%s and %s: set both or neither", IdempotencyTable, LedgerConsumerName))
+	}
+	return errors.Join(append(errs, c.validate(), required(AppTable, c.AppTable))...)
 }
 
 // LoadRelay reads the outbox-relay function's configuration: every variable of OutboxRoutes.

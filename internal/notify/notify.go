@@ -150,9 +150,10 @@ func (n *Notifier) Run(ctx context.Context, ev cloudevent.Event, key string) err
 	}
 	ts := strconv.FormatInt(n.now().Unix(), 10)
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Idempotency-Key", IdempotencyKey(key))
+	idemKey := IdempotencyKey(key)
+	req.Header.Set(IdempotencyKeyHeader, idemKey)
 	req.Header.Set(TimestampHeader, ts)
-	req.Header.Set(SignatureHeader, Sign(n.secret, ts, body))
+	req.Header.Set(SignatureHeader, Sign(n.secret, ts, idemKey, body))
 	resp, err := n.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("post notification of %s: %w", ev.ID, n.redact(err))

@@ -102,8 +102,8 @@ func TestNew_requires_https_except_to_a_loopback_host_and_a_long_secret(t *testi
 }
 
 // A receiver checks a call by recomputing the documented string: the notifier signs
-// timestamp + "." + body with HMAC-SHA256, at the time its clock gives.
-func TestNotifier_signs_the_timestamp_and_the_exact_body(t *testing.T) {
+// timestamp + "." + Idempotency-Key + "." + body with HMAC-SHA256, at the time its clock gives.
+func TestNotifier_signs_the_timestamp_the_Idempotency_Key_and_the_exact_body(t *testing.T) {
 	r := newReceiver(t, http.StatusOK)
 	clock := time.Unix(1_800_000_000, 0)
 	n, err := notify.New(notify.Config{URL: r.URL, Secret: r.Secret, Now: func() time.Time { return clock }})
@@ -116,8 +116,8 @@ func TestNotifier_signs_the_timestamp_and_the_exact_body(t *testing.T) {
 		t.Fatalf("calls = %+v; want one", c)
 	}
 	mac := hmac.New(sha256.New, []byte(r.Secret))
-	mac.Write([]byte("1800000000." + string(c[0].Body)))
-	if got, want := c[0].Header.Get("Webhook-Signature"), "v1="+hex.EncodeToString(mac.Sum(nil)); got != want || c[0].Header.Get("Webhook-Timestamp") != "1800000000" {
+	mac.Write([]byte("1800000000." + notify.IdempotencyKey("k") + "." + string(c[0].Body)))
+	if got, want := c[0].Header.Get("Webhook-Signature"), "v2="+hex.EncodeToString(mac.Sum(nil)); got != want || c[0].Header.Get("Webhook-Timestamp") != "1800000000" {
 		t.Errorf("signature %s at %s; want %s at 1800000000", got, c[0].Header.Get("Webhook-Timestamp"), want)
 	}
 	// The receiver refuses the call: its timestamp is far from now.

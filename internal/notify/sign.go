@@ -10,18 +10,28 @@ import (
 const (
 	// TimestampHeader holds the time of signing, in whole seconds since the Unix epoch.
 	TimestampHeader = "Webhook-Timestamp"
-	// SignatureHeader holds "v1=" and the lowercase hex HMAC-SHA256 of the signed string.
+	// SignatureHeader holds "v2=" and the lowercase hex HMAC-SHA256 of the signed string.
 	SignatureHeader = "Webhook-Signature"
+	// IdempotencyKeyHeader holds the key a receiver deduplicates calls on (see IdempotencyKey);
+	// the signature covers it.
+	IdempotencyKeyHeader = "Idempotency-Key"
 )
 
-// Sign returns the SignatureHeader value of a request with body, signed at timestamp (the
-// TimestampHeader value): "v1=" + hex(HMAC-SHA256(secret, timestamp + "." + body)), over the
-// body's exact bytes. A receiver recomputes it with its copy of the secret, compares in
-// constant time, and rejects a timestamp too far from its clock (replays).
-func Sign(secret []byte, timestamp string, body []byte) string {
+// Sign returns the SignatureHeader value of a request with body and the Idempotency-Key key,
+// signed at timestamp (the TimestampHeader value):
+//
+//	"v2=" + hex(HMAC-SHA256(secret, timestamp + "." + key + "." + body))
+//
+// over the body's exact bytes. The key (lowercase hex, see IdempotencyKey) holds no '.', so the
+// string splits one way only. A receiver recomputes it with its copy of the secret, compares in
+// constant time, and rejects a timestamp too far from its clock (replays). Scheme v1 (timestamp
+// and body only) is no longer sent: it let a replay change the key.
+func Sign(secret []byte, timestamp, key string, body []byte) string {
 	mac := hmac.New(sha256.New, secret)
 	mac.Write([]byte(timestamp))
 	mac.Write([]byte("."))
+	mac.Write([]byte(key))
+	mac.Write([]byte("."))
 	mac.Write(body)
-	return "v1=" + hex.EncodeToString(mac.Sum(nil))
+	return "v2=" + hex.EncodeToString(mac.Sum(nil))
 }

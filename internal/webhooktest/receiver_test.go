@@ -1,6 +1,9 @@
 package webhooktest_test
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/http"
 	"slices"
 	"strconv"
@@ -17,7 +20,7 @@ import (
 func post(t *testing.T, r *webhooktest.Receiver, key, body string) int {
 	t.Helper()
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	return postSigned(t, r.URL, key, body, ts, notify.Sign([]byte(r.Secret), ts, []byte(body)))
+	return postSigned(t, r.URL, key, body, ts, notify.Sign([]byte(r.Secret), ts, key, []byte(body)))
 }
 
 func postSigned(t *testing.T, url, key, body, ts, sig string) int {
@@ -83,18 +86,27 @@ func TestReceiver_answers_401_to_a_call_without_a_valid_signature(t *testing.T) 
 	body := `{"n":1}`
 	now := strconv.FormatInt(time.Now().Unix(), 10)
 	old := strconv.FormatInt(time.Now().Add(-webhooktest.MaxSkew-time.Minute).Unix(), 10)
-	sign := func(secret, ts, body string) string { return notify.Sign([]byte(secret), ts, []byte(body)) }
+	// Each call's Idempotency-Key is its case's name.
+	sign := func(secret, ts, key, body string) string { return notify.Sign([]byte(secret), ts, key, []byte(body)) }
+	v1 := func(ts string) string { // the old scheme: timestamp and body only
+		mac := hmac.New(sha256.New, []byte(r.Secret))
+		mac.Write([]byte(ts + "." + body))
+		return "v1=" + hex.EncodeToString(mac.Sum(nil))
+	}
 	tests := []struct {
 		name    string
 		ts, sig string
 	}{
 		{"no signature", now, ""},
-		{"no timestamp", "", sign(r.Secret, now, body)},
-		{"another secret", now, sign(strings.Repeat("x", 64), now, body)},
-		{"another body", now, sign(r.Secret, now, `{"n":2}`)},
-		{"another timestamp", now, sign(r.Secret, old, body)},
-		{"a stale timestamp, correctly signed", old, sign(r.Secret, old, body)},
-		{"not v1", now, strings.Replace(sign(r.Secret, now, body), "v1=", "v0=", 1)},
+		{"no timestamp", "", sign(r.Secret, now, "no timestamp", body)},
+		{"another secret", now, sign(strings.Repeat("x", 64), now, "another secret", body)},
+		{"another body", now, sign(r.Secret, now, "another body", `{"n":2}`)},
+		{"another timestamp", now, sign(r.Secret, old, "another timestamp", body)},
+		{"another key", now, sign(r.Secret, now, "the signed key", body)},
+		{"a stale timestamp, correctly signed", old, sign(r.Secret, old, "a stale timestamp, correctly signed", body)},
+		{"not v2", now, strings.Replace(sign(r.Secret, now, "not v2", body), "v2=", "v0=", 1)},
+		{"v1, correctly signed", now, v1(now)},
+		{"a.key.with.dots", now, sign(r.Secret, now, "a.key.with.dots", body)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,5 +122,20 @@ func TestReceiver_answers_401_to_a_call_without_a_valid_signature(t *testing.T) 
 	}
 	if got := post(t, r, "good", body); got != http.StatusOK {
 		t.Fatalf("a correctly signed call answered %d; want 200", got)
+	}
+}
+
+// The signature covers the Idempotency-Key: a call replayed with another key (so that the
+// receiver would take it for a new notification) is refused.
+func TestReceiver_refuses_a_call_whose_Idempotency_Key_was_changed(t *testing.T) {
+	r := webhooktest.Start(t)
+	body := `{"n":1}`
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	sig := notify.Sign([]byte(r.Secret), ts, "key-signed", []byte(body))
+	if got := postSigned(t, r.URL, "key-signed", body, ts, sig); got != http.StatusOK {
+		t.Fatalf("the call as signed answered %d; want 200", got)
+	}
+	if got := postSigned(t, r.URL, "key-changed", body, ts, sig); got != http.StatusUnauthorized {
+		t.Fatalf("the same call with another Idempotency-Key answered %d; want 401", got)
 	}
 }

@@ -57,7 +57,7 @@ func (r *receiver) failNext(n int) {
 }
 
 // call POSTs the event id to the receiver with key as its Idempotency-Key, signed as the
-// receiver requires (HMAC-SHA256 with its secret over timestamp + "." + body).
+// receiver requires (HMAC-SHA256 with its secret over timestamp + "." + key + "." + body).
 func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) error {
 	body := `{"id":"` + ev.ID + `"}`
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, strings.NewReader(body))
@@ -66,9 +66,9 @@ func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) er
 	}
 	ts := strconv.FormatInt(time.Now().Unix(), 10)
 	mac := hmac.New(sha256.New, []byte(r.Secret))
-	mac.Write([]byte(ts + "." + body))
+	mac.Write([]byte(ts + "." + key + "." + body))
 	req.Header.Set("Webhook-Timestamp", ts)
-	req.Header.Set("Webhook-Signature", "v1="+hex.EncodeToString(mac.Sum(nil)))
+	req.Header.Set("Webhook-Signature", "v2="+hex.EncodeToString(mac.Sum(nil)))
 	req.Header.Set("Idempotency-Key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -83,7 +83,10 @@ type pending struct {
 // Handle publishes the outbox items inserted by the stream records and reports as failed the
 // first record that could not be published in full, and every record after it: Lambda resumes
 // the shard from the lowest failed sequence number, and per-group order is kept because no
-// later record is sent to a queue after a failure on it. Records that are not outbox
+// later record is sent to a queue after a failure on it. Order survives an outage of any length
+// only if the event source mapping never gives a record up (MaximumRetryAttempts and
+// MaximumRecordAgeInSeconds -1, as this project's template sets): a record that fails every
+// time (no route, undecodable) then holds its shard until it is fixed. Records that are not outbox
 // inserts are skipped. An item SQS would refuse (see CheckText; a subject or event id that is
 // not a valid group or deduplication id) is never retried: it is parked in ParkQueue with the
 // reason, counted as metrics.Parked, and the records after it go on (later events of its
