@@ -26,18 +26,6 @@ type Attempts struct {
 	ExpiresAt    int64  `dynamodbav:"expiresAt"`
 }
 
-// Hold is a group held under HoldGroup behind a dead-lettered message: the item that holds
-// it, one per consumer and group, in the idempotency table.
-type Hold struct {
-	Key            string `dynamodbav:"pk"`
-	Consumer       string `dynamodbav:"consumer"`
-	Group          string `dynamodbav:"group"`
-	BlockerEventID string `dynamodbav:"blockerEventId"`
-	BlockerMessage string `dynamodbav:"blockerMessageId"`
-	BlockerReason  string `dynamodbav:"blockerReason"`
-	HeldAt         string `dynamodbav:"heldAt"`
-}
-
 // Admin reads and clears what the engine keeps in an idempotency table, for an operator: a
 // consumer's record of an event, its count of the event's failed attempts, a group's hold. It
 // is safe for concurrent use.

@@ -7,9 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -54,8 +52,6 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // Permanent reports that retrying cannot help until the group is released.
 func (e *HeldError) Permanent() bool { return true }
 
-const attrBlocker = "blockerEventId"
-
 // holdKey is the key of a group's hold item. It starts with the key separator, which no
 // consumer name contains, so it never collides with a record's key.
 func holdKey(consumer, group string) string {
@@ -67,72 +63,95 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 
 // HoldGroup holds group behind the message (event eventID, possibly empty, SQS message
 // messageID) about to be dead-lettered for reason, when the policy is HoldGroup; it does
-// nothing under GoOn, for an empty group, or when the group is held already (the first
-// blocker stays). The group is released when the blocking event is applied (after a redrive),
-// or when a person deletes the hold item.
+// nothing under GoOn or for an empty group. When the group is held already the message joins
+// the end of its held list (once), so that it is applied after every message held before it.
+// The hold goes once every message of its list has been applied, rejected, discarded or
+// skipped (see Admin), in the list's order.
 func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		return nil
 	}
-	item, err := attributevalue.MarshalMap(Hold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
-		BlockerEventID: eventID, BlockerMessage: messageID, BlockerReason: truncate(reason.Error(), 1024),
-		HeldAt: rfc3339(c.cfg.Now())})
+	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
+	_, err := c.changeHold(ctx, group, nil, false, func(h *Hold) bool { return h.add(e) })
 	if err != nil {
-		return fmt.Errorf("encode hold of group %s: %w", group, err)
-	}
-	callCtx, cancel := c.cfg.Retry.bound(ctx)
-	defer cancel()
-	_, err = c.db.PutItem(callCtx, &dynamodb.PutItemInput{TableName: aws.String(c.cfg.Table), Item: item,
-		ConditionExpression: aws.String("attribute_not_exists(pk)")})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
 		return fmt.Errorf("hold group %s: %w", group, err)
 	}
 	return nil
 }
 
-// releaseWrite is the write a commit of event eventID of group adds under HoldGroup: it
-// deletes the group's hold when this event is its blocker, and fails (held) when another
-// event is; with no hold it writes nothing. One more item in the transaction, no round trip.
-func (c *core) releaseWrite(group, eventID string) (types.TransactWriteItem, error) {
-	cond := expression.Name(attrKey).AttributeNotExists().Or(expression.Name(attrBlocker).Equal(expression.Value(eventID)))
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+// releaseWrite is the write a commit of an event of group adds under HoldGroup: a check that
+// the group is not held. One more item in the transaction, no round trip; a commit it cancels
+// is decided by passHold.
+func (c *core) releaseWrite(group string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName:                           aws.String(c.cfg.Table),
+		Key:                                 Record{Key: holdKey(c.cfg.Name, group)}.key(),
+		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
+	}}
+}
+
+// passHold decides the commit of rec's event that its group's hold (old, the item as the
+// cancellation returned it, or nil) refused. The head of the held list gets the write to
+// commit in its place: the hold without it (deleted when nothing is left), conditional on
+// the hold's version. Any other event joins the end of the list and gets a HeldError. A hold
+// gone meanwhile gives back the plain check.
+func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
+	var head bool
+	h, err := c.changeHold(ctx, rec.Group, old, old != nil, func(h *Hold) bool {
+		if head = h.held() && h.Held[0].EventID == rec.EventID; head || !h.held() {
+			return false
+		}
+		return h.add(Held{EventID: rec.EventID, MessageID: rec.MessageID, HeldAt: rfc3339(c.cfg.Now())})
+	})
+	switch {
+	case err != nil:
+		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
+	case head:
+		return c.popWrite(h, rec.EventID)
+	case !h.held():
+		return c.releaseWrite(rec.Group), nil
+	}
+	return types.TransactWriteItem{}, heldError(h)
+}
+
+// popWrite is the write that removes event eventID, the head of h's list, from the hold.
+func (c *core) popWrite(h Hold, eventID string) (types.TransactWriteItem, error) {
+	next := h
+	next.pop(nil)
+	expr, err := expression.NewBuilder().WithCondition(headCondition(h, eventID)).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
 	}
-	return types.TransactWriteItem{Delete: &types.Delete{
-		TableName:                           aws.String(c.cfg.Table),
-		Key:                                 Record{Key: holdKey(c.cfg.Name, group)}.key(),
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	key := Record{Key: h.Key}.key()
+	if !next.held() {
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.cfg.Table), Key: key,
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+	}
+	item, err := next.item()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(c.cfg.Table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
 
-// releasedAfter returns what releases rec's group when rec's event is its blocker and turned
-// out a duplicate (a last attempt that committed though its answer was lost): the commit that
-// would have released it was cancelled. It costs a conditional delete, under HoldGroup only,
-// and only for a duplicate found by DynamoDB. A failed release fails the message, so that a
-// delivery again retries it.
+// releasedAfter returns what takes rec's event off its group's hold when the event turned out
+// a duplicate (a last attempt that committed though its answer was lost, a discarded event)
+// while it heads the held list: the commit that would have done so was cancelled. Under
+// HoldGroup only, for a duplicate found by DynamoDB only, it costs a read of the hold, and a
+// write when the event heads it. A failed release fails the message, so that a delivery again
+// retries it.
 func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error) (Result, error) {
 	return func(res Result, err error) (Result, error) {
 		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" {
 			return res, err
 		}
-		expr, err := expression.NewBuilder().WithCondition(
-			expression.Name(attrBlocker).Equal(expression.Value(rec.EventID))).Build()
-		if err != nil {
-			res.Outcome = Failed
-			return res, fmt.Errorf("build hold release: %w", err)
-		}
-		callCtx, cancel := c.cfg.Retry.bound(ctx)
-		defer cancel()
-		_, err = c.db.DeleteItem(callCtx, &dynamodb.DeleteItemInput{TableName: aws.String(c.cfg.Table),
-			Key: Record{Key: holdKey(c.cfg.Name, rec.Group)}.key(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
-		var ccf *types.ConditionalCheckFailedException
-		if err != nil && !errors.As(err, &ccf) {
+		if _, err := c.changeHold(ctx, rec.Group, nil, false, func(h *Hold) bool {
+			return h.held() && h.Held[0].EventID == rec.EventID && h.pop(nil)
+		}); err != nil {
 			res.Outcome = Failed
 			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)
 		}
@@ -140,11 +159,9 @@ func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error
 	}
 }
 
-// heldError builds the error for a commit refused by its group's hold.
-func heldError(group string, old map[string]types.AttributeValue) *HeldError {
-	var h Hold
-	_ = attributevalue.UnmarshalMap(old, &h)
-	return &HeldError{Group: group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
+// heldError builds the error for a commit refused by its group's hold h.
+func heldError(h Hold) *HeldError {
+	return &HeldError{Group: h.Group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
 }
 
 // truncate cuts s to at most n bytes at a character boundary.
