@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -80,13 +79,14 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 }
 
 // releaseWrite is the write a commit of an event of group adds under HoldGroup: a check that
-// the group is not held. One more item in the transaction, no round trip; a commit it cancels
-// is decided by passHold.
+// the group is not held (no hold, or one that only keeps an operator's skips). One more item
+// in the transaction, no round trip; a commit it cancels is decided by passHold.
 func (c *core) releaseWrite(group string) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                           aws.String(c.cfg.Table),
 		Key:                                 Record{Key: holdKey(c.cfg.Name, group)}.key(),
-		ConditionExpression:                 aws.String("attribute_not_exists(pk)"),
+		ConditionExpression:                 aws.String("attribute_not_exists(pk) OR size(held) = :none"),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":none": &types.AttributeValueMemberN{Value: "0"}},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}}
 }
@@ -118,24 +118,9 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 // popWrite is the write that removes event eventID, the head of h's list, from the hold.
 func (c *core) popWrite(h Hold, eventID string) (types.TransactWriteItem, error) {
 	next := h
+	next.Held = append([]Held(nil), h.Held...)
 	next.pop(nil)
-	expr, err := expression.NewBuilder().WithCondition(headCondition(h, eventID)).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
-	}
-	key := Record{Key: h.Key}.key()
-	if !next.held() {
-		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(c.cfg.Table), Key: key,
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
-	}
-	item, err := next.item()
-	if err != nil {
-		return types.TransactWriteItem{}, err
-	}
-	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(c.cfg.Table), Item: item,
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
-		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+	return holdWrite(c.cfg.Table, h, next, headCondition(h, eventID))
 }
 
 // releasedAfter returns what takes rec's event off its group's hold when the event turned out

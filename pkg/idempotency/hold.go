@@ -29,6 +29,9 @@ type Hold struct {
 	Held           []Held     `dynamodbav:"held"`
 	Skipped        []Decision `dynamodbav:"skipped,omitempty"` // blockers an operator let the group go on past
 	Version        int64      `dynamodbav:"version"`
+	// ExpiresAt is set once nothing is held any more and only Skipped is kept: the item then
+	// holds nothing, and TTL deletes it after DefaultRetention.
+	ExpiresAt int64 `dynamodbav:"expiresAt,omitempty"`
 
 	exists bool // read from the table (false: a hold about to be created)
 }
@@ -78,6 +81,7 @@ func (h *Hold) add(e Held) bool {
 		e.Reason = truncate("held behind "+h.Held[len(h.Held)-1].String(), 256)
 	}
 	h.Held = append(h.Held, e)
+	h.ExpiresAt = 0
 	h.describeHead()
 	return true
 }
@@ -111,6 +115,9 @@ func (h *Hold) describeHead() {
 }
 
 func (h Hold) item() (map[string]types.AttributeValue, error) {
+	if h.Held == nil {
+		h.Held = []Held{} // an empty list, which size() reads, rather than NULL
+	}
 	item, err := attributevalue.MarshalMap(h)
 	if err != nil {
 		return nil, fmt.Errorf("encode hold of group %s: %w", h.Group, err)
@@ -159,32 +166,51 @@ func headCondition(h Hold, eventID string) expression.ConditionBuilder {
 var ErrChanged = errors.New("changed since it was read")
 
 // writeHold writes next in place of prev (as read): a Put at the next version, or a Delete
-// when next holds nothing; conditional on prev. A lost race is an error matching ErrChanged.
+// when next holds nothing and records no skip; conditional on prev. A lost race is an error
+// matching ErrChanged.
 func writeHold(ctx context.Context, db holdDB, table string, prev, next Hold, optFns ...func(*dynamodb.Options)) error {
-	expr, err := expression.NewBuilder().WithCondition(versionCondition(prev)).Build()
+	w, err := holdWrite(table, prev, next, versionCondition(prev))
 	if err != nil {
-		return fmt.Errorf("build hold condition: %w", err)
+		return err
 	}
-	if !next.held() {
-		if !prev.exists {
-			return nil
-		}
-		_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: Record{Key: prev.Key}.key(),
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}, optFns...)
-	} else {
-		next.Version = prev.Version + 1
-		item, ierr := next.item()
-		if ierr != nil {
-			return ierr
-		}
-		_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item,
-			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()}, optFns...)
+	if w.Delete != nil {
+		d := w.Delete
+		_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues}, optFns...)
+	} else if p := w.Put; p != nil {
+		_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
+			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues}, optFns...)
 	}
 	var ccf *types.ConditionalCheckFailedException
 	if errors.As(err, &ccf) {
 		return fmt.Errorf("hold of group %s: %w", prev.Group, ErrChanged)
 	}
 	return err
+}
+
+// holdWrite is the write of next in place of prev, conditional on cond (see writeHold); zero
+// when there is nothing to write.
+func holdWrite(table string, prev, next Hold, cond expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
+	}
+	if !next.held() && len(next.Skipped) == 0 {
+		if !prev.exists {
+			return types.TransactWriteItem{}, nil
+		}
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table), Key: Record{Key: prev.Key}.key(),
+			ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+	}
+	next.Version = prev.Version + 1
+	item, err := next.item()
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item,
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
 
 // holdDB is the calls that change a hold.
