@@ -119,17 +119,32 @@ const MaxDiscardedBody = 64 << 10
 // duplicate and never applied, and in the same transaction takes it off its group's held
 // list, wherever it is, so that the messages held behind it go on in order. It is refused
 // (ErrChanged) when the consumer has a live record of the event: it was applied or decided
-// meanwhile. It returns the record written (zero without an event id). Deleting the letter
-// from the dead-letter queue is the caller's next step.
+// meanwhile. A letter whose event id has a record of another payload (a conflict) keeps that
+// record, which answers a redelivery of the letter as a conflict again: only the hold
+// changes. It returns the record that answers a redelivery (zero without an event id).
+// Deleting the letter from the dead-letter queue is the caller's next step.
 func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	now := time.Now()
 	rec, err := discardRecord(d, now)
 	if err != nil {
 		return rec, err
 	}
+	write := d.EventID != ""
+	if write {
+		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
+		switch {
+		case err != nil:
+			return rec, err
+		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
+			rec, write = old, false // a conflict: the applied event's record stays
+		case ok && old.ExpiresAt >= now.Unix():
+			return old, fmt.Errorf("event %s has a record of consumer %s (%s): it was applied or decided already, nothing to discard: %w",
+				d.EventID, d.Consumer, old.Outcome, ErrChanged)
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		var items []types.TransactWriteItem
-		if d.EventID != "" {
+		if write {
 			put, err := recordPut(a.table, rec, now)
 			if err != nil {
 				return rec, err
@@ -157,7 +172,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		switch {
 		case err == nil:
 			return rec, nil
-		case errors.As(err, &tce) && d.EventID != "" && len(tce.CancellationReasons) > 0 &&
+		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
 			return rec, fmt.Errorf("event %s has a record of consumer %s (applied or decided meanwhile): %w", d.EventID, d.Consumer, ErrChanged)
 		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -65,10 +66,22 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // nothing under GoOn or for an empty group. When the group is held already the message joins
 // the end of its held list (once), so that it is applied after every message held before it.
 // The hold goes once every message of its list has been applied, rejected, discarded or
-// skipped (see Admin), in the list's order.
+// skipped (see Admin), in the list's order. An event an operator discarded (Admin.Discard)
+// holds nothing: it was decided, and is not to be applied.
 func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		return nil
+	}
+	if eventID != "" {
+		var res Result
+		old, err := c.read(ctx, &res, Key(c.cfg.Name, eventID))
+		if err != nil {
+			return fmt.Errorf("hold group %s: %w", group, err)
+		}
+		var rec Record
+		if attributevalue.UnmarshalMap(old, &rec) == nil && rec.Outcome == string(Discarded) && rec.ExpiresAt >= c.cfg.Now().Unix() {
+			return nil
+		}
 	}
 	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
 	_, err := c.changeHold(ctx, group, nil, false, func(h *Hold) bool { return h.add(e) })

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -204,6 +205,9 @@ func holdWrite(table string, prev, next Hold, cond expression.ConditionBuilder) 
 			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 	}
 	next.Version = prev.Version + 1
+	if !next.held() && next.ExpiresAt == 0 { // only skips are kept: TTL deletes it in time
+		next.ExpiresAt = time.Now().Add(DefaultRetention).Unix()
+	}
 	item, err := next.item()
 	if err != nil {
 		return types.TransactWriteItem{}, err

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -125,6 +124,103 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 	}
 }
 
-var _ = fmt.Sprint
-var _ = events.SQSMessage{}
-var _ = deadletter.Hold
+// hold skip lets the group go on past its blocker, the skip recorded, while the message held
+// behind it keeps its place: it is applied next, then the group's live traffic.
+func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testing.T) {
+	c := newCloud(t)
+	consumer := c.ledger(t)
+	admin := idempotency.NewAdmin(c.db, c.e.Tables["IdempotencyTable"].Name)
+	if err := consumer.HoldGroup(t.Context(), "acct-2", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := apply(t, consumer, "debit-2", "acct-2"); !errors.Is(err, idempotency.ErrHeld) {
+		t.Fatalf("debit-2 while held: %v; want held", err)
+	}
+	if code, out := c.onceflow(t, "", "hold", "skip", "--consumer", "ledger", "--yes", "acct-2"); code != 2 || !strings.Contains(out, "--why") {
+		t.Errorf("hold skip without --why: %d; want a usage error", code)
+	}
+	code, out := c.onceflow(t, "y\n", "hold", "skip", "--consumer", "ledger", "--why", "refunded by hand", "acct-2")
+	if code != 0 || !strings.Contains(out, "now held behind event debit-2") {
+		t.Errorf("hold skip: %d; want the group held behind debit-2 next", code)
+	}
+	h, _, err := admin.Hold(t.Context(), "ledger", "acct-2")
+	if err != nil || len(h.Skipped) != 1 || h.Skipped[0].EventID != "debit-1" || h.Skipped[0].Why != "refunded by hand" {
+		t.Errorf("hold after skip = %+v, %v; want debit-1 recorded as skipped, and why", h, err)
+	}
+	if res, err := apply(t, consumer, "debit-3", "acct-2"); !errors.Is(err, idempotency.ErrHeld) {
+		t.Errorf("live debit-3 = %+v, %v; want it held behind debit-2", res, err)
+	}
+	for _, id := range []string{"debit-2", "debit-3"} { // redriven, in order
+		if res, err := apply(t, consumer, id, "acct-2"); err != nil || res.Outcome != idempotency.Applied {
+			t.Errorf("redriven %s = %+v, %v; want applied", id, res, err)
+		}
+	}
+	if res, err := apply(t, consumer, "debit-4", "acct-2"); err != nil || res.Outcome != idempotency.Applied {
+		t.Errorf("live debit-4 after the tail = %+v, %v; want applied", res, err)
+	}
+	if h, ok, err := admin.Hold(t.Context(), "ledger", "acct-2"); err != nil || ok || len(h.Skipped) != 1 {
+		t.Errorf("hold at the end = %+v, %v, %v; want not held, the skip kept", h, ok, err)
+	}
+}
+
+// hold skip refuses when the hold changed after it was shown.
+func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
+	c := newCloud(t)
+	consumer := c.ledger(t)
+	if err := consumer.HoldGroup(t.Context(), "acct-3", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
+		if _, err := apply(t, consumer, "debit-2", "acct-3"); !errors.Is(err, idempotency.ErrHeld) {
+			t.Errorf("debit-2: %v; want held", err)
+		}
+	}}
+	if code, out := c.answering(t, answer, "hold", "skip", "--consumer", "ledger", "--why", "x", "acct-3"); code != 1 || !strings.Contains(out, "changed") {
+		t.Errorf("hold skip of a changed hold: %d; want 1 and what changed", code)
+	}
+	h, ok, err := idempotency.NewAdmin(c.db, c.e.Tables["IdempotencyTable"].Name).Hold(t.Context(), "ledger", "acct-3")
+	if err != nil || !ok || len(h.Held) != 2 || len(h.Skipped) != 0 {
+		t.Errorf("hold = %+v, %v, %v; want debit-1 and debit-2 held, nothing skipped", h, ok, err)
+	}
+}
+
+// dlq discard records the letter's event as discarded with its body, takes it off its group's
+// hold so the group goes on, and deletes the letter; a redelivery is then answered, never
+// applied.
+func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter(t *testing.T) {
+	c := newCloud(t)
+	consumer := c.ledger(t)
+	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)
+	ev := event(t, "bad-1", "account.credited", "acct-4")
+	body, _ := cloudevent.Encode(ev)
+	msg := events.SQSMessage{MessageId: "m-bad-1", Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
+		Attributes: map[string]string{"MessageGroupId": "acct-4", "MessageDeduplicationId": "bad-1"}}
+	reason := errors.New(`malformed message: data.amount: not a number`)
+	if err := consumer.HoldGroup(t.Context(), "acct-4", "bad-1", "m-bad-1", reason); err != nil {
+		t.Fatal(err)
+	}
+	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {
+		t.Fatal(err)
+	}
+	if code, out := c.onceflow(t, "n\n", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "producer bug", "bad-1"); code != 1 || !strings.Contains(out, "never applied") {
+		t.Errorf("dlq discard answered no: %d; want a refusal after saying what it does", code)
+	}
+	code, out := c.onceflow(t, "", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "producer bug", "--by", "ops", "--yes", "bad-1")
+	if code != 0 || !strings.Contains(out, "recorded ledger#bad-1 as discarded") || !strings.Contains(out, "deleted letter") || !strings.Contains(out, "not held") {
+		t.Errorf("dlq discard: %d; want the record, the letter deleted and the group released", code)
+	}
+	if code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "bad-1"); code != 0 || !strings.Contains(out, `"outcome": "discarded"`) ||
+		!strings.Contains(out, `"operator": "ops"`) || !strings.Contains(out, "producer bug") || !strings.Contains(out, `\"id\":\"bad-1\"`) {
+		t.Errorf("record get: %d; want the discarded outcome, who, why and the body", code)
+	}
+	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); code != 0 || strings.Contains(out, "bad-1") {
+		t.Errorf("dlq list: %d; want the letter gone", code)
+	}
+	res, err := consumer.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-bad-1-again", Group: "acct-4"})
+	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
+		t.Errorf("redelivery of the discarded event = %+v, %v; want a duplicate of the discarded one", res, err)
+	}
+	if res, err := apply(t, consumer, "credit-2", "acct-4"); err != nil || res.Outcome != idempotency.Applied {
+		t.Errorf("the group's next event = %+v, %v; want applied", res, err)
+	}
+}
