@@ -7,7 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -73,14 +72,8 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 		return nil
 	}
 	if eventID != "" {
-		var res Result
-		old, err := c.read(ctx, &res, Key(c.cfg.Name, eventID))
-		if err != nil {
-			return fmt.Errorf("hold group %s: %w", group, err)
-		}
-		var rec Record
-		if attributevalue.UnmarshalMap(old, &rec) == nil && rec.Outcome == string(Discarded) && rec.ExpiresAt >= c.cfg.Now().Unix() {
-			return nil
+		if _, ok, err := c.discarded(ctx, eventID); err != nil || ok {
+			return err
 		}
 	}
 	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}

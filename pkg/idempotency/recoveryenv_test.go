@@ -127,19 +127,45 @@ func (r *recovery) heal() {
 func (r *recovery) send(t *testing.T, group string, ids ...string) {
 	t.Helper()
 	for _, id := range ids {
-		ev, err := cloudevent.New(id, "test", "test.logged", group, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), map[string]string{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		body, err := cloudevent.Encode(ev)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(r.src), MessageBody: aws.String(string(body)),
-			MessageGroupId: aws.String(group), MessageDeduplicationId: aws.String(id)}); err != nil {
-			t.Fatal(err)
-		}
+		r.sendAs(t, group, id, id, map[string]string{})
 	}
+}
+
+// sendAs sends event id of group with data, deduplicated by dedup.
+func (r *recovery) sendAs(t *testing.T, group, id, dedup string, data any) {
+	t.Helper()
+	ev, err := cloudevent.New(id, "test", "test.logged", group, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := cloudevent.Encode(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(r.src), MessageBody: aws.String(string(body)),
+		MessageGroupId: aws.String(group), MessageDeduplicationId: aws.String(dedup)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// discard follows the runbook's discard of the letter of event id, as onceflow dlq discard
+// does: it takes the letter out of view, records the decision, deletes the letter.
+func (r *recovery) discard(t *testing.T, id string) idempotency.Record {
+	t.Helper()
+	l, ok, err := deadletter.Take(t.Context(), r.sqs, r.dlq, id)
+	if err != nil || !ok {
+		t.Fatalf("letter %s: %v, %v; want it in view", id, ok, err)
+	}
+	rec, err := r.admin.Discard(t.Context(), idempotency.Discard{Consumer: r.consumer, EventID: l.EventID, MessageID: l.SourceMessage,
+		Group: l.GroupID, Body: l.Body, By: "test", Why: "producer bug"})
+	if err != nil {
+		deadletter.Release(t.Context(), r.sqs, r.dlq, l)
+		t.Fatalf("discard %s: %v", id, err)
+	}
+	if err := deadletter.Delete(t.Context(), r.sqs, r.dlq, l); err != nil {
+		t.Fatal(err)
+	}
+	return rec
 }
 
 // consume plays the event source mapping until the source queue is empty: it receives
