@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // heldBehindA dead-letters a (failing) and b (held behind it) of group g, then heals a.
@@ -75,68 +74,5 @@ func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t
 	}
 	if n := r.letters(t); n != 0 {
 		t.Errorf("dead-letter queue holds %d letters after the redrive; want none", n)
-	}
-}
-
-// The runbook's path for a producer's bad message (malformed, or a conflict: an event id
-// reused for another payload), with the group's live traffic going on throughout: discard
-// the letter, then redrive. The held tail and the live messages are applied in their order,
-// nothing twice, and a later redelivery of the discarded message is answered, never applied.
-func TestRunbook_bad_message_discard_then_redrive_keeps_order(t *testing.T) {
-	tests := []struct {
-		name string
-		bad  func(t *testing.T, r *recovery, id string) []string // sends the bad message; returns what it applied
-	}{
-		{"malformed", func(t *testing.T, r *recovery, id string) []string {
-			r.poison(id)
-			r.send(t, "g", id)
-			return nil
-		}},
-		{"conflict", func(t *testing.T, r *recovery, id string) []string {
-			r.sendAs(t, "g", id, id, map[string]string{"amount": "5"})
-			r.consume(t)
-			r.sendAs(t, "g", id, id+"-again", map[string]string{"amount": "50"}) // the producer reuses the id
-			return []string{id}
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := newRecovery(t)
-			bad, b, c, d := t.Name()+"-bad", t.Name()+"-b", t.Name()+"-c", t.Name()+"-d"
-			want := tt.bad(t, r, bad)
-			r.send(t, "g", b)
-			r.consume(t)
-			r.send(t, "g", c) // live traffic while the group is held
-			r.consume(t)
-			r.wantApplied(t, "g", want...)
-
-			rec := r.discard(t, bad)
-			if tt.name == "malformed" && (rec.Outcome != string(idempotency.Discarded) || rec.Payload == "") {
-				t.Errorf("discarded record = %+v; want the outcome discarded and the body kept", rec)
-			}
-			r.send(t, "g", d) // more live traffic between the discard and the redrive
-			r.consume(t)
-			r.wantApplied(t, "g", want...)
-
-			r.redrive(t, deadletter.RedriveConfig{}, nil)
-			r.consume(t)
-			want = append(want, b, c, d)
-			r.wantApplied(t, "g", want...)
-
-			if tt.name == "malformed" { // the producer sends the discarded message again
-				r.sendAs(t, "g", bad, bad+"-resent", map[string]string{})
-				r.consume(t)
-			}
-			e := t.Name() + "-e"
-			r.send(t, "g", e)
-			r.consume(t)
-			r.wantApplied(t, "g", append(want, e)...)
-			if n := r.letters(t); n != 0 && tt.name == "malformed" {
-				t.Errorf("dead-letter queue holds %d letters; want none (the resent discarded message answered)", n)
-			}
-			if h, ok, err := r.admin.Hold(t.Context(), r.consumer, "g"); err != nil || ok {
-				t.Errorf("hold at the end = %+v, %v, %v; want none", h, ok, err)
-			}
-		})
 	}
 }
