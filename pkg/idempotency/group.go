@@ -19,10 +19,11 @@ const (
 	// applied, if ever, out of order when it is redriven. The default. Right for events
 	// whose effects commute (a note's tags).
 	GoOn GroupPolicy = iota
-	// HoldGroup applies nothing more of the group until the dead-lettered message is applied
-	// again: every later message of the group fails permanently with a HeldError naming the
-	// message it is held behind, and is dead-lettered after it, in order, so that a redrive
-	// of the dead-letter queue replays the group in order. Right for events whose order
+	// HoldGroup keeps the group's order through a dead letter: the dead-lettered message
+	// holds its group, every later message of the group fails permanently with a HeldError
+	// naming the head of the hold and is dead-lettered after it, in order, and the messages
+	// of the hold's list are applied only in their order (a redrive of the dead-letter
+	// queue), or discarded or skipped by an operator (Admin). Right for events whose order
 	// matters (a balance's movements).
 	HoldGroup
 )
