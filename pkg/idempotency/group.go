@@ -78,7 +78,8 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 		}
 	}
 	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
-	_, err := c.changeHold(ctx, group, nil, false, func(h *Hold) bool { return h.add(e) })
+	// First as if the group were not held (a Put if absent): a hold there already is read then.
+	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool { return h.add(e) })
 	if err != nil {
 		return fmt.Errorf("hold group %s: %w", group, err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -96,5 +97,70 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	}
 	if got := f.counter(t, counter); got != 3 {
 		t.Errorf("counter = %d; want 3 (a and c, not b)", got)
+	}
+}
+
+// A commit of a group that is not held costs its one transaction; only the recovery path pays
+// more: a held message or the head of a hold costs one more call (the hold comes back with the
+// cancellation, so it is not read again).
+func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	c := f.consumerFor(t, "cost-"+counter, f.router(), holding)
+	calls := func(what string, want int64, do func() error) {
+		t.Helper()
+		before := f.requests.Total()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := f.requests.Total() - before; got != want {
+			t.Errorf("%s: %d calls; want %d (%s)", what, got, want, f.requests)
+		}
+	}
+	apply := func(suffix string, want idempotency.Outcome) func() error {
+		return func() error {
+			res, err := process(ctx, c, message(t, "m"+suffix, counter+suffix, "test.counted", counted{Counter: counter, By: 1}))
+			if want == idempotency.Failed && errors.Is(err, idempotency.ErrHeld) {
+				return nil
+			}
+			if err != nil || res.Outcome != want {
+				return errors.Join(err, errors.New("outcome "+string(res.Outcome)+", want "+string(want)))
+			}
+			return nil
+		}
+	}
+	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
+	calls("holding the group", 2, func() error { return c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")) })
+	calls("a live message while held", 2, apply("-b", idempotency.Failed))
+	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
+	calls("the last held message", 2, apply("-b", idempotency.Applied))
+	calls("a commit after the hold", 1, apply("-c", idempotency.Applied))
+}
+
+// A re-send of the blocker under a new message id (the producer sent it again) is the head of
+// the hold: it is applied and takes only itself off; the messages held behind it stay held.
+func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
+	if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, suffix string) events.SQSMessage {
+		return message(t, id, counter+suffix, "test.counted", counted{Counter: counter, By: 1})
+	}
+	if _, err := process(ctx, c, msg("m-b", "-b")); !errors.Is(err, idempotency.ErrHeld) {
+		t.Fatalf("b: %v; want held", err)
+	}
+	if res, err := process(ctx, c, msg("m-a-resent", "-a")); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("the blocker re-sent = %+v, %v; want applied", res, err)
+	}
+	var held *idempotency.HeldError
+	if _, err := process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
+		t.Errorf("c after the re-sent blocker: %v; want held behind b", err)
 	}
 }
