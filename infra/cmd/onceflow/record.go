@@ -197,6 +197,9 @@ func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string,
 	fmt.Fprintf(s.out, "group %s: ", group)
 	if !ok {
 		fmt.Fprintln(s.out, "not held")
+		for _, d := range h.Skipped {
+			fmt.Fprintf(s.out, "  skipped before: %s by %s at %s: %s\n", d.Held, d.By, d.At, d.Why)
+		}
 		return nil
 	}
 	fmt.Fprint(s.out, "HELD ")
