@@ -39,21 +39,28 @@ func (m *meanwhile) Read(p []byte) (int, error) {
 func (c *cloud) answering(t *testing.T, stdin io.Reader, args ...string) (int, string) {
 	t.Helper()
 	var out bytes.Buffer
-	args = append(args, "--local", "--state", c.state, "--template", filepath.Join(apptest.Root(), "template.yaml"))
-	code := run(t.Context(), args, stdin, &out, &out)
+	code := run(t.Context(), append(args, c.localFlags()...), stdin, &out, &out)
 	t.Logf("onceflow %s -> %d\n%s", strings.Join(args[:2], " "), code, out.String())
 	return code, out.String()
 }
+
+// localFlags point the tool at this cloud, as onceflow passes them.
+func (c *cloud) localFlags() []string {
+	return []string{"--local", "--state", c.state, "--template", filepath.Join(apptest.Root(), "template.yaml")}
+}
+
+// tableName is the name of the cloud's table of logical id id.
+func (c *cloud) tableName(id string) string { return c.e.Tables[id].Name }
 
 // ledger is a HoldGroup consumer "ledger" over the cloud's tables whose effect puts an entry
 // per event in the app table.
 func (c *cloud) ledger(t *testing.T) *idempotency.Consumer {
 	t.Helper()
-	app := c.e.Tables["AppTable"].Name
+	app := c.tableName("AppTable")
 	h := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Put(app, map[string]string{"pk": "ENTRY#" + ev.ID, "sk": ev.Subject})}, nil
 	})
-	consumer, err := idempotency.New(c.db, h, idempotency.Config{Name: "ledger", Table: c.e.Tables["IdempotencyTable"].Name,
+	consumer, err := idempotency.New(c.db, h, idempotency.Config{Name: "ledger", Table: c.tableName("IdempotencyTable"),
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +94,7 @@ func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 	if code, out := c.answering(t, answer, "hold", "release", "--consumer", "ledger", "acct-1"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("hold release of a replaced hold: exit %d; want 1 and what changed", code)
 	}
-	h, ok, err := idempotency.NewAdmin(c.db, c.e.Tables["IdempotencyTable"].Name).Hold(t.Context(), "ledger", "acct-1")
+	h, ok, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-1")
 	if err != nil || !ok || h.BlockerEventID != "debit-2" {
 		t.Errorf("hold after the refused release = %+v, %v, %v; want held behind debit-2", h, ok, err)
 	}
@@ -97,7 +104,7 @@ func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 // delete it, or a redelivery would call the webhook again.
 func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 	c := newCloud(t)
-	table := c.e.Tables["IdempotencyTable"].Name
+	table := c.tableName("IdempotencyTable")
 	put := func(rec idempotency.Record) {
 		item, err := attributevalue.MarshalMap(rec)
 		if err != nil {
@@ -129,7 +136,7 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	admin := idempotency.NewAdmin(c.db, c.e.Tables["IdempotencyTable"].Name)
+	admin := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable"))
 	if err := consumer.HoldGroup(t.Context(), "acct-2", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +185,7 @@ func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 	if code, out := c.answering(t, answer, "hold", "skip", "--consumer", "ledger", "--why", "x", "acct-3"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("hold skip of a changed hold: %d; want 1 and what changed", code)
 	}
-	h, ok, err := idempotency.NewAdmin(c.db, c.e.Tables["IdempotencyTable"].Name).Hold(t.Context(), "ledger", "acct-3")
+	h, ok, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-3")
 	if err != nil || !ok || len(h.Held) != 2 || len(h.Skipped) != 0 {
 		t.Errorf("hold = %+v, %v, %v; want debit-1 and debit-2 held, nothing skipped", h, ok, err)
 	}
