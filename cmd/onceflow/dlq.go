@@ -135,6 +135,11 @@ func dlqRedrive() command {
 			}
 			counts := map[deadletter.Outcome]int{}
 			err = deadletter.Redrive(ctx, cfg, func(r deadletter.Redriven) {
+				if r.Outcome == deadletter.Unseen {
+					counts[r.Outcome] = r.Count
+					fmt.Fprintf(s.out, "unseen     about %d letters behind their group's first letter, out of view: redrive again once it has gone\n", r.Count)
+					return
+				}
 				counts[r.Outcome]++
 				line := fmt.Sprintf("%-10s %s  event %s  group %s", r.Outcome, r.Letter.MessageID, orNone(r.Letter.EventID), orNone(r.Letter.GroupID))
 				if r.To != "" {
@@ -146,14 +151,11 @@ func dlqRedrive() command {
 				if r.Outcome == deadletter.Again {
 					line += "\n    dead-lettered again after this redrive sent it: the cause is not fixed"
 				}
-				if r.Outcome == deadletter.Deduped {
-					line += "\n    SQS saw this event id under 5 minutes ago and would drop it: redrive again later"
-				}
 				fmt.Fprintln(s.out, line)
 			})
-			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, deduplicated %d, failed again %d, failed %d\n",
+			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, unseen %d, failed again %d, failed %d\n",
 				counts[deadletter.Moved], counts[deadletter.WouldMove], counts[deadletter.Skipped], counts[deadletter.Behind],
-				counts[deadletter.Deduped], counts[deadletter.Again], counts[deadletter.Failed])
+				counts[deadletter.Unseen], counts[deadletter.Again], counts[deadletter.Failed])
 			if err == nil && counts[deadletter.Failed] > 0 {
 				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[deadletter.Failed])
 			}

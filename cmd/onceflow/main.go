@@ -26,10 +26,13 @@ usage: onceflow <command> <subcommand> [flags] [args]
   dlq show      --queue Q MESSAGE_ID|EVENT_ID            one dead letter: attributes and body
   dlq redrive   --queue Q [--to Q] [--reason TEXT] [--type T] [--limit N] [--dry-run]
                                                          back to their source queue, in order
+  dlq discard   --queue Q --consumer C --why TEXT [--yes] MESSAGE_ID|EVENT_ID
+                                                         never apply it: recorded, the group goes on
   record get    --consumer C EVENT_ID                    a consumer's record, attempts and hold
   record delete --consumer C EVENT_ID [--yes]            clear it: a redelivery applies it again
   hold get      --consumer C GROUP                       a group held behind a dead letter
-  hold release  --consumer C GROUP [--yes]               let the group go on without it
+  hold release  --consumer C GROUP [--yes]               let the group go on without any held message
+  hold skip     --consumer C --why TEXT GROUP [--yes]    go on past the blocker, the held tail in order
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
 
@@ -54,9 +57,9 @@ type ioStreams struct {
 
 func commands() map[string]command {
 	return map[string]command{
-		"dlq list": dlqList(), "dlq show": dlqShow(), "dlq redrive": dlqRedrive(),
+		"dlq list": dlqList(), "dlq show": dlqShow(), "dlq redrive": dlqRedrive(), "dlq discard": dlqDiscard(),
 		"record get": recordGet(), "record delete": recordDelete(),
-		"hold get": holdGet(), "hold release": holdRelease(),
+		"hold get": holdGet(), "hold release": holdRelease(), "hold skip": holdSkip(),
 		"outbox republish": outboxRepublish(),
 	}
 }

@@ -131,10 +131,10 @@ func deleteRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id 
 	if !f.yes && !confirm(s, "Delete this record and its attempt count?") {
 		return fmt.Errorf("not deleted")
 	}
-	if _, _, err := a.DeleteRecord(ctx, f.consumer, id); err != nil {
-		return err
+	if err := a.DeleteRecordIf(ctx, rec); err != nil {
+		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, id) })
 	}
-	fmt.Fprintf(s.out, "deleted %s\n", idempotency.Key(f.consumer, id))
+	fmt.Fprintf(s.out, "deleted %s and its attempt count\n", idempotency.Key(f.consumer, id))
 	return nil
 }
 
@@ -178,12 +178,12 @@ func releaseHold(ctx context.Context, a *idempotency.Admin, f *recordFlags, grou
 		return err
 	}
 	printJSON(s, h)
-	fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without event %s (redrive it first to keep the order).\n", h.BlockerEventID)
+	fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without the %d held messages (redrive them first to keep the order, or skip only the blocker with hold skip).\n", len(h.Held))
 	if !f.yes && !confirm(s, "Release the group?") {
 		return fmt.Errorf("not released")
 	}
-	if _, _, err := a.ReleaseHold(ctx, f.consumer, group); err != nil {
-		return err
+	if err := a.ReleaseHoldIf(ctx, h); err != nil {
+		return refused(ctx, err, s, func() (any, bool, error) { return a.Hold(ctx, f.consumer, group) })
 	}
 	fmt.Fprintf(s.out, "released group %s of %s\n", group, f.consumer)
 	return nil
@@ -197,6 +197,9 @@ func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string,
 	fmt.Fprintf(s.out, "group %s: ", group)
 	if !ok {
 		fmt.Fprintln(s.out, "not held")
+		for _, d := range h.Skipped {
+			fmt.Fprintf(s.out, "  skipped before: %s by %s at %s: %s\n", d.Held, d.By, d.At, d.Why)
+		}
 		return nil
 	}
 	fmt.Fprint(s.out, "HELD ")

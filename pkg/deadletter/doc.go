@@ -4,6 +4,7 @@
 // message is dropped by the broker.
 //
 // For the operator, Browse reads a dead-letter queue without taking anything from it, and
-// Redrive moves letters back to the queues they came from, in order, with their group and
-// event ids, deleting each only once it was sent.
+// Redrive moves letters back to the queues they came from, in order, with their group and a
+// fresh deduplication id, deleting each only once it was sent; Take, Delete and Release let
+// an operator's tool act on one letter it showed.
 package deadletter

@@ -148,7 +148,7 @@ func Browse(ctx context.Context, client ReceiveAPI, queueURL string, fn func(Let
 	var seen []Letter
 	defer func() { release(context.WithoutCancel(ctx), client, queueURL, seen) }()
 	for {
-		batch, err := receive(ctx, client, queueURL)
+		batch, err := receive(ctx, client, queueURL, Hold)
 		if err != nil || len(batch) == 0 {
 			return err
 		}
@@ -161,10 +161,10 @@ func Browse(ctx context.Context, client ReceiveAPI, queueURL string, fn func(Let
 	}
 }
 
-// receive returns the next letters the queue hands out, holding them for Hold.
-func receive(ctx context.Context, client ReceiveAPI, queueURL string) ([]Letter, error) {
+// receive returns the next letters the queue hands out, holding them for hold.
+func receive(ctx context.Context, client ReceiveAPI, queueURL string, hold time.Duration) ([]Letter, error) {
 	out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-		QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, VisibilityTimeout: int32(Hold / time.Second),
+		QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, VisibilityTimeout: int32(max(hold/time.Second, 1)),
 		WaitTimeSeconds:             1, // a long poll asks every server: an empty answer means empty
 		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
 		MessageAttributeNames:       []string{"All"},

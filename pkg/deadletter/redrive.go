@@ -2,9 +2,12 @@ package deadletter
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -17,6 +20,7 @@ type RedriveAPI interface {
 	SendMessageAPI
 	DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 	GetQueueUrl(ctx context.Context, params *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error)
+	GetQueueAttributes(ctx context.Context, params *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
 }
 
 // RedriveConfig says what Redrive moves where. Client and Queue are required.
@@ -29,6 +33,10 @@ type RedriveConfig struct {
 	Filter Filter // which letters to move; the zero value moves every one
 	Limit  int    // at most this many letters are moved; 0 for no limit
 	DryRun bool   // report what would be moved, move nothing
+	// Visibility is how long the letters a redrive receives stay invisible to others while it
+	// runs; default Hold. Letters it leaves in place that become visible again before it ends
+	// (a redrive outlasting it) are recognised and not decided twice.
+	Visibility time.Duration
 }
 
 // Outcome is what Redrive did with one letter.
@@ -43,6 +51,10 @@ const (
 	Failed    Outcome = "failed"     // no destination, or the send or delete failed: left in place
 	WouldMove Outcome = "would move" // DryRun: it would be moved
 	Again     Outcome = "again"      // dead-lettered again after this redrive moved it: left in place
+	// Unseen is reported once, at the end, with Count: letters in the queue this redrive could
+	// not see (on a FIFO queue, behind a group's head that it left in place or that another
+	// reader holds). Run the redrive again once their heads are gone.
+	Unseen Outcome = "unseen"
 )
 
 // Redriven is what Redrive did with one letter.
@@ -51,33 +63,71 @@ type Redriven struct {
 	To      string // the queue URL it was (or would be) sent to
 	Outcome Outcome
 	Err     error // why it failed, for Failed
+	Count   int   // for Unseen: how many letters (approximately: SQS's counts are)
 }
 
 // Redrive moves the selected letters of the dead-letter queue back to their source queues, in
-// the dead-letter queue's order, each with its group id and its original deduplication id
-// (the event id), its body and its own message attributes; it deletes a letter only after its
-// send succeeded. Per group, order is kept: once a letter of a group is left in place
-// (skipped, failed or deduplicated), every later letter of that group is left too. A send
-// SQS drops because the original send of the same deduplication id is under five minutes old
-// would lose the letter: it is detected (SQS answers with the original message id) and the
-// letter left in place. A letter dead-lettered again while the redrive runs (the message it
-// sent failed at once) is left in place, never sent twice in one run. Redrive calls report with each letter as it is decided and returns the
-// first error that stopped it; the letters left in place are visible again when it returns.
+// the dead-letter queue's order, each with its group id, its body, its own message attributes
+// and trace header, and a fresh deduplication id: the original one (the event id) is likely
+// under five minutes old, and SQS would drop the send; the consumer's record deduplicates by
+// event id instead. It deletes a letter only after its send succeeded. Per group, order is
+// kept: once a letter of a group is left in place (skipped, failed), every later letter of
+// that group is left too. A letter dead-lettered again while the redrive runs (the message it
+// sent failed at once) is left in place, never sent twice in one run. Redrive calls report
+// with each letter as it is decided, then once with Unseen when letters stayed out of its
+// view, and returns the first error that stopped it; the letters left in place are visible
+// again when it returns.
 func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) error {
 	if cfg.Client == nil || cfg.Queue == "" {
 		return errors.New("redrive: client and queue are required")
 	}
-	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}}
+	if cfg.Visibility <= 0 {
+		cfg.Visibility = Hold
+	}
+	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}, seen: map[string]int{}}
 	defer func() { release(context.WithoutCancel(ctx), cfg.Client, cfg.Queue, r.left) }()
 	for {
-		batch, err := receive(ctx, cfg.Client, cfg.Queue)
-		if err != nil || len(batch) == 0 {
+		batch, err := receive(ctx, cfg.Client, cfg.Queue, cfg.Visibility)
+		if err != nil {
 			return err
 		}
+		fresh := 0
 		for _, l := range batch {
+			if i, ok := r.seen[l.MessageID]; ok { // one it left, visible again: keep the new handle
+				if i >= 0 {
+					r.left[i] = l
+				}
+				continue
+			}
+			fresh++
 			report(r.one(ctx, l))
 		}
+		if fresh == 0 {
+			break
+		}
 	}
+	if n, err := r.unseen(ctx); err != nil {
+		return err
+	} else if n > 0 {
+		report(Redriven{Outcome: Unseen, Count: n})
+	}
+	return nil
+}
+
+// unseen is how many letters the queue holds besides those this redrive holds in place.
+func (r *redrive) unseen(ctx context.Context) (int, error) {
+	out, err := r.cfg.Client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(r.cfg.Queue),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages,
+			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		return 0, fmt.Errorf("count letters of %s: %w", r.cfg.Queue, err)
+	}
+	n := -len(r.left)
+	for _, v := range out.Attributes {
+		k, _ := strconv.Atoi(v)
+		n += k
+	}
+	return max(n, 0), nil
 }
 
 type redrive struct {
@@ -85,6 +135,7 @@ type redrive struct {
 	urls  map[string]string // source queue ARN → URL
 	held  map[string]bool   // groups with a letter left in place
 	sent  map[string]bool   // message ids of the sends of this redrive
+	seen  map[string]int    // letters decided: index in left, or -1
 	moved int
 	left  []Letter
 }
@@ -112,7 +163,9 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 			res.Outcome, res.Err = r.move(ctx, l, res.To)
 		}
 	}
+	r.seen[l.MessageID] = -1
 	if res.Outcome != Moved {
+		r.seen[l.MessageID] = len(r.left)
 		r.left = append(r.left, l)
 		if l.GroupID != "" {
 			r.held[l.GroupID] = true
@@ -133,10 +186,13 @@ func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, erro
 	}
 	if strings.HasSuffix(url, ".fifo") {
 		in.MessageGroupId = aws.String(firstNonEmpty(l.GroupID, l.EventID))
-		in.MessageDeduplicationId = aws.String(firstNonEmpty(l.DedupID, l.EventID))
-		if aws.ToString(in.MessageGroupId) == "" || aws.ToString(in.MessageDeduplicationId) == "" {
-			return Failed, fmt.Errorf("letter %s has no group or deduplication id for FIFO queue %s", l.MessageID, url)
+		if aws.ToString(in.MessageGroupId) == "" {
+			return Failed, fmt.Errorf("letter %s has no group id for FIFO queue %s", l.MessageID, url)
 		}
+		// A fresh deduplication id: the original one (the event id) is likely under five
+		// minutes old, and SQS would drop the send. The consumer's record deduplicates by
+		// event id, so a letter sent twice is applied once.
+		in.MessageDeduplicationId = aws.String(freshDedupID())
 	}
 	out, err := r.cfg.Client.SendMessage(ctx, in)
 	if err != nil {
@@ -180,3 +236,6 @@ func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	r.urls[l.SourceQueueARN] = aws.ToString(out.QueueUrl)
 	return r.urls[l.SourceQueueARN], nil
 }
+
+// freshDedupID is a deduplication id no earlier send used.
+func freshDedupID() string { return "redrive-" + rand.Text() }

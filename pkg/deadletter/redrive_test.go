@@ -1,6 +1,7 @@
 package deadletter_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -50,7 +51,14 @@ func redrive(t *testing.T, cfg deadletter.RedriveConfig) map[string]deadletter.O
 	return outcomes
 }
 
-func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_event_id(t *testing.T) {
+// bodyID is the event id in a message's body.
+func bodyID(m types.Message) string {
+	var ev struct{ ID string }
+	_ = json.Unmarshal([]byte(aws.ToString(m.Body)), &ev)
+	return ev.ID
+}
+
+func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_fresh_dedup_id(t *testing.T) {
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	q := deadletter.New(c, dlq)
@@ -72,9 +80,12 @@ func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_eve
 	}
 	for i, m := range got {
 		want := "evt-" + strconv.Itoa(i)
-		if m.Attributes["MessageDeduplicationId"] != want || m.Attributes["MessageGroupId"] != "acct-1" {
-			t.Errorf("message %d: dedup %q group %q; want %q and acct-1 (in the dead-letter queue's order)",
-				i, m.Attributes["MessageDeduplicationId"], m.Attributes["MessageGroupId"], want)
+		if bodyID(m) != want || m.Attributes["MessageGroupId"] != "acct-1" {
+			t.Errorf("message %d: event %q group %q; want %q and acct-1 (in the dead-letter queue's order)",
+				i, bodyID(m), m.Attributes["MessageGroupId"], want)
+		}
+		if dedup := m.Attributes["MessageDeduplicationId"]; dedup == want || dedup == "" {
+			t.Errorf("message %d: dedup id %q; want a fresh one, not the event id SQS may still drop", i, dedup)
 		}
 		if len(m.MessageAttributes) != 0 {
 			t.Errorf("message %d carries the dead letter's attributes %v back", i, m.MessageAttributes)
@@ -106,7 +117,7 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 	if o, seen := outcomes["a2"]; seen && o != deadletter.Behind {
 		t.Errorf("a2: %s; want it left behind a1 (order per group)", o)
 	}
-	if got := receiveAll(t, c, src); len(got) != 1 || got[0].Attributes["MessageDeduplicationId"] != "b1" {
+	if got := receiveAll(t, c, src); len(got) != 1 || bodyID(got[0]) != "b1" {
 		t.Errorf("source queue got %d messages; want b1 only", len(got))
 	}
 	if left := receiveAll(t, c, dlq); len(left) != 2 {
@@ -114,7 +125,9 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 	}
 }
 
-func TestRedrive_keeps_a_letter_whose_send_sqs_drops_as_a_repeat(t *testing.T) {
+// A letter sent back within five minutes of its original send is not dropped by SQS as a
+// repeat: its deduplication id is fresh.
+func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testing.T) {
 	c := client(t)
 	dlq := createQueue(t, c, true, nil)
 	src := createQueue(t, c, true, map[string]string{"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"1"}`, queueARN(t, c, dlq))})
@@ -146,12 +159,15 @@ func TestRedrive_keeps_a_letter_whose_send_sqs_drops_as_a_repeat(t *testing.T) {
 	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq}); o["evt-crash"] != deadletter.Failed {
 		t.Errorf("redrive without a destination: %v; want failed", o)
 	}
-	// Named: within five minutes of the original send, SQS would drop it; the letter stays.
-	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, To: src}); o["evt-crash"] != deadletter.Deduped {
-		t.Errorf("redrive within the dedup window: %v; want deduped", o)
+	// Named: within five minutes of the original send, under a fresh deduplication id.
+	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, To: src}); o["evt-crash"] != deadletter.Moved {
+		t.Errorf("redrive within the dedup window: %v; want moved", o)
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 1 {
-		t.Errorf("dead-letter queue holds %d letters; want the one SQS would have dropped", len(left))
+	if got := receiveAll(t, c, src); len(got) != 1 || bodyID(got[0]) != "evt-crash" {
+		t.Errorf("source queue got %d messages; want evt-crash back", len(got))
+	}
+	if left := receiveAll(t, c, dlq); len(left) != 0 {
+		t.Errorf("dead-letter queue holds %d letters; want none", len(left))
 	}
 }
 

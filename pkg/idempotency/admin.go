@@ -14,6 +14,8 @@ import (
 type AdminAPI interface {
 	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
 // Attempts is the engine's count of an event's failed attempts for one consumer (see
@@ -24,18 +26,6 @@ type Attempts struct {
 	LastError    string `dynamodbav:"lastError"`
 	LastFailedAt string `dynamodbav:"lastFailedAt"`
 	ExpiresAt    int64  `dynamodbav:"expiresAt"`
-}
-
-// Hold is a group held under HoldGroup behind a dead-lettered message: the item that holds
-// it, one per consumer and group, in the idempotency table.
-type Hold struct {
-	Key            string `dynamodbav:"pk"`
-	Consumer       string `dynamodbav:"consumer"`
-	Group          string `dynamodbav:"group"`
-	BlockerEventID string `dynamodbav:"blockerEventId"`
-	BlockerMessage string `dynamodbav:"blockerMessageId"`
-	BlockerReason  string `dynamodbav:"blockerReason"`
-	HeldAt         string `dynamodbav:"heldAt"`
 }
 
 // Admin reads and clears what the engine keeps in an idempotency table, for an operator: a
@@ -63,10 +53,16 @@ func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Atte
 	return at, ok, err
 }
 
-// Hold returns the hold of consumer's group; ok is false when the group is not held.
+// Hold returns the hold of consumer's group; ok is false when the group is not held (h may
+// still carry the operators' skips of a hold whose list has emptied).
 func (a *Admin) Hold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
-	ok, err = a.get(ctx, holdKey(consumer, group), &h)
-	return h, ok, err
+	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
+		Key: Record{Key: holdKey(consumer, group)}.key(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return h, false, fmt.Errorf("get %s: %w", holdKey(consumer, group), err)
+	}
+	h, err = decodeHold(out.Item, consumer, group)
+	return h, err == nil && h.held(), err
 }
 
 // DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
@@ -81,9 +77,9 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 	return rec, ok, err
 }
 
-// ReleaseHold deletes the hold of consumer's group and returns it (ok false when the group
-// was not held): the group's later messages are then applied as they come, without the one
-// it was held behind.
+// ReleaseHold deletes the hold of consumer's group, whatever it holds, and returns it (ok
+// false when the group was not held): the group's later messages are then applied as they
+// come, without the ones it held. An operator's tool uses ReleaseHoldIf.
 func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
 	ok, err = a.delete(ctx, holdKey(consumer, group), &h)
 	return h, ok, err

@@ -63,11 +63,7 @@ func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effec
 				"%d writes; under HoldGroup one transaction takes at most %d besides the idempotency record and the group's hold",
 				len(items)-1, MaxEffectWrites-1)}
 		}
-		release, err := c.releaseWrite(rec.Group, rec.EventID)
-		if err != nil {
-			return prepared{}, err
-		}
-		p.heldIndex, items = len(items), append(items, release)
+		p.heldIndex, items = len(items), append(items, c.releaseWrite(rec.Group))
 	}
 	p.items = items
 	return p, nil
@@ -110,8 +106,7 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 		res, err = c.releasedAfter(ctx, p.rec)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
 		return res, true, err
 	case held:
-		res.Outcome = Failed
-		return res, true, heldError(p.rec.Group, v.old)
+		return c.throughHold(ctx, p, v.old)
 	case effectFailed:
 		if p.effect.provesDuplicate(v.failed) {
 			res, err = c.releasedAfter(ctx, p.rec)(duplicateByEffect(res), nil)
@@ -135,10 +130,7 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
 	rec.Outcome, rec.Reason = string(Rejected), reason
 	if len(also) > 0 || c.HoldsGroups() && rec.Group != "" { // the hold's release joins the rejection
-		return c.rejectWith(ctx, res, rec, cond, also)
-	}
-	if len(also) > 0 {
-		return c.rejectWith(ctx, res, rec, cond, also)
+		return c.rejectWith(ctx, res, rec, cond, also, nil)
 	}
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {

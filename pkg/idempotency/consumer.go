@@ -61,7 +61,8 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery)
 	effect, err := c.handler.Decide(ctx, ev)
 	if err != nil {
 		if errors.Is(err, cloudevent.ErrMalformed) {
-			return fail(Malformed, err)
+			res, err = c.answerDiscarded(ctx, res, err)
+			return prepared{}, res, true, err
 		}
 		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}

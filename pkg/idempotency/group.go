@@ -7,9 +7,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -22,10 +19,11 @@ const (
 	// applied, if ever, out of order when it is redriven. The default. Right for events
 	// whose effects commute (a note's tags).
 	GoOn GroupPolicy = iota
-	// HoldGroup applies nothing more of the group until the dead-lettered message is applied
-	// again: every later message of the group fails permanently with a HeldError naming the
-	// message it is held behind, and is dead-lettered after it, in order, so that a redrive
-	// of the dead-letter queue replays the group in order. Right for events whose order
+	// HoldGroup keeps the group's order through a dead letter: the dead-lettered message
+	// holds its group, every later message of the group fails permanently with a HeldError
+	// naming the head of the hold and is dead-lettered after it, in order, and the messages
+	// of the hold's list are applied only in their order (a redrive of the dead-letter
+	// queue), or discarded or skipped by an operator (Admin). Right for events whose order
 	// matters (a balance's movements).
 	HoldGroup
 )
@@ -54,8 +52,6 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 // Permanent reports that retrying cannot help until the group is released.
 func (e *HeldError) Permanent() bool { return true }
 
-const attrBlocker = "blockerEventId"
-
 // holdKey is the key of a group's hold item. It starts with the key separator, which no
 // consumer name contains, so it never collides with a record's key.
 func holdKey(consumer, group string) string {
@@ -67,72 +63,88 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 
 // HoldGroup holds group behind the message (event eventID, possibly empty, SQS message
 // messageID) about to be dead-lettered for reason, when the policy is HoldGroup; it does
-// nothing under GoOn, for an empty group, or when the group is held already (the first
-// blocker stays). The group is released when the blocking event is applied (after a redrive),
-// or when a person deletes the hold item.
+// nothing under GoOn or for an empty group. When the group is held already the message joins
+// the end of its held list (once), so that it is applied after every message held before it.
+// The hold goes once every message of its list has been applied, rejected, discarded or
+// skipped (see Admin), in the list's order. An event an operator discarded (Admin.Discard)
+// holds nothing: it was decided, and is not to be applied.
 func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		return nil
 	}
-	item, err := attributevalue.MarshalMap(Hold{Key: holdKey(c.cfg.Name, group), Consumer: c.cfg.Name, Group: group,
-		BlockerEventID: eventID, BlockerMessage: messageID, BlockerReason: truncate(reason.Error(), 1024),
-		HeldAt: rfc3339(c.cfg.Now())})
-	if err != nil {
-		return fmt.Errorf("encode hold of group %s: %w", group, err)
+	if eventID != "" {
+		if _, ok, err := c.discarded(ctx, eventID); err != nil || ok {
+			return err
+		}
 	}
-	callCtx, cancel := c.cfg.Retry.bound(ctx)
-	defer cancel()
-	_, err = c.db.PutItem(callCtx, &dynamodb.PutItemInput{TableName: aws.String(c.cfg.Table), Item: item,
-		ConditionExpression: aws.String("attribute_not_exists(pk)")})
-	var ccf *types.ConditionalCheckFailedException
-	if err != nil && !errors.As(err, &ccf) {
+	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
+	// First as if the group were not held (a Put if absent): a hold there already is read then.
+	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool { return h.add(e) })
+	if err != nil {
 		return fmt.Errorf("hold group %s: %w", group, err)
 	}
 	return nil
 }
 
-// releaseWrite is the write a commit of event eventID of group adds under HoldGroup: it
-// deletes the group's hold when this event is its blocker, and fails (held) when another
-// event is; with no hold it writes nothing. One more item in the transaction, no round trip.
-func (c *core) releaseWrite(group, eventID string) (types.TransactWriteItem, error) {
-	cond := expression.Name(attrKey).AttributeNotExists().Or(expression.Name(attrBlocker).Equal(expression.Value(eventID)))
-	expr, err := expression.NewBuilder().WithCondition(cond).Build()
-	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
-	}
-	return types.TransactWriteItem{Delete: &types.Delete{
+// releaseWrite is the write a commit of an event of group adds under HoldGroup: a check that
+// the group is not held (no hold, or one that only keeps an operator's skips). One more item
+// in the transaction, no round trip; a commit it cancels is decided by passHold.
+func (c *core) releaseWrite(group string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                           aws.String(c.cfg.Table),
 		Key:                                 Record{Key: holdKey(c.cfg.Name, group)}.key(),
-		ConditionExpression:                 expr.Condition(),
-		ExpressionAttributeNames:            expr.Names(),
-		ExpressionAttributeValues:           expr.Values(),
+		ConditionExpression:                 aws.String("attribute_not_exists(pk) OR size(held) = :none"),
+		ExpressionAttributeValues:           map[string]types.AttributeValue{":none": &types.AttributeValueMemberN{Value: "0"}},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}}, nil
+	}}
 }
 
-// releasedAfter returns what releases rec's group when rec's event is its blocker and turned
-// out a duplicate (a last attempt that committed though its answer was lost): the commit that
-// would have released it was cancelled. It costs a conditional delete, under HoldGroup only,
-// and only for a duplicate found by DynamoDB. A failed release fails the message, so that a
-// delivery again retries it.
+// passHold decides the commit of rec's event that its group's hold (old, the item as the
+// cancellation returned it, or nil) refused. The head of the held list gets the write to
+// commit in its place: the hold without it (deleted when nothing is left), conditional on
+// the hold's version. Any other event joins the end of the list and gets a HeldError. A hold
+// gone meanwhile gives back the plain check.
+func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
+	var head bool
+	h, err := c.changeHold(ctx, rec.Group, old, old != nil, func(h *Hold) bool {
+		if head = h.held() && h.Held[0].EventID == rec.EventID; head || !h.held() {
+			return false
+		}
+		return h.add(Held{EventID: rec.EventID, MessageID: rec.MessageID, HeldAt: rfc3339(c.cfg.Now())})
+	})
+	switch {
+	case err != nil:
+		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
+	case head:
+		return c.popWrite(h, rec.EventID)
+	case !h.held():
+		return c.releaseWrite(rec.Group), nil
+	}
+	return types.TransactWriteItem{}, heldError(h)
+}
+
+// popWrite is the write that removes event eventID, the head of h's list, from the hold.
+func (c *core) popWrite(h Hold, eventID string) (types.TransactWriteItem, error) {
+	next := h
+	next.Held = append([]Held(nil), h.Held...)
+	next.pop(nil)
+	return holdWrite(c.cfg.Table, h, next, headCondition(h, eventID))
+}
+
+// releasedAfter returns what takes rec's event off its group's hold when the event turned out
+// a duplicate (a last attempt that committed though its answer was lost, a discarded event)
+// while it heads the held list: the commit that would have done so was cancelled. Under
+// HoldGroup only, for a duplicate found by DynamoDB only, it costs a read of the hold, and a
+// write when the event heads it. A failed release fails the message, so that a delivery again
+// retries it.
 func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error) (Result, error) {
 	return func(res Result, err error) (Result, error) {
 		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" {
 			return res, err
 		}
-		expr, err := expression.NewBuilder().WithCondition(
-			expression.Name(attrBlocker).Equal(expression.Value(rec.EventID))).Build()
-		if err != nil {
-			res.Outcome = Failed
-			return res, fmt.Errorf("build hold release: %w", err)
-		}
-		callCtx, cancel := c.cfg.Retry.bound(ctx)
-		defer cancel()
-		_, err = c.db.DeleteItem(callCtx, &dynamodb.DeleteItemInput{TableName: aws.String(c.cfg.Table),
-			Key: Record{Key: holdKey(c.cfg.Name, rec.Group)}.key(), ConditionExpression: expr.Condition(),
-			ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
-		var ccf *types.ConditionalCheckFailedException
-		if err != nil && !errors.As(err, &ccf) {
+		if _, err := c.changeHold(ctx, rec.Group, nil, false, func(h *Hold) bool {
+			return h.held() && h.Held[0].EventID == rec.EventID && h.pop(nil)
+		}); err != nil {
 			res.Outcome = Failed
 			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)
 		}
@@ -140,11 +152,9 @@ func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error
 	}
 }
 
-// heldError builds the error for a commit refused by its group's hold.
-func heldError(group string, old map[string]types.AttributeValue) *HeldError {
-	var h Hold
-	_ = attributevalue.UnmarshalMap(old, &h)
-	return &HeldError{Group: group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
+// heldError builds the error for a commit refused by its group's hold h.
+func heldError(h Hold) *HeldError {
+	return &HeldError{Group: h.Group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
 }
 
 // truncate cuts s to at most n bytes at a character boundary.

@@ -77,8 +77,9 @@ func (e Effect) checkRejections(eventType string, record itemRef) error {
 	return nil
 }
 
-// rejectWith commits the rejection record rec together with the writes also.
-func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond expression.Expression, also Effect) (Result, bool, error) {
+// rejectWith commits the rejection record rec together with the writes also and, under
+// HoldGroup, hold (nil: the check that the group is not held).
+func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond expression.Expression, also Effect, hold *types.TransactWriteItem) (Result, bool, error) {
 	record, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		res.Outcome = Failed
@@ -96,10 +97,9 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}})
 	heldIndex := -1
 	if c.HoldsGroups() && rec.Group != "" {
-		release, err := c.releaseWrite(rec.Group, rec.EventID)
-		if err != nil {
-			res.Outcome = Failed
-			return res, true, err
+		release := c.releaseWrite(rec.Group)
+		if hold != nil {
+			release = *hold
 		}
 		heldIndex, items = len(items), append(items, release)
 	}
@@ -117,8 +117,12 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 		res, err = c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
 		return res, true, err
 	case held:
-		res.Outcome = Failed
-		return res, true, heldError(rec.Group, v.old)
+		w, err := c.passHold(ctx, rec, v.old)
+		if err != nil {
+			res.Outcome = Failed
+			return res, true, err
+		}
+		return c.rejectWith(ctx, res, rec, cond, also, &w)
 	case effectFailed:
 		if also.provesDuplicate(v.failed) {
 			res, err = c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)

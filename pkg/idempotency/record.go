@@ -11,6 +11,9 @@ const (
 	Conflict  Outcome = "conflict"  // a record exists for this event id with another payload
 	Malformed Outcome = "malformed" // the message can never be processed as sent
 	Failed    Outcome = "failed"    // transient failure, or an effect DynamoDB can never commit
+	// Discarded is stored by an operator (Admin.Discard): the event is not to be applied; a
+	// redelivery of it is a Duplicate whose Stored outcome says so.
+	Discarded Outcome = "discarded"
 )
 
 // Outcome is how processing one message ended.
@@ -33,7 +36,11 @@ type Record struct {
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
 	Group          string `dynamodbav:"messageGroup,omitempty"` // Delivery.Group
 	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
-	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when Config.StorePayload
+	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when Config.StorePayload (and for Discarded)
+
+	// Discarded only: who decided, and the letter's message attributes (a JSON object).
+	Operator   string `dynamodbav:"operator,omitempty"`
+	Attributes string `dynamodbav:"attributes,omitempty"`
 
 	// Lease mode only (LeasedConsumer); empty on records of the transactional mode.
 	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted

@@ -74,12 +74,17 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	if _, out := c.run(t, "", "hold", "get", "--consumer", "ledger", acct+"-x"); !strings.Contains(out, "HELD") || !strings.Contains(out, "cli-bad-1") {
 		t.Error("hold get: want the group held behind cli-bad-1 (the ledger's HoldGroup)")
 	}
-	// Sent under five minutes ago with this event id: SQS would drop the redrive; it stays.
-	if _, out := c.run(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue"); !strings.Contains(out, "deduplicated 1") {
-		t.Error("dlq redrive within the dedup window: want it deduplicated and kept")
+	// The runbook for a malformed message: discard it (recorded, the group released).
+	if code, out := c.run(t, "", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "producer bug",
+		"--yes", "cli-bad-1"); code != 0 || !strings.Contains(out, "as discarded") {
+		t.Errorf("dlq discard: %d; want the letter's event recorded as discarded", code)
 	}
-	if _, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); !strings.Contains(out, "event cli-bad-1") {
-		t.Error("the letter left the dead-letter queue though its redrive was dropped")
+	if _, out := c.run(t, "", "record", "get", "--consumer", "ledger", "cli-bad-1"); !strings.Contains(out, `"outcome": "discarded"`) ||
+		!strings.Contains(out, acct+"-x: not held") {
+		t.Error("record get after discard: want the discarded record and its group not held")
+	}
+	if _, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); strings.Contains(out, "event cli-bad-1") {
+		t.Error("the discarded letter is still in the dead-letter queue")
 	}
 }
 

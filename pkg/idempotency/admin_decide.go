@@ -1,0 +1,107 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// An operator's decisions, each written conditionally on the item as the operator was shown
+// it: when it changed meanwhile, the write is refused with an error matching ErrChanged.
+
+// ReleaseHoldIf deletes the hold of shown's group if it is still shown (same version, same
+// blocker), so that a hold replaced meanwhile (its blocker applied, another message held) is
+// never deleted unseen. The group's held messages are then applied as they come.
+func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
+	shown.exists = true
+	expr, err := expression.NewBuilder().WithCondition(headCondition(shown, shown.BlockerEventID)).Build()
+	if err != nil {
+		return fmt.Errorf("build hold condition: %w", err)
+	}
+	_, err = a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: Record{Key: shown.Key}.key(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	return changed(err, "hold of group "+shown.Group)
+}
+
+// SkipBlocker lets shown's group go on past its blocker (the head of its held list) if the
+// hold is still shown: the blocker is recorded in Skipped with who decided and why, and the
+// next held message becomes the head, so the held tail keeps its order. The blocker's letter
+// stays where it is; redriven later, it is applied out of order. It returns the hold as
+// written.
+func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Hold, error) {
+	shown.exists = true
+	if !shown.held() {
+		return shown, fmt.Errorf("group %s: nothing held to skip", shown.Group)
+	}
+	next := shown
+	next.Held = append([]Held(nil), shown.Held...)
+	now := time.Now()
+	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
+	if !next.held() {
+		next.ExpiresAt = now.Add(DefaultRetention).Unix()
+	}
+	w, err := holdWrite(a.table, shown, next, headCondition(shown, shown.BlockerEventID))
+	if err != nil {
+		return shown, err
+	}
+	_, err = a.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}})
+	if err = changed(err, "hold of group "+shown.Group); err != nil {
+		return shown, err
+	}
+	next.Version++
+	return next, nil
+}
+
+// DeleteRecordIf deletes shown, consumer's record of an event, and its attempt count, if the
+// record is still shown: same outcome and processing time, and in lease mode the same status,
+// owner and lease. A lease completed meanwhile is therefore never deleted (its side effect
+// would run again).
+func (a *Admin) DeleteRecordIf(ctx context.Context, shown Record) error {
+	cond := expression.AttributeExists(expression.Name(attrKey))
+	for name, v := range map[string]string{"outcome": shown.Outcome, "processedAt": shown.ProcessedAt, "status": shown.Status, "owner": shown.Owner} {
+		cond = cond.And(sameString(name, v))
+	}
+	if shown.LeaseExpiresAt == 0 {
+		cond = cond.And(expression.AttributeNotExists(expression.Name("leaseExpiresAt")))
+	} else {
+		cond = cond.And(expression.Name("leaseExpiresAt").Equal(expression.Value(shown.LeaseExpiresAt)))
+	}
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return fmt.Errorf("build record condition: %w", err)
+	}
+	_, err = a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: Record{Key: shown.Key}.key(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
+	if err := changed(err, "record "+shown.Key); err != nil {
+		return err
+	}
+	attempts := attemptsKey(shown.Consumer, shown.EventID)
+	_, err = a.delete(ctx, attempts, &Attempts{})
+	return err
+}
+
+func sameString(name, v string) expression.ConditionBuilder {
+	if v == "" {
+		return expression.AttributeNotExists(expression.Name(name))
+	}
+	return expression.Name(name).Equal(expression.Value(v))
+}
+
+// changed turns a failed condition into an error matching ErrChanged.
+func changed(err error, what string) error {
+	var ccf *types.ConditionalCheckFailedException
+	var tce *types.TransactionCanceledException
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ccf), errors.As(err, &tce):
+		return fmt.Errorf("%s: %w", what, ErrChanged)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}

@@ -1,0 +1,149 @@
+package idempotency
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+)
+
+// Discard is what an operator discards: a dead letter's event, for one consumer.
+type Discard struct {
+	Consumer  string
+	EventID   string // "" when the letter has no usable event id: only the hold changes
+	MessageID string // the letter's message id on its source queue (SQS keeps it), for the hold
+	Group     string // its group, whose hold it leaves
+	Body      string // kept in the record, cut to MaxDiscardedBody bytes
+	// Attributes are the letter's message attributes (and its trace header), kept in the
+	// record as a JSON object.
+	Attributes map[string]string
+	By, Why    string        // who decides, and why
+	Retention  time.Duration // how long the record answers a redelivery; default DefaultRetention
+}
+
+// MaxDiscardedBody bounds the copy of a discarded letter's body kept in its record.
+const MaxDiscardedBody = 64 << 10
+
+// Discard records that d's event is not to be applied by d's consumer (the outcome Discarded,
+// with who, why, when, the body and attributes), so that a redelivery of it is answered as a
+// duplicate and never applied, and in the same transaction takes it off its group's held
+// list, wherever it is, so that the messages held behind it go on in order. It is refused
+// (ErrChanged) when the consumer has a live record of the event: it was applied or decided
+// meanwhile. A letter whose event id has a record of another payload (a conflict) keeps that
+// record, which answers a redelivery of the letter as a conflict again: only the hold
+// changes. It returns the record that answers a redelivery (zero without an event id).
+// Deleting the letter from the dead-letter queue is the caller's next step.
+func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
+	now := time.Now()
+	rec, err := discardRecord(d, now)
+	if err != nil {
+		return rec, err
+	}
+	write := d.EventID != ""
+	if write {
+		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
+		switch {
+		case err != nil:
+			return rec, err
+		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
+			rec, write = old, false // a conflict: the applied event's record stays
+		case ok && old.ExpiresAt >= now.Unix():
+			return old, fmt.Errorf("event %s has a record of consumer %s (%s): it was applied or decided already, nothing to discard: %w",
+				d.EventID, d.Consumer, old.Outcome, ErrChanged)
+		}
+	}
+	for attempt := 1; ; attempt++ {
+		var items []types.TransactWriteItem
+		if write {
+			put, err := recordPut(a.table, rec, now)
+			if err != nil {
+				return rec, err
+			}
+			items = append(items, put)
+		}
+		if d.Group != "" {
+			w, err := a.leaveHold(ctx, d)
+			if err != nil {
+				return rec, err
+			}
+			if w.Put != nil || w.Delete != nil {
+				items = append(items, w)
+			}
+		}
+		if len(items) == 0 {
+			return rec, nil
+		}
+		_, err = a.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+		var tce *types.TransactionCanceledException
+		switch {
+		case err == nil:
+			return rec, nil
+		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
+			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
+			return rec, fmt.Errorf("event %s has a record of consumer %s (applied or decided meanwhile): %w", d.EventID, d.Consumer, ErrChanged)
+		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again
+			continue
+		}
+		return rec, fmt.Errorf("discard %s: %w", rec.Key, err)
+	}
+}
+
+// leaveHold is the write that takes d's message off its group's held list, conditional on the
+// hold as read; zero when the message is not held.
+func (a *Admin) leaveHold(ctx context.Context, d Discard) (types.TransactWriteItem, error) {
+	h, ok, err := a.Hold(ctx, d.Consumer, d.Group)
+	if err != nil || !ok {
+		return types.TransactWriteItem{}, err
+	}
+	next := h
+	next.Held = append([]Held(nil), h.Held...)
+	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID}, nil) {
+		return types.TransactWriteItem{}, nil
+	}
+	return holdWrite(a.table, h, next, versionCondition(h))
+}
+
+func discardRecord(d Discard, now time.Time) (Record, error) {
+	if d.Consumer == "" || (d.EventID == "" && d.MessageID == "") {
+		return Record{}, errors.New("discard: a consumer and an event or message id are required")
+	}
+	if d.Retention <= 0 {
+		d.Retention = DefaultRetention
+	}
+	attrs, err := json.Marshal(d.Attributes)
+	if err != nil {
+		return Record{}, fmt.Errorf("encode attributes: %w", err)
+	}
+	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: rfc3339(now),
+		Outcome: string(Discarded), Reason: truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
+		ExpiresAt: now.Add(d.Retention).Unix(), Payload: truncate(d.Body, MaxDiscardedBody)}
+	if len(d.Attributes) > 0 {
+		rec.Attributes = string(attrs)
+	}
+	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
+		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, rfc3339(ev.Time), ev.PayloadHash()
+	}
+	return rec, nil
+}
+
+// recordPut is the Put of rec conditional on no live record.
+func recordPut(table string, rec Record, now time.Time) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(rec)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
+	}
+	cond, err := absentCondition(now)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("build record condition: %w", err)
+	}
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: cond.Condition(),
+		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}, nil
+}

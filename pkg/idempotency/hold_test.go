@@ -1,0 +1,166 @@
+package idempotency_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+func holding(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup; c.CacheSize = -1 }
+
+// A hold item written before holds kept a list (only its blocker) still holds its group, and
+// is released by its blocker: the messages held behind it meanwhile follow in order.
+func TestConsumer_a_hold_written_before_holds_kept_a_list_holds_and_releases_in_order(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "legacy-" + counter
+	c := f.consumerFor(t, name, f.router(), holding)
+	old, err := attributevalue.MarshalMap(map[string]string{"pk": "#hold#" + name + "#group-1", "consumer": name, "group": "group-1",
+		"blockerEventId": counter + "-a", "blockerMessageId": "m1", "blockerReason": "failed 5 times", "heldAt": "2026-11-30T10:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: old}); err != nil {
+		t.Fatal(err)
+	}
+	b := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
+	if _, err := process(ctx, c, b); !errors.Is(err, idempotency.ErrHeld) {
+		t.Fatalf("b behind the old hold: %v; want held", err)
+	}
+	for _, m := range []struct {
+		id string
+		by int
+	}{{"-a", 1}, {"-b", 2}, {"-c", 4}} {
+		res, err := process(ctx, c, message(t, "r"+m.id, counter+m.id, "test.counted", counted{Counter: counter, By: m.by}))
+		if err != nil || res.Outcome != idempotency.Applied {
+			t.Fatalf("%s after the redrive = %+v, %v; want applied", m.id, res, err)
+		}
+	}
+	if got := f.counter(t, counter); got != 7 {
+		t.Errorf("counter = %d; want 7 (a, b, c once each)", got)
+	}
+}
+
+// Discarding a message in the middle of a held list takes it off there: the head and the
+// message after it are applied in order, and the discarded one, redelivered, is a duplicate.
+func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "discard-" + counter
+	c := f.consumerFor(t, name, f.router(), holding)
+	a := idempotency.NewAdmin(f.db, f.records)
+	if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	send := func(suffix string, by int) (idempotency.Result, error) {
+		return process(ctx, c, message(t, "m"+suffix, counter+suffix, "test.counted", counted{Counter: counter, By: by}))
+	}
+	for _, s := range []string{"-b", "-c"} {
+		if _, err := send(s, 2); !errors.Is(err, idempotency.ErrHeld) {
+			t.Fatalf("%s: %v; want held", s, err)
+		}
+	}
+	letter := message(t, "m-b", counter+"-b", "test.counted", counted{Counter: counter, By: 2}) // its body, as dead-lettered
+	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", MessageID: "m-b", Group: "group-1",
+		Body: letter.Body, By: "ops", Why: "bad"}); err != nil {
+		t.Fatal(err)
+	}
+	h, ok, err := a.Hold(ctx, name, "group-1")
+	if err != nil || !ok || len(h.Held) != 2 || h.Held[0].EventID != counter+"-a" || h.Held[1].EventID != counter+"-c" {
+		t.Fatalf("hold after the discard = %+v, %v, %v; want a then c", h, ok, err)
+	}
+	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrChanged) {
+		t.Errorf("a second discard = %v; want refused (a record exists)", err)
+	}
+	if res, err := send("-a", 1); err != nil || res.Outcome != idempotency.Applied {
+		t.Errorf("a = %+v, %v; want applied", res, err)
+	}
+	if res, err := send("-b", 2); err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
+		t.Errorf("b redelivered = %+v, %v; want a duplicate of the discarded", res, err)
+	}
+	if res, err := send("-c", 2); err != nil || res.Outcome != idempotency.Applied {
+		t.Errorf("c = %+v, %v; want applied", res, err)
+	}
+	if _, ok, _ := a.Hold(ctx, name, "group-1"); ok {
+		t.Error("the group is still held after its list was applied")
+	}
+	if got := f.counter(t, counter); got != 3 {
+		t.Errorf("counter = %d; want 3 (a and c, not b)", got)
+	}
+}
+
+// A commit of a group that is not held costs its one transaction; only the recovery path pays
+// more: a held message or the head of a hold costs one more call (the hold comes back with the
+// cancellation, so it is not read again).
+func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	c := f.consumerFor(t, "cost-"+counter, f.router(), holding)
+	calls := func(what string, want int64, do func() error) {
+		t.Helper()
+		before := f.requests.Total()
+		if err := do(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if got := f.requests.Total() - before; got != want {
+			t.Errorf("%s: %d calls; want %d (%s)", what, got, want, f.requests)
+		}
+	}
+	apply := func(suffix string, want idempotency.Outcome) func() error {
+		return func() error {
+			res, err := process(ctx, c, message(t, "m"+suffix, counter+suffix, "test.counted", counted{Counter: counter, By: 1}))
+			if want == idempotency.Failed && errors.Is(err, idempotency.ErrHeld) {
+				return nil
+			}
+			if err != nil || res.Outcome != want {
+				return errors.Join(err, errors.New("outcome "+string(res.Outcome)+", want "+string(want)))
+			}
+			return nil
+		}
+	}
+	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
+	calls("holding the group", 2, func() error { return c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")) })
+	calls("a live message while held", 2, apply("-b", idempotency.Failed))
+	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
+	calls("the last held message", 2, apply("-b", idempotency.Applied))
+	calls("a commit after the hold", 1, apply("-c", idempotency.Applied))
+}
+
+// A re-send of the blocker under a new message id (the producer sent it again) is the head of
+// the hold: it is applied and takes only itself off; the messages held behind it stay held.
+func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
+	if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	msg := func(id, suffix string) events.SQSMessage {
+		return message(t, id, counter+suffix, "test.counted", counted{Counter: counter, By: 1})
+	}
+	if _, err := process(ctx, c, msg("m-b", "-b")); !errors.Is(err, idempotency.ErrHeld) {
+		t.Fatalf("b: %v; want held", err)
+	}
+	if res, err := process(ctx, c, msg("m-a-resent", "-a")); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("the blocker re-sent = %+v, %v; want applied", res, err)
+	}
+	var held *idempotency.HeldError
+	if _, err := process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
+		t.Errorf("c after the re-sent blocker: %v; want held behind b", err)
+	}
+}
