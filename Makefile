@@ -141,13 +141,15 @@ run: $(LOCALCLOUD)
 
 ## chaos: the run workload at scale with faults injected between every function and DynamoDB/SQS
 ##   (throttling, 500s, TransactionConflict, connection resets before and after the answer,
-##   latency), environments killed during and after invocations, the dead-letter queues redriven;
+##   latency), environments killed during and after invocations, POISON=3 accounts recovered by
+##   the runbook with the CLI while traffic goes on (docs/drill.md), the dead-letter queues redriven;
 ##   the summary with the faults by kind, the invariants (non-zero exit on a FAIL), .local/report.html.
 ##   EVENTS=20000 (EVENTS=100000 works); CHAOS="-kill-during 0.05 ..." passes rate flags
 EVENTS ?= 20000
 .PHONY: chaos
 chaos: $(LOCALCLOUD)
-	$(LOCALCLOUD) chaos -template $(TEMPLATE) -events $(EVENTS)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p)) $(CHAOS)
+	@$(GO) build -o $(ONCEFLOW) ./cmd/onceflow
+	$(LOCALCLOUD) chaos -cli $(ONCEFLOW) -template $(TEMPLATE) -events $(EVENTS)$(if $(POISON), -poison $(POISON))$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p)) $(CHAOS)
 
 ## down: stop the local cloud
 down: $(LOCALCLOUD)

@@ -13,8 +13,9 @@ import (
 
 // The CI-sized chaos run (`make chaos` at a small size, higher fault rates): every fault kind
 // is injected between the functions and the emulators, environments are killed during and
-// after invocations, the dead-letter queues are redriven, and every invariant of make run
-// still holds.
+// after invocations, two accounts are poisoned mid-run with a producer's bad message and
+// recovered with the operator's CLI by the runbook while the traffic goes on (the drill), the
+// dead-letter queues are redriven, and every invariant of make run still holds.
 func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
@@ -24,7 +25,7 @@ func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.
 	})
 
 	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 100, Movements: 400, Accounts: 20,
-		Receiver: cloud.Receiver, Redrive: true, DrainTimeout: 3 * time.Minute})
+		Receiver: cloud.Receiver, Redrive: true, DrainTimeout: 3 * time.Minute, Poison: 2, CLI: workloadtest.CLI(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +34,9 @@ func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.
 	t.Log(out.String())
 	if !rep.OK() {
 		t.Error("an invariant failed under chaos (see the summary above)")
+	}
+	if d := rep.Drill; len(d.Poisoned) != 2 || d.Discarded != 2 || d.Skipped != 1 || d.Redriven == 0 {
+		t.Errorf("drill = %+v; want 2 accounts poisoned (a malformed message skipped first, a conflict), 2 letters discarded, 1 skipped, some redriven", d)
 	}
 	if below := rep.FaultsBelow(5); len(below) > 0 {
 		t.Errorf("fault kinds injected fewer than 5 times: %v", below)

@@ -83,6 +83,16 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 		rep.Consumers = append(rep.Consumers, cr)
 	}
 	rep.Faults, rep.Redriven = st.Faults, r.redrive.reasons
+	d := r.drilled
+	rep.Drill = Drill{HeldBehind: d.heldBehind, Discarded: len(d.discarded), Skipped: d.skipped, Redriven: d.redriven,
+		Redrives: d.rounds, Commands: d.commands}
+	for _, p := range d.poisons {
+		how := p.kind
+		if p.skip {
+			how += ", skipped first"
+		}
+		rep.Drill.Poisoned = append(rep.Drill.Poisoned, fmt.Sprintf("%s (%s)", p.account, how))
+	}
 	rep.Crash = "none injected"
 	if cr := r.cfg.Crash; cr != nil {
 		rep.Crash = fmt.Sprintf("%s: not triggered (fewer than %d invocations)", cr.Function, cr.After)

@@ -37,6 +37,11 @@ type Config struct {
 	// Redrive, when set, waits after the requests until the consumer queues are empty, then
 	// moves every message of each dead-letter queue back to its source queue, before draining.
 	Redrive bool
+	// Poison is the number of accounts the recovery drill poisons mid-run with a producer's bad
+	// message (malformed, conflict, ...), then recovers with the operator's CLI at CLI (the
+	// onceflow binary) following docs/runbook.md while the traffic goes on; 0: no drill.
+	Poison int
+	CLI    string
 }
 
 func (c Config) withDefaults() (Config, error) {
@@ -78,6 +83,12 @@ func (c Config) Validate() error {
 		if v < 0 {
 			errs = append(errs, fmt.Errorf("%s: %d is negative", name, v))
 		}
+	}
+	if c.Poison < 0 || c.Poison > c.Accounts {
+		errs = append(errs, fmt.Errorf("poison: %d, want 0 to the %d accounts", c.Poison, c.Accounts))
+	}
+	if c.Poison > 0 && c.CLI == "" {
+		errs = append(errs, fmt.Errorf("poison: %d accounts, but no CLI (the onceflow binary) to recover them with", c.Poison))
 	}
 	if c.Movements > 0 && c.Accounts < 1 {
 		errs = append(errs, fmt.Errorf("accounts: %d, want at least 1 for %d movements", c.Accounts, c.Movements))

@@ -168,5 +168,10 @@ func (r *Report) faultChart() chart {
 		}
 		labels, values = append(labels, "dead letters redriven"), append(values, float64(moved))
 	}
+	if d := r.Drill; len(d.Poisoned) > 0 { // the recovery drill, with the operator's CLI
+		labels = append(labels, "drill: accounts poisoned", "drill: movements held behind", "drill: letters discarded",
+			"drill: blockers skipped", "drill: letters redriven")
+		values = append(values, float64(len(d.Poisoned)), float64(d.HeldBehind), float64(d.Discarded), float64(d.Skipped), float64(d.Redriven))
+	}
 	return bars("Faults injected and redeliveries", labels, values)
 }

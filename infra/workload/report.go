@@ -44,7 +44,19 @@ type Report struct {
 	Faults     map[string]int
 	Redriven   map[string]int
 	Webhook    string // what the webhook receiver saw, "" without a notifier
+	Drill      Drill  // the recovery drill, zero without one (Config.Poison)
 	Invariants []Invariant
+}
+
+// Drill counts what the recovery drill did with the operator's CLI.
+type Drill struct {
+	Poisoned   []string // accounts poisoned with a producer's bad message, each "account (kind)"
+	HeldBehind int      // live movements held behind the bad messages when the drill found them
+	Discarded  int      // letters discarded (dlq discard)
+	Skipped    int      // blockers skipped (hold skip)
+	Redriven   int      // letters moved by its redrives (dlq redrive)
+	Redrives   int      // redrives it ran until nothing was held
+	Commands   int      // CLI commands it ran
 }
 
 // ConsumerReport counts the work of one consumer.
@@ -86,6 +98,21 @@ func (r *Report) OK() bool {
 		}
 	}
 	return len(r.Invariants) > 0
+}
+
+// printDrill writes what the recovery drill did, when there was one.
+func (r *Report) printDrill(w io.Writer) {
+	d := r.Drill
+	if len(d.Poisoned) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "recovery drill: %d accounts poisoned mid-run (%s), %d live movements held behind them\n",
+		len(d.Poisoned), strings.Join(d.Poisoned, ", "), d.HeldBehind)
+	fmt.Fprintf(w, "  with the CLI: %d letters discarded, %d skipped, %d redriven in %d redrives (%d commands)\n",
+		d.Discarded, d.Skipped, d.Redriven, d.Redrives, d.Commands)
+	if d.Redrives > 1 {
+		fmt.Fprintln(w, "  (a redrive again: live movements of a held account dead-lettered while one ran come after it, and letters behind their group's head are out of its view)")
+	}
 }
 
 // Print writes the summary table and the invariants.
@@ -155,6 +182,7 @@ func (r *Report) Print(w io.Writer) {
 	tw.Flush()
 	fmt.Fprintf(w, "\ncrash: %s\n", r.Crash)
 	r.printChaos(w)
+	r.printDrill(w)
 	if r.Webhook != "" {
 		fmt.Fprintf(w, "webhook: %s\n", r.Webhook)
 	}

@@ -27,6 +27,7 @@ type run struct {
 	offsets map[string]map[string]int64 // function → log file → size at start
 	phase   string
 	redrive redriveStats
+	drilled drillStats
 
 	ownersMu sync.Mutex
 	owners   map[string]*http.Client // account → its owner's client (ownerClient)
@@ -56,7 +57,16 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 
 	r.phase = "requests"
 	stop := r.progress(ctx)
+	traffic, drilled := make(chan struct{}), make(chan drillStats, 1)
+	if cfg.Poison > 0 {
+		go func() { drilled <- r.drill(ctx, traffic) }()
+	}
 	drive(ctx, r.apiClient(), ep.APIURL, cfg, r.reqs, &r.tr)
+	close(traffic)
+	if cfg.Poison > 0 {
+		r.phase = "drill"
+		r.drilled = <-drilled
+	}
 	malformed, err := injectMalformed(ctx, r.sqs, t, cfg.Malformed)
 	if err != nil {
 		stop()

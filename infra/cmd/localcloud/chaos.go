@@ -18,6 +18,8 @@ func chaosCmd(args []string) error { return runWith("chaos", args) }
 // chaosFlags are the flags chaos adds to run's.
 type chaosFlags struct {
 	events int
+	poison int
+	cli    string
 	chaos  localcloud.Chaos
 }
 
@@ -26,6 +28,8 @@ type chaosFlags struct {
 func newChaosFlags(fs *flag.FlagSet) *chaosFlags {
 	c := &chaosFlags{}
 	fs.IntVar(&c.events, "events", 20000, "events (API requests accepted): a fifth notes, the rest credits/debits")
+	fs.IntVar(&c.poison, "poison", 3, "accounts poisoned mid-run with a producer's bad message, then recovered by the runbook with the CLI (0: no drill)")
+	fs.StringVar(&c.cli, "cli", ".local/bin/onceflow", "the operator's CLI the drill runs (make chaos builds it, as make ops does)")
 	fs.Float64Var(&c.chaos.Throttle, "throttle", 0.005, "share of function→DynamoDB/SQS requests throttled")
 	fs.Float64Var(&c.chaos.ServerError, "server-error", 0.005, "share answered 500 InternalServerError")
 	fs.Float64Var(&c.chaos.Conflict, "conflict", 0.01, "share of TransactWriteItems cancelled with TransactionConflict")
@@ -40,7 +44,7 @@ func newChaosFlags(fs *flag.FlagSet) *chaosFlags {
 }
 
 // apply sizes wl from -events unless -notes, -movements or -accounts were given, turns the
-// redrive on, and returns the crash function of run (none: chaos kills at random instead).
+// redrive and the recovery drill on, and returns the crash function of run (none: chaos kills at random instead).
 func (c *chaosFlags) apply(wl *workload.Config, fs *flag.FlagSet) string {
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -52,6 +56,7 @@ func (c *chaosFlags) apply(wl *workload.Config, fs *flag.FlagSet) string {
 		wl.Accounts = max(50, c.events/100)
 	}
 	wl.Redrive = true
+	wl.Poison, wl.CLI = c.poison, c.cli
 	wl.DrainTimeout = 10 * time.Minute
 	fmt.Fprintf(os.Stdout, "chaos: %+v\n", c.chaos)
 	return ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -88,4 +89,16 @@ func stateDir(t testing.TB, prefix string) string {
 		t.Fatal(err)
 	}
 	return state
+}
+
+// CLI builds the operator's CLI (cmd/onceflow) for the test, as `make ops` builds it, and
+// returns the binary's path.
+func CLI(t testing.TB) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	out, err := exec.Command("go", "build", "-o", bin, "github.com/onceflow/onceflow/cmd/onceflow").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build the operator's CLI: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -1,0 +1,262 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// drillStats is what the recovery drill did: the runbook followed with the operator's CLI on
+// the accounts it poisoned, while the workload's traffic went on.
+type drillStats struct {
+	poisons    []poison
+	discarded  []string // event ids of the letters discarded, in order
+	skipped    int      // blockers skipped (hold skip)
+	heldBehind int      // live movements held behind the poisons when the drill found them
+	redriven   int      // letters its redrives moved
+	rounds     int      // redrives it ran
+	commands   int      // CLI commands it ran
+	err        error    // why it could not finish
+}
+
+// drill poisons cfg.Poison accounts once a quarter of the requests are answered, then follows
+// docs/runbook.md with the operator's CLI (cfg.CLI, on the local cloud): it finds the letters
+// (dlq list), lets a group go on past its blocker where the runbook allows it (hold skip),
+// discards each bad letter (dlq discard) and redrives the queue (dlq redrive) until none of the
+// poisoned accounts is held and their letters are gone. traffic is closed when the requests end.
+func (r *run) drill(ctx context.Context, traffic <-chan struct{}) drillStats {
+	var st drillStats
+	st.err = r.runDrill(ctx, traffic, &st)
+	return st
+}
+
+func (r *run) runDrill(ctx context.Context, traffic <-chan struct{}, st *drillStats) error {
+	led := r.t.consumersOf(ledger.Credited)
+	if len(led) != 1 {
+		return fmt.Errorf("drill: want one consumer of %s, found %d", ledger.Credited, len(led))
+	}
+	dlq := r.t.queues[led[0].DLQURL]
+	for r.tr.done.Load() < int64(len(r.reqs)/4) {
+		if err := pause(ctx, 200*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	if err := r.poison(ctx, led[0], st); err != nil {
+		return err
+	}
+	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	if err := r.awaitHeld(ctx, admin, led[0].Name, traffic, st); err != nil {
+		return err
+	}
+	letters, err := r.findLetters(ctx, dlq, st.poisons, st)
+	if err != nil {
+		return err
+	}
+	for _, p := range st.poisons {
+		if p.skip {
+			if _, err := r.cli(ctx, st, "hold", "skip", "--consumer", led[0].Name, "--yes", "--by", "workload",
+				"--why", "drill: the group goes on past a producer's bad message, decided later", p.account); err != nil {
+				return err
+			}
+			st.skipped++
+		}
+		if _, err := r.cli(ctx, st, "dlq", "discard", "--queue", dlq, "--consumer", led[0].Name, "--yes", "--by", "workload",
+			"--why", "drill: a producer's bad message ("+p.kind+")", letters[p.account]); err != nil {
+			return err
+		}
+		st.discarded = append(st.discarded, p.eventID)
+	}
+	return r.redriveUntilRecovered(ctx, admin, led[0].Name, dlq, st)
+}
+
+// poison picks the first cfg.Poison accounts (by id) the ledger has applied an event of, and
+// sends each its bad message.
+func (r *run) poison(ctx context.Context, led consumer, st *drillStats) error {
+	for i := 0; i < r.cfg.Accounts && len(st.poisons) < r.cfg.Poison; i++ {
+		kind, skip := poisonKind(len(st.poisons))
+		p, ok, err := r.sendPoison(ctx, led, accountID(i), kind)
+		if err != nil {
+			return err
+		}
+		if ok {
+			p.skip = skip
+			st.poisons = append(st.poisons, p)
+		}
+	}
+	if len(st.poisons) < r.cfg.Poison {
+		return fmt.Errorf("drill: %d accounts poisoned, want %d (too few with an applied event)", len(st.poisons), r.cfg.Poison)
+	}
+	return nil
+}
+
+// awaitHeld waits until every poisoned account is held behind its bad message, then until a
+// live movement is held behind it too (or the traffic ends, or 20 s pass), and counts them.
+func (r *run) awaitHeld(ctx context.Context, admin *idempotency.Admin, consumer string, traffic <-chan struct{}, st *drillStats) error {
+	deadline := time.Now().Add(r.cfg.DrainTimeout)
+	behind := time.Now().Add(20 * time.Second)
+	for {
+		held, tails := 0, 0
+		for _, p := range st.poisons {
+			h, ok, err := admin.Hold(ctx, consumer, p.account)
+			if err != nil {
+				return err
+			}
+			if ok && h.BlockerEventID == p.eventID {
+				held++
+				tails += min(len(h.Held)-1, 1)
+			}
+		}
+		ended := false
+		select {
+		case <-traffic:
+			ended = true
+		default:
+		}
+		if held == len(st.poisons) && (tails == held || ended || time.Now().After(behind)) {
+			return r.countHeldBehind(ctx, admin, consumer, st)
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("drill: %d of %d poisoned accounts held behind their bad message after %s", held, len(st.poisons), r.cfg.DrainTimeout)
+		}
+		if err := pause(ctx, 500*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+func (r *run) countHeldBehind(ctx context.Context, admin *idempotency.Admin, consumer string, st *drillStats) error {
+	st.heldBehind = 0
+	for _, p := range st.poisons {
+		h, _, err := admin.Hold(ctx, consumer, p.account)
+		if err != nil {
+			return err
+		}
+		st.heldBehind += max(len(h.Held)-1, 0)
+	}
+	return nil
+}
+
+// letterLine is a letter in `onceflow dlq list`: its message id, event id and group.
+var letterLine = regexp.MustCompile(`(?m)^(\S+)  event (\S+)  type \S+  group (\S+)  at `)
+
+// findLetters lists the dead-letter queue with the CLI until every poison's letter is in view
+// (the head of its group), and returns their message ids by account.
+func (r *run) findLetters(ctx context.Context, dlq string, poisons []poison, st *drillStats) (map[string]string, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		out, err := r.cli(ctx, st, "dlq", "list", "--queue", dlq, "--limit", "0")
+		if err != nil {
+			return nil, err
+		}
+		found := map[string]string{}
+		for _, m := range letterLine.FindAllStringSubmatch(out, -1) {
+			for _, p := range poisons {
+				if m[2] == p.eventID && m[3] == p.account {
+					found[p.account] = m[1]
+				}
+			}
+		}
+		if len(found) == len(poisons) {
+			return found, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("drill: %d of %d bad letters in view after a minute of dlq list", len(found), len(poisons))
+		}
+		if err := pause(ctx, time.Second); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// redriveSummary is the last line of `onceflow dlq redrive`.
+var redriveSummary = regexp.MustCompile(`moved (\d+), would move \d+, skipped \d+, behind \d+, unseen (\d+)`)
+
+// redriveUntilRecovered runs `onceflow dlq redrive` until no poisoned account is held and no
+// letter of theirs is left. One redrive may not be enough: a live movement of a held account
+// dead-lettered while the redrive ran comes after it, and letters behind their group's head
+// are out of view until it has gone (unseen).
+func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) error {
+	deadline := time.Now().Add(r.cfg.DrainTimeout)
+	for {
+		out, err := r.cli(ctx, st, "dlq", "redrive", "--queue", dlq)
+		if err != nil {
+			return err
+		}
+		st.rounds++
+		m := redriveSummary.FindStringSubmatch(out)
+		if m == nil {
+			return fmt.Errorf("drill: dlq redrive said no summary: %s", out)
+		}
+		moved, _ := strconv.Atoi(m[1])
+		st.redriven += moved
+		if err := pause(ctx, 2*time.Second); err != nil { // let the ledger take what was sent
+			return err
+		}
+		left, err := r.drillLeft(ctx, admin, consumer, dlq, st)
+		if err != nil {
+			return err
+		}
+		if left == "" && m[2] == "0" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("drill: not recovered after %d redrives in %s: %s", st.rounds, r.cfg.DrainTimeout, left)
+		}
+	}
+}
+
+// drillLeft says what of the poisoned accounts is not recovered yet, "" when nothing.
+func (r *run) drillLeft(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) (string, error) {
+	var left []string
+	for _, p := range st.poisons {
+		h, ok, err := admin.Hold(ctx, consumer, p.account)
+		if err != nil {
+			return "", err
+		}
+		if ok {
+			left = append(left, fmt.Sprintf("%s held (%d)", p.account, len(h.Held)))
+		}
+	}
+	out, err := r.cli(ctx, st, "dlq", "list", "--queue", dlq, "--limit", "0")
+	if err != nil {
+		return "", err
+	}
+	for _, m := range letterLine.FindAllStringSubmatch(out, -1) {
+		for _, p := range st.poisons {
+			if m[3] == p.account {
+				left = append(left, fmt.Sprintf("letter %s of %s in view", m[2], p.account))
+			}
+		}
+	}
+	return strings.Join(left, ", "), nil
+}
+
+// cli runs the operator's CLI on the local cloud and returns what it printed; a non-zero exit
+// is an error with its output.
+func (r *run) cli(ctx context.Context, st *drillStats, group, cmd string, args ...string) (string, error) {
+	argv := append([]string{group, cmd, "--local", "--state", r.cloud.StateDir()}, args...)
+	st.commands++
+	out, err := exec.CommandContext(ctx, r.cfg.CLI, argv...).CombinedOutput()
+	if err != nil {
+		return string(out), fmt.Errorf("drill: onceflow %s: %w\n%s", strings.Join(argv, " "), err, out)
+	}
+	return string(out), nil
+}
+
+func accountID(i int) string { return fmt.Sprintf("acct-%03d", i) }
+
+func pause(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(d):
+		return nil
+	}
+}
