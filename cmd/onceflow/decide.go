@@ -165,7 +165,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	case rec.Outcome == string(idempotency.Discarded):
 		fmt.Fprintf(s.out, "recorded %s as discarded by %s\n", rec.Key, d.by)
 	default:
-		fmt.Fprintf(s.out, "kept %s (%s, another payload: a redelivery of this letter is a conflict again)\n", rec.Key, rec.Outcome)
+		fmt.Fprintf(s.out, "kept %s (%s, another payload: a redelivery of this letter is a conflict again); the letter's copy is kept beside it (record get shows it)\n", rec.Key, rec.Outcome)
 	}
 	if err := deadletter.Delete(ctx, t.sqs, url, l); err != nil {
 		return fmt.Errorf("recorded, but the letter is still in the queue (a redrive of it is answered as a duplicate): %w", err)

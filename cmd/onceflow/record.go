@@ -97,6 +97,12 @@ func showRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id st
 	} else {
 		fmt.Fprintln(s.out, "none: this consumer has not applied the event (or the record expired)")
 	}
+	if cp, ok, err := a.DiscardedCopy(ctx, f.consumer, id); err != nil {
+		return err
+	} else if ok {
+		fmt.Fprint(s.out, "discarded letter of this event id (another payload than the record's, kept as a copy): ")
+		printJSON(s, cp)
+	}
 	at, ok, err := a.Attempts(ctx, f.consumer, id)
 	if err != nil {
 		return err

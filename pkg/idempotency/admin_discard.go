@@ -39,7 +39,9 @@ const MaxDiscardedBody = 64 << 10
 // (ErrChanged) when the consumer has a live record of the event: it was applied or decided
 // meanwhile. A letter whose event id has a record of another payload (a conflict) keeps that
 // record, which answers a redelivery of the letter as a conflict again: only the hold
-// changes. It returns the record that answers a redelivery (zero without an event id).
+// changes, and the letter's copy is kept beside it (DiscardedCopy finds it; a later conflict
+// discarded for the same event id replaces it). It returns the record that answers a
+// redelivery (zero without an event id).
 // Deleting the letter from the dead-letter queue is the caller's next step.
 func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	now := time.Now()
@@ -48,13 +50,16 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		return rec, err
 	}
 	write := d.EventID != ""
+	var copied Record // the letter's copy when the event's record is another payload's
 	if write {
 		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
 		switch {
 		case err != nil:
 			return rec, err
 		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
-			rec, write = old, false // a conflict: the applied event's record stays
+			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
+			copied.Key = discardedKey(d.Consumer, d.EventID)
+			rec, write = old, false
 		case ok && old.ExpiresAt >= now.Unix():
 			return old, fmt.Errorf("event %s has a record of consumer %s (%s): it was applied or decided already, nothing to discard: %w",
 				d.EventID, d.Consumer, old.Outcome, ErrChanged)
@@ -68,6 +73,13 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 				return rec, err
 			}
 			items = append(items, put)
+		}
+		if copied.Key != "" {
+			item, err := attributevalue.MarshalMap(copied)
+			if err != nil {
+				return rec, fmt.Errorf("encode the copy of %s: %w", rec.Key, err)
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
 		}
 		if d.Group != "" {
 			w, err := a.leaveHold(ctx, d)
@@ -146,4 +158,18 @@ func recordPut(table string, rec Record, now time.Time) (types.TransactWriteItem
 	}
 	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: cond.Condition(),
 		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}, nil
+}
+
+// discardedKey is the key of the copy of a conflict's letter discarded for consumer's event
+// eventID. It starts with the key separator, so it never collides with a record's key.
+func discardedKey(consumer, eventID string) string {
+	return keySeparator + "discarded" + keySeparator + consumer + keySeparator + eventID
+}
+
+// DiscardedCopy returns the copy of the letter last discarded for consumer's event eventID
+// while the event's record was another payload's (a conflict): what Discard kept of it (the
+// outcome Discarded, who, why, when, the body and attributes). ok is false when there is none.
+func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
+	ok, err = a.get(ctx, discardedKey(consumer, eventID), &rec)
+	return rec, ok, err
 }

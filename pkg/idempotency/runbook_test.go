@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,6 +55,13 @@ func TestRunbook_bad_message_discard_then_redrive_keeps_order(t *testing.T) {
 			rec := r.discard(t, bad)
 			if tt.name == "malformed" && (rec.Outcome != string(idempotency.Discarded) || rec.Payload == "") {
 				t.Errorf("discarded record = %+v; want the outcome discarded and the body kept", rec)
+			}
+			if tt.name == "conflict" { // the applied event's record stays, the letter's copy beside it
+				cp, ok, err := r.admin.DiscardedCopy(t.Context(), r.consumer, bad)
+				if err != nil || !ok || cp.Outcome != string(idempotency.Discarded) || !strings.Contains(cp.Payload, `"amount":"50"`) ||
+					rec.Outcome != string(idempotency.Applied) {
+					t.Errorf("conflict discarded: record %+v, copy %+v, %v, %v; want the applied record kept and the letter's body copied", rec, cp, ok, err)
+				}
 			}
 			r.send(t, "g", d) // more live traffic between the discard and the redrive
 			r.consume(t)
