@@ -54,7 +54,7 @@ func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
   localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
-  localcloud chaos [run flags] [-events 20000] [-throttle 0.005 -server-error … -kill-during 0.02 -kill-after 0.01]
+  localcloud chaos [run flags] [-events 20000] [-poison 3 -cli .local/bin/onceflow] [-throttle 0.005 -server-error … -kill-during 0.02 -kill-after 0.01]
   localcloud down [-state .local]
   localcloud invoke [-state .local] FUNCTION EVENT.json|-
   localcloud logs [-state .local] [-f] FUNCTION
