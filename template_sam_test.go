@@ -22,8 +22,8 @@ const installTools = "pip install aws-sam-translator==1.110.0 cfn-lint==1.51.0 a
 // samCache is where translations and lint results are kept, by the hash of what they read.
 const samCache = ".local/sam"
 
-// translation is template.yaml as CloudFormation deploys it, translated once per test binary.
-var translation struct {
+// samRun is template.yaml as CloudFormation deploys it, translated once per test binary.
+var samRun struct {
 	once sync.Once
 	doc  doc
 	err  error
@@ -33,11 +33,11 @@ var translation struct {
 // every AWS::Serverless resource expanded into the CloudFormation resources a deploy creates.
 func translated(t *testing.T) doc {
 	t.Helper()
-	translation.once.Do(func() { translation.doc, translation.err = translate("template.yaml") })
-	if translation.err != nil {
-		t.Fatal(translation.err)
+	samRun.once.Do(func() { samRun.doc, samRun.err = translate("template.yaml") })
+	if samRun.err != nil {
+		t.Fatal(samRun.err)
 	}
-	return translation.doc
+	return samRun.doc
 }
 
 // translate runs the translator on the template at path, or reads its cached output.

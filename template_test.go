@@ -42,6 +42,8 @@ func num(v any) int {
 	switch n := v.(type) {
 	case int:
 		return n
+	case float64: // a JSON number (the translation)
+		return int(n)
 	case string:
 		var i int
 		fmt.Sscan(n, &i)
@@ -217,8 +219,10 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 	}
 }
 
+// The inline policies of every deployed role (the template's own and those SAM adds) name
+// their actions and resources; the managed policies SAM attaches are AWS's (template_roles_test.go).
 func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		switch v := v.(type) {
@@ -238,12 +242,12 @@ func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
 			}
 		}
 	}
-	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
-		pol := get(fn, "Properties", "Policies")
-		if pol == nil {
-			t.Errorf("%s has no policies", id)
+	for id := range resourcesOfType(tpl, "AWS::Lambda::Function") {
+		inline, _ := statements(t, tpl, id)
+		if len(inline) == 0 {
+			t.Errorf("%s has no policies of its own", id)
 		}
-		walk(id+".Policies", pol)
+		walk(roleOf(t, tpl, id)+".Policies", inline)
 	}
 }
 
@@ -346,16 +350,14 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 // The relay sends each event type to every queue config.OutboxRoutes names: each of those
 // variables must be set on the relay to a queue of the template, and the relay may send to it.
 func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	relay := get(tpl, "Resources", "OutboxRelayFunction")
 	vars, _ := get(relay, "Properties", "Environment", "Variables").(doc)
 	allowed := map[string]bool{}
-	for _, st := range get(relay, "Properties", "Policies").([]any) {
-		for _, s := range get(st, "Statement").([]any) {
-			if a, _ := get(s, "Action").([]any); slices.Contains(a, any("sqs:SendMessage")) {
-				for _, r := range get(s, "Resource").([]any) {
-					allowed[refTarget(r)] = true
-				}
+	for _, s := range allStatements(t, tpl, "OutboxRelayFunction") {
+		if slices.Contains(asList(get(s, "Action")), any("sqs:SendMessage")) {
+			for _, r := range asList(get(s, "Resource")) {
+				allowed[refTarget(r)] = true
 			}
 		}
 	}

@@ -41,6 +41,14 @@ type Event struct {
 	MaxConcurrency   int    // ScalingConfig.MaximumConcurrency (SQS), 0 when unset
 	MaxRetries       int    // MaximumRetryAttempts (streams), -1 for until success
 	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
+	// BatchingWindow is MaximumBatchingWindowInSeconds: how long a batch may gather records.
+	BatchingWindow int
+	// Bisect is BisectBatchOnFunctionError (streams): a failed batch is split in two and retried.
+	Bisect bool
+	// MaxRecordAge is MaximumRecordAgeInSeconds (streams), -1 for no limit.
+	MaxRecordAge int
+	// MinPollers and MaxPollers are ProvisionedPollerConfig's (SQS), 0 in on-demand mode.
+	MinPollers, MaxPollers int
 }
 
 func (c *Cloud) function(id string) (*Function, error) {
@@ -109,16 +117,30 @@ func (c *Cloud) function(id string) (*Function, error) {
 }
 
 func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
-	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1}
+	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1, MaxRecordAge: -1}
 	var opts struct {
-		ScalingConfig        struct{ MaximumConcurrency int }
-		MaximumRetryAttempts *int
-		DestinationConfig    struct{ OnFailure struct{ Destination string } }
+		ScalingConfig                  struct{ MaximumConcurrency int }
+		MaximumRetryAttempts           *int
+		DestinationConfig              struct{ OnFailure struct{ Destination string } }
+		MaximumBatchingWindowInSeconds int
+		BisectBatchOnFunctionError     bool
+		MaximumRecordAgeInSeconds      *int
+		ProvisionedPollerConfig        *struct{ MinimumPollers, MaximumPollers int }
 	}
 	if err := remarshal(p, &opts); err != nil {
 		return nil, err
 	}
 	ev.MaxConcurrency = opts.ScalingConfig.MaximumConcurrency
+	ev.BatchingWindow, ev.Bisect = opts.MaximumBatchingWindowInSeconds, opts.BisectBatchOnFunctionError
+	if opts.MaximumRecordAgeInSeconds != nil {
+		ev.MaxRecordAge = *opts.MaximumRecordAgeInSeconds
+	}
+	if pc := opts.ProvisionedPollerConfig; pc != nil {
+		if err := checkPollers(typ, ev.MaxConcurrency, pc.MinimumPollers, pc.MaximumPollers); err != nil {
+			return nil, err
+		}
+		ev.MinPollers, ev.MaxPollers = pc.MinimumPollers, pc.MaximumPollers
+	}
 	if opts.MaximumRetryAttempts != nil {
 		ev.MaxRetries = *opts.MaximumRetryAttempts
 	}
@@ -126,6 +148,11 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	var err error
 	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {
 		return nil, err
+	}
+	if ev.Bisect || ev.MaxRecordAge >= 0 || ev.BatchingWindow > 0 {
+		c.log.Info("event source settings read but not emulated locally", "event", name,
+			"BisectBatchOnFunctionError", ev.Bisect, "MaximumRecordAgeInSeconds", ev.MaxRecordAge,
+			"MaximumBatchingWindowInSeconds", ev.BatchingWindow)
 	}
 	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {
 		c.log.Info("event source disabled in the template", "event", name)

@@ -237,7 +237,8 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
 			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
 				"FunctionResponseTypes", "Enabled", "Path", "Method", "FilterCriteria", "ScalingConfig",
-				"MaximumRetryAttempts", "DestinationConfig"))
+				"MaximumRetryAttempts", "DestinationConfig", "MaximumBatchingWindowInSeconds", "BisectBatchOnFunctionError",
+				"MaximumRecordAgeInSeconds", "ProvisionedPollerConfig"))
 		kept.Content = append(kept.Content, evs.Content[i], ev)
 	}
 	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Events"}, kept)

@@ -1,0 +1,37 @@
+package localcloud
+
+import "fmt"
+
+// invokesPerPoller is how many concurrent invocations one provisioned SQS event poller runs
+// at most, as Lambda documents its provisioned mode.
+const invokesPerPoller = 10
+
+// checkPollers refuses a ProvisionedPollerConfig that Lambda refuses: on an SQS mapping only
+// here, never beside ScalingConfig.MaximumConcurrency, with 2 to 200 minimum and up to 2,000
+// maximum pollers, the minimum not above the maximum.
+func checkPollers(typ string, maxConcurrency, min, max int) error {
+	switch {
+	case typ != EventSQS:
+		return fmt.Errorf("ProvisionedPollerConfig: the local cloud emulates provisioned mode on SQS event sources only")
+	case maxConcurrency > 0:
+		return fmt.Errorf("ProvisionedPollerConfig cannot be combined with ScalingConfig.MaximumConcurrency (Lambda refuses the mapping): pick one")
+	case min < 2 || min > 200:
+		return fmt.Errorf("ProvisionedPollerConfig.MinimumPollers %d: want 2 to 200", min)
+	case max < 2 || max > 2000 || max < min:
+		return fmt.Errorf("ProvisionedPollerConfig.MaximumPollers %d: want %d to 2000", max, min)
+	}
+	return nil
+}
+
+// pollerConcurrency is how many invocations of an SQS mapping run at once locally: the
+// function's execution environments, capped by MaximumConcurrency in on-demand mode or by
+// what MaximumPollers provisioned pollers can run.
+func pollerConcurrency(ev Event, environments int) int {
+	switch {
+	case ev.MaxPollers > 0:
+		return min(environments, ev.MaxPollers*invokesPerPoller)
+	case ev.MaxConcurrency > 0:
+		return min(environments, ev.MaxConcurrency)
+	}
+	return environments
+}
