@@ -68,6 +68,9 @@ func (tr translation) on(t *testing.T) *translation {
 	return &tr
 }
 
+// localEndpointsNone is no local cloud: for resolving what refers to no resource.
+var localEndpointsNone localcloud.Endpoints
+
 // noValue is AWS::NoValue: a key or an item resolving to it is removed.
 type noValue struct{}
 

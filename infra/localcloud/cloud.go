@@ -82,7 +82,7 @@ func (c *Cloud) start(ctx context.Context) error {
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		prefix: c.cfg.Prefix, region: Region, account: Account}
+		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
 	}

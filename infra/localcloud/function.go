@@ -125,7 +125,7 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 		MaximumBatchingWindowInSeconds int
 		BisectBatchOnFunctionError     bool
 		MaximumRecordAgeInSeconds      *int
-		ProvisionedPollerConfig        *struct{ MinimumPollers, MaximumPollers int }
+		ProvisionedPollerConfig        *struct{ MinimumPollers, MaximumPollers any } // numbers, or parameters' strings
 	}
 	if err := remarshal(p, &opts); err != nil {
 		return nil, err
@@ -136,10 +136,13 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 		ev.MaxRecordAge = *opts.MaximumRecordAgeInSeconds
 	}
 	if pc := opts.ProvisionedPollerConfig; pc != nil {
-		if err := checkPollers(typ, ev.MaxConcurrency, pc.MinimumPollers, pc.MaximumPollers); err != nil {
+		var err error
+		if ev.MinPollers, ev.MaxPollers, err = pollers(pc.MinimumPollers, pc.MaximumPollers); err != nil {
 			return nil, err
 		}
-		ev.MinPollers, ev.MaxPollers = pc.MinimumPollers, pc.MaximumPollers
+		if err := checkPollers(typ, ev.MaxConcurrency, ev.MinPollers, ev.MaxPollers); err != nil {
+			return nil, err
+		}
 	}
 	if opts.MaximumRetryAttempts != nil {
 		ev.MaxRetries = *opts.MaximumRetryAttempts

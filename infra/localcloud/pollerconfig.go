@@ -1,6 +1,9 @@
 package localcloud
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // invokesPerPoller is how many concurrent invocations one provisioned SQS event poller runs
 // at most, as Lambda documents its provisioned mode.
@@ -34,4 +37,20 @@ func pollerConcurrency(ev Event, environments int) int {
 		return min(environments, ev.MaxConcurrency)
 	}
 	return environments
+}
+
+// pollers reads ProvisionedPollerConfig's two counts, numbers or (from parameters) strings.
+func pollers(min, max any) (int, int, error) {
+	var out [2]int
+	for i, v := range []any{min, max} {
+		if v == nil {
+			return 0, 0, fmt.Errorf("ProvisionedPollerConfig: set both MinimumPollers and MaximumPollers")
+		}
+		n, err := strconv.Atoi(fmt.Sprint(v))
+		if err != nil {
+			return 0, 0, fmt.Errorf("ProvisionedPollerConfig: %v is not a number of pollers", v)
+		}
+		out[i] = n
+	}
+	return out[0], out[1], nil
 }

@@ -33,6 +33,8 @@ type Template struct {
 	BuildMethod map[string]string
 	// Constraints are the declared parameters' types and constraints, by name.
 	Constraints map[string]Parameter
+	// Conditions are the template's Conditions, by name, unevaluated.
+	Conditions map[string]*yaml.Node
 }
 
 // Declares reports whether the template declares parameter name.
@@ -98,6 +100,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Parameters[name] = d.Value
 		}
 	}
+	t.Conditions = mapping(lookup(root, "Conditions"))
 	globals := lookup(lookup(root, "Globals"), "Function")
 	resources := lookup(root, "Resources")
 	if resources == nil {
