@@ -425,6 +425,12 @@ func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("samconfig.toml has no parameter_overrides")
 	}
+	// the commented first-deploy example shows where the issuer and the audience go
+	example := regexp.MustCompile(`(?m)^#\s*parameter_overrides\s*=\s*"(.*)"\s*$`).FindAllStringSubmatch(string(raw), -1)
+	if len(example) == 0 || !strings.Contains(example[0][1], `AuthIssuer=\"`) || !strings.Contains(example[0][1], `AuthAudience=\"`) {
+		t.Error("samconfig.toml shows no first-deploy parameter_overrides with AuthIssuer and AuthAudience")
+	}
+	lines = append(lines, example...)
 	pair := regexp.MustCompile(`(\w+)=\\"([^\\]*)\\"`)
 	for _, line := range lines {
 		for _, kv := range pair.FindAllStringSubmatch(line[1], -1) {
