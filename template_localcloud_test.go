@@ -54,8 +54,8 @@ type translation struct {
 func newTranslation(t *testing.T, tpl doc, local localcloud.Endpoints, overrides map[string]string) *translation {
 	params := map[string]string{}
 	for name, p := range get(tpl, "Parameters").(doc) {
-		if d, ok := get(p, "Default").(any); ok && d != nil {
-			params[name] = fmt.Sprint(d)
+		if d := get(p, "Default"); d != nil {
+			params[name] = scalarString(d)
 		}
 	}
 	maps.Copy(params, overrides)
@@ -152,8 +152,8 @@ func (tr *translation) getAtt(name, attr string) string {
 // condition evaluates a condition of the template (Fn::Equals, Fn::Not, Fn::And, Fn::Or,
 // Condition).
 func (tr *translation) condition(name string) bool {
-	c, ok := get(tr.doc, "Conditions", name).(any)
-	if !ok || c == nil {
+	c := get(tr.doc, "Conditions", name)
+	if c == nil {
 		tr.t.Fatalf("condition %s is not declared", name)
 	}
 	return tr.eval(c)
@@ -214,7 +214,8 @@ func translatedMappings(tr *translation) []mapping {
 		if v, ok := p["MaximumRecordAgeInSeconds"]; ok {
 			m.MaxRecordAge = num(v)
 		}
-		stream := get(raw, "EventSourceArn", "Fn::GetAtt") != nil && fmt.Sprint(get(raw, "EventSourceArn", "Fn::GetAtt").([]any)[1]) == "StreamArn"
+		source, _ := get(raw, "EventSourceArn", "Fn::GetAtt").([]any)
+		stream := len(source) == 2 && source[1] == "StreamArn"
 		if stream {
 			m.StartingPosition = fmt.Sprint(p["StartingPosition"])
 		}
