@@ -290,7 +290,9 @@ func compareMappings(t *testing.T, tr *translation, c *localcloud.Cloud) {
 	}
 	if !reflect.DeepEqual(want, got) {
 		t.Errorf("the local cloud's event source mappings differ from the translation's:\n%s", sideBySide(want, got))
+		return
 	}
+	t.Logf("every event source mapping, the translation's beside the local cloud's:\n%s", sideBySide(want, got))
 }
 
 // sideBySide prints each mapping's fields, the translation's beside the local cloud's.
