@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
@@ -28,7 +29,7 @@ type awsCLI struct {
 
 func newAWSCLI(t *testing.T) awsCLI {
 	t.Helper()
-	p, err := tool("aws")
+	p, err := samtest.Tool("aws")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,9 @@ package onceflow_test
 
 import (
 	"testing"
+
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/sam/samtest"
 )
 
 // Provisioned mode: with ConsumerMinimumPollers above 0 every consumer's SQS mapping deploys
@@ -20,14 +23,14 @@ func TestTemplate_SQS_mappings_have_provisioned_pollers_or_a_maximum_concurrency
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			tr := newTranslation(t, tpl, localEndpointsNone, c.params)
+			tr := samtest.NewResolver(t, tpl, localcloud.Endpoints{}, c.params)
 			n := 0
 			for id, r := range resourcesOfType(tpl, "AWS::Lambda::EventSourceMapping") {
 				if get(tpl, "Resources", refTarget(get(r, "Properties", "EventSourceArn")), "Type") != "AWS::SQS::Queue" {
 					continue
 				}
 				n++
-				p := asMap(tr.resolve(doc{"ScalingConfig": get(r, "Properties", "ScalingConfig"),
+				p := asMap(tr.Resolve(doc{"ScalingConfig": get(r, "Properties", "ScalingConfig"),
 					"ProvisionedPollerConfig": get(r, "Properties", "ProvisionedPollerConfig")}))
 				_, scaling := p["ScalingConfig"]
 				_, provisioned := p["ProvisionedPollerConfig"]

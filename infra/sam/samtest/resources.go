@@ -1,4 +1,4 @@
-package onceflow_test
+package samtest
 
 import (
 	"context"
@@ -18,11 +18,12 @@ import (
 // queueDefaults are SQS's values of the attributes a template may leave out.
 var queueDefaults = map[string]string{"FifoQueue": "false", "VisibilityTimeout": "30", "MessageRetentionPeriod": "345600"}
 
-// compareQueues compares each queue's attributes as the emulator reports them with the
+// CompareQueues compares each queue's attributes as the emulator reports them with the
 // translation's properties. Encryption at rest (SqsManagedSseEnabled) is not emulated.
-func compareQueues(ctx context.Context, t *testing.T, tr *translation, e localcloud.Endpoints) {
+func CompareQueues(ctx context.Context, t testing.TB, r *Resolver, e localcloud.Endpoints) {
+	t.Helper()
 	client := e.SQSClient()
-	queues := resourcesOfType(tr.doc, "AWS::SQS::Queue")
+	queues := resourcesOfType(r.doc, "AWS::SQS::Queue")
 	if len(queues) != len(e.Queues) {
 		t.Errorf("the translation deploys %d queues, the local cloud created %d", len(queues), len(e.Queues))
 	}
@@ -32,15 +33,16 @@ func compareQueues(ctx context.Context, t *testing.T, tr *translation, e localcl
 			t.Errorf("%s: not created by the local cloud", id)
 			continue
 		}
-		p := asMap(tr.resolve(get(q, "Properties")))
+		props := asMap(get(q, "Properties"))
 		want := maps.Clone(queueDefaults)
 		for _, a := range []string{"FifoQueue", "ContentBasedDeduplication", "DeduplicationScope", "FifoThroughputLimit",
-			"VisibilityTimeout", "MessageRetentionPeriod"} {
-			if v, ok := p[a]; ok {
-				want[a] = scalarString(v)
+			"VisibilityTimeout", "MessageRetentionPeriod", "DelaySeconds", "MaximumMessageSize", "ReceiveMessageWaitTimeSeconds"} {
+			if v, ok := props[a]; ok {
+				want[a] = scalar(r.Resolve(v))
 			}
 		}
-		if rp, ok := p["RedrivePolicy"]; ok {
+		if rp, ok := props["RedrivePolicy"]; ok {
+			rp := r.Resolve(rp)
 			want["RedrivePolicy"] = fmt.Sprintf("%v/%d", get(rp, "deadLetterTargetArn"), num(get(rp, "maxReceiveCount")))
 		}
 		out, err := client.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(local.URL),
@@ -73,19 +75,12 @@ func compareQueues(ctx context.Context, t *testing.T, tr *translation, e localcl
 	}
 }
 
-// scalarString writes a template scalar as SQS writes attributes (JSON numbers as integers).
-func scalarString(v any) string {
-	if f, ok := v.(float64); ok && f == float64(int64(f)) {
-		return fmt.Sprint(int64(f))
-	}
-	return fmt.Sprint(v)
-}
-
-// compareTables compares each table's keys, stream and time to live as DynamoDB Local
+// CompareTables compares each table's keys, stream and time to live as DynamoDB Local
 // describes them with the translation's properties.
-func compareTables(ctx context.Context, t *testing.T, tr *translation, e localcloud.Endpoints) {
+func CompareTables(ctx context.Context, t testing.TB, r *Resolver, e localcloud.Endpoints) {
+	t.Helper()
 	client := e.DynamoDBClient()
-	tables := resourcesOfType(tr.doc, "AWS::DynamoDB::Table")
+	tables := resourcesOfType(r.doc, "AWS::DynamoDB::Table")
 	if len(tables) != len(e.Tables) {
 		t.Errorf("the translation deploys %d tables, the local cloud created %d", len(tables), len(e.Tables))
 	}
@@ -95,9 +90,14 @@ func compareTables(ctx context.Context, t *testing.T, tr *translation, e localcl
 			t.Errorf("%s: not created by the local cloud", id)
 			continue
 		}
-		p := asMap(tr.resolve(get(tb, "Properties")))
-		want := doc{"keys": fmt.Sprint(p["KeySchema"]), "attributes": fmt.Sprint(p["AttributeDefinitions"]),
-			"stream": fmt.Sprint(get(p, "StreamSpecification", "StreamViewType")), "ttl": "<nil>"}
+		props := asMap(get(tb, "Properties"))
+		p := asMap(r.Resolve(Doc{"KeySchema": props["KeySchema"], "AttributeDefinitions": props["AttributeDefinitions"],
+			"StreamSpecification": props["StreamSpecification"], "TimeToLiveSpecification": props["TimeToLiveSpecification"]}))
+		want := map[string]string{"keys": fmt.Sprint(p["KeySchema"]), "attributes": fmt.Sprint(p["AttributeDefinitions"]),
+			"stream": "-", "ttl": "-"}
+		if v, ok := get(p, "StreamSpecification", "StreamViewType").(string); ok {
+			want["stream"] = v
+		}
 		if get(p, "TimeToLiveSpecification", "Enabled") == true {
 			want["ttl"] = fmt.Sprint(get(p, "TimeToLiveSpecification", "AttributeName"))
 		}
@@ -111,12 +111,12 @@ func compareTables(ctx context.Context, t *testing.T, tr *translation, e localcl
 		}
 		var keys, attrs []any
 		for _, k := range d.Table.KeySchema {
-			keys = append(keys, doc{"AttributeName": aws.ToString(k.AttributeName), "KeyType": string(k.KeyType)})
+			keys = append(keys, Doc{"AttributeName": aws.ToString(k.AttributeName), "KeyType": string(k.KeyType)})
 		}
 		for _, a := range d.Table.AttributeDefinitions {
-			attrs = append(attrs, doc{"AttributeName": aws.ToString(a.AttributeName), "AttributeType": string(a.AttributeType)})
+			attrs = append(attrs, Doc{"AttributeName": aws.ToString(a.AttributeName), "AttributeType": string(a.AttributeType)})
 		}
-		got := doc{"keys": fmt.Sprint(keys), "attributes": fmt.Sprint(attrs), "stream": "<nil>", "ttl": "<nil>"}
+		got := map[string]string{"keys": fmt.Sprint(keys), "attributes": fmt.Sprint(attrs), "stream": "-", "ttl": "-"}
 		if s := d.Table.StreamSpecification; s != nil && aws.ToBool(s.StreamEnabled) {
 			got["stream"] = string(s.StreamViewType)
 		}
