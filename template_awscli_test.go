@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -89,6 +90,24 @@ func driveWithAWSCLI(ctx context.Context, t *testing.T, cloud workloadtest.Cloud
 			cli.run(ctx, t, e.SQS, nil, "sqs", "delete-message", "--queue-url", url, "--receipt-handle", got.Messages[0].ReceiptHandle)
 			if n := queueDepth(ctx, t, cli, e, id); n != 0 {
 				t.Errorf("%s holds %d messages after the delete; want 0", id, n)
+			}
+		}
+	})
+	t.Run("queues and tables: listed and described", func(t *testing.T) {
+		var queues struct{ QueueUrls []string }
+		cli.run(ctx, t, e.SQS, &queues, "sqs", "list-queues")
+		var tables struct{ TableNames []string }
+		cli.run(ctx, t, e.DynamoDB, &tables, "dynamodb", "list-tables")
+		for id, q := range e.Queues {
+			if !slices.Contains(queues.QueueUrls, q.URL) {
+				t.Errorf("aws sqs list-queues does not list %s (%s)", id, q.URL)
+			}
+		}
+		for id, tb := range e.Tables {
+			var d struct{ Table struct{ TableName, TableStatus string } }
+			cli.run(ctx, t, e.DynamoDB, &d, "dynamodb", "describe-table", "--table-name", tb.Name)
+			if !slices.Contains(tables.TableNames, tb.Name) || d.Table.TableName != tb.Name || d.Table.TableStatus != "ACTIVE" {
+				t.Errorf("%s: listed %v, described %+v; want %s listed and ACTIVE", id, slices.Contains(tables.TableNames, tb.Name), d.Table, tb.Name)
 			}
 		}
 	})

@@ -2,6 +2,8 @@ package onceflow_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -51,5 +53,43 @@ func TestTemplate_translates_with_the_SAM_translator(t *testing.T) {
 func TestTemplate_is_clean_under_cfn_lint(t *testing.T) {
 	if err := samtest.Lint("template.yaml"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The two checks above fail on a broken template, saying why: one the translator refuses (an
+// SQS event without its queue) and one cfn-lint refuses (a runtime Lambda does not have).
+func TestTemplate_checks_fail_on_a_template_the_translator_or_cfn_lint_refuses(t *testing.T) {
+	raw, err := os.ReadFile("template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	breaks := []struct {
+		name, old, new, want string
+		lint                 bool
+	}{
+		{"translator", "            Queue: !GetAtt LedgerQueue.Arn\n", "",
+			"Resource with id [LedgerFunctionLedger] is invalid. Missing required property 'Queue'.", false},
+		{"cfn-lint", "    Runtime: provided.al2023\n", "    Runtime: provided.al2099\n", "E3030 'provided.al2099' is not one of", true},
+	}
+	for _, b := range breaks {
+		t.Run(b.name, func(t *testing.T) {
+			if !strings.Contains(string(raw), b.old) {
+				t.Fatalf("template.yaml no longer has %q to break: pick another line", b.old)
+			}
+			path := filepath.Join(t.TempDir(), "template.yaml")
+			if err := os.WriteFile(path, []byte(strings.Replace(string(raw), b.old, b.new, 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := samtest.Translate(path)
+			if b.lint {
+				if err != nil {
+					t.Fatalf("the translator refuses a template only cfn-lint should: %v", err)
+				}
+				err = samtest.Lint(path)
+			}
+			if err == nil || !strings.Contains(err.Error(), b.want) {
+				t.Errorf("broken template: %v; want an error saying %q", err, b.want)
+			}
+		})
 	}
 }
