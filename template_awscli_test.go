@@ -104,7 +104,9 @@ func driveWithAWSCLI(ctx context.Context, t *testing.T, cloud workloadtest.Cloud
 			}
 		}
 		for id, tb := range e.Tables {
-			var d struct{ Table struct{ TableName, TableStatus string } }
+			var d struct {
+				Table struct{ TableName, TableStatus string }
+			}
 			cli.run(ctx, t, e.DynamoDB, &d, "dynamodb", "describe-table", "--table-name", tb.Name)
 			if !slices.Contains(tables.TableNames, tb.Name) || d.Table.TableName != tb.Name || d.Table.TableStatus != "ACTIVE" {
 				t.Errorf("%s: listed %v, described %+v; want %s listed and ACTIVE", id, slices.Contains(tables.TableNames, tb.Name), d.Table, tb.Name)

@@ -43,7 +43,8 @@ type Event struct {
 	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
 	// BatchingWindow is MaximumBatchingWindowInSeconds: how long a batch may gather records.
 	BatchingWindow int
-	// Bisect is BisectBatchOnFunctionError (streams): a failed batch is split in two and retried.
+	// Bisect is BisectBatchOnFunctionError (streams): a batch whose invocation failed is split
+	// in two and retried.
 	Bisect bool
 	// MaxRecordAge is MaximumRecordAgeInSeconds (streams), -1 for no limit.
 	MaxRecordAge int
@@ -152,9 +153,8 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {
 		return nil, err
 	}
-	if ev.Bisect || ev.MaxRecordAge >= 0 || ev.BatchingWindow > 0 {
-		c.log.Info("event source settings read but not emulated locally", "event", name,
-			"BisectBatchOnFunctionError", ev.Bisect, "MaximumRecordAgeInSeconds", ev.MaxRecordAge,
+	if ev.BatchingWindow > 0 {
+		c.log.Info("event source setting read but not emulated locally: batches go as records come", "event", name,
 			"MaximumBatchingWindowInSeconds", ev.BatchingWindow)
 	}
 	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {

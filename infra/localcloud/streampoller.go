@@ -183,11 +183,12 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 
 // deliver invokes the function with the records FilterCriteria passes and returns the
 // sequence number to read again from: "" when the batch succeeded, the first failed record's
-// when it partly failed, the first record's when the invocation failed.
-func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
+// when it partly failed, the first record's when the invocation failed (crashed true) or its
+// response failed the whole batch.
+func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryFrom string, crashed bool, err error) {
 	all, err := DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var ev events.DynamoDBEvent
 	for _, r := range all.Records {
@@ -199,12 +200,12 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		p.count(func(s *MappingStats) { s.Filtered += n })
 	}
 	if len(ev.Records) == 0 {
-		return "", nil
+		return "", false, nil
 	}
 	first := ev.Records[0].Change.SequenceNumber
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
@@ -221,17 +222,17 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 		if !errors.Is(err, context.Canceled) {
 			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
 		}
-		return first, nil
+		return first, true, nil
 	}
 	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
 		passed(len(ev.Records))
-		return "", nil
+		return "", false, nil
 	}
 	var resp events.DynamoDBEventResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
 		p.onError("stream response is not a DynamoDBEventResponse: batch retried", "function", p.function, "err", err)
-		return first, nil
+		return first, false, nil
 	}
 	failed := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
@@ -239,14 +240,14 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string
 	}
 	if len(failed) == 0 {
 		passed(len(ev.Records))
-		return "", nil
+		return "", false, nil
 	}
 	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
 	for i, r := range ev.Records {
 		if failed[r.Change.SequenceNumber] {
 			passed(i)
-			return r.Change.SequenceNumber, nil
+			return r.Change.SequenceNumber, false, nil
 		}
 	}
-	return first, nil // an unknown identifier fails the whole batch, as on Lambda
+	return first, false, nil // an unknown identifier fails the whole batch, as on Lambda
 }
