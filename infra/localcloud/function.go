@@ -40,14 +40,11 @@ type Event struct {
 	Filter           filter // FilterCriteria
 	MaxConcurrency   int    // ScalingConfig.MaximumConcurrency (SQS), 0 when unset
 	MaxRetries       int    // MaximumRetryAttempts (streams), -1 for until success
+	MaxRecordAge     int    // MaximumRecordAgeInSeconds (streams), -1 for no limit
+	Bisect           bool   // BisectBatchOnFunctionError (streams)
 	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
 	// BatchingWindow is MaximumBatchingWindowInSeconds: how long a batch may gather records.
 	BatchingWindow int
-	// Bisect is BisectBatchOnFunctionError (streams): a batch whose invocation failed is split
-	// in two and retried.
-	Bisect bool
-	// MaxRecordAge is MaximumRecordAgeInSeconds (streams), -1 for no limit.
-	MaxRecordAge int
 	// MinPollers and MaxPollers are ProvisionedPollerConfig's (SQS), 0 in on-demand mode.
 	MinPollers, MaxPollers int
 }
@@ -120,42 +117,30 @@ func (c *Cloud) function(id string) (*Function, error) {
 func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	ev := &Event{Name: name, Type: typ, StartingPosition: "LATEST", MaxRetries: -1, MaxRecordAge: -1}
 	var opts struct {
-		ScalingConfig                  struct{ MaximumConcurrency int }
-		MaximumRetryAttempts           *int
-		DestinationConfig              struct{ OnFailure struct{ Destination string } }
-		MaximumBatchingWindowInSeconds int
-		BisectBatchOnFunctionError     bool
-		MaximumRecordAgeInSeconds      *int
-		ProvisionedPollerConfig        *struct{ MinimumPollers, MaximumPollers any } // numbers, or parameters' strings
+		ScalingConfig              struct{ MaximumConcurrency int }
+		MaximumRetryAttempts       *int
+		MaximumRecordAgeInSeconds  *int
+		BisectBatchOnFunctionError bool
+		DestinationConfig          struct{ OnFailure struct{ Destination string } }
 	}
 	if err := remarshal(p, &opts); err != nil {
 		return nil, err
 	}
 	ev.MaxConcurrency = opts.ScalingConfig.MaximumConcurrency
-	ev.BatchingWindow, ev.Bisect = opts.MaximumBatchingWindowInSeconds, opts.BisectBatchOnFunctionError
-	if opts.MaximumRecordAgeInSeconds != nil {
-		ev.MaxRecordAge = *opts.MaximumRecordAgeInSeconds
-	}
-	if pc := opts.ProvisionedPollerConfig; pc != nil {
-		var err error
-		if ev.MinPollers, ev.MaxPollers, err = pollers(pc.MinimumPollers, pc.MaximumPollers); err != nil {
-			return nil, err
-		}
-		if err := checkPollers(typ, ev.MaxConcurrency, ev.MinPollers, ev.MaxPollers); err != nil {
-			return nil, err
-		}
-	}
 	if opts.MaximumRetryAttempts != nil {
 		ev.MaxRetries = *opts.MaximumRetryAttempts
 	}
+	if opts.MaximumRecordAgeInSeconds != nil {
+		ev.MaxRecordAge = *opts.MaximumRecordAgeInSeconds
+	}
+	ev.Bisect = opts.BisectBatchOnFunctionError
 	ev.OnFailure = opts.DestinationConfig.OnFailure.Destination
 	var err error
 	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {
 		return nil, err
 	}
-	if ev.BatchingWindow > 0 {
-		c.log.Info("event source setting read but not emulated locally: batches go as records come", "event", name,
-			"MaximumBatchingWindowInSeconds", ev.BatchingWindow)
+	if err := c.scaling(ev, p); err != nil {
+		return nil, err
 	}
 	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {
 		c.log.Info("event source disabled in the template", "event", name)

@@ -54,3 +54,29 @@ func pollers(min, max any) (int, int, error) {
 	}
 	return out[0], out[1], nil
 }
+
+// scaling reads an event source's batching window and provisioned pollers, refusing poller
+// settings Lambda refuses. The batching window is compared with the translation but not
+// emulated: batches go as records come, which the log says once at start.
+func (c *Cloud) scaling(ev *Event, p map[string]any) error {
+	var opts struct {
+		MaximumBatchingWindowInSeconds int
+		ProvisionedPollerConfig        *struct{ MinimumPollers, MaximumPollers any } // numbers, or parameters' strings
+	}
+	if err := remarshal(p, &opts); err != nil {
+		return err
+	}
+	ev.BatchingWindow = opts.MaximumBatchingWindowInSeconds
+	if ev.BatchingWindow > 0 {
+		c.log.Info("event source setting read but not emulated locally: batches go as records come",
+			"event", ev.Name, "MaximumBatchingWindowInSeconds", ev.BatchingWindow)
+	}
+	if pc := opts.ProvisionedPollerConfig; pc != nil {
+		var err error
+		if ev.MinPollers, ev.MaxPollers, err = pollers(pc.MinimumPollers, pc.MaximumPollers); err != nil {
+			return err
+		}
+		return checkPollers(ev.Type, ev.MaxConcurrency, ev.MinPollers, ev.MaxPollers)
+	}
+	return nil
+}

@@ -10,16 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
-// Why a mapping gives up on stream records, as Lambda's failure records say it.
-const (
-	retriesExhausted  = "RetryAttemptsExhausted" // MaximumRetryAttempts
-	recordAgeExceeded = "RecordAgeExceeded"      // MaximumRecordAgeInSeconds
-)
-
-// discard gives up on the records of a batch from sequence number from on, for condition
-// (retriesExhausted, recordAgeExceeded), and sends Lambda's failure record to the on-failure
-// destination.
-func (p *streamPoller) discard(ctx context.Context, shardID string, recs []types.Record, from string, attempts int, condition string) {
+// discard gives up on the records of a batch from sequence number from on, after
+// MaximumRetryAttempts, and sends Lambda's failure record to the on-failure destination.
+func (p *streamPoller) discard(ctx context.Context, shardID string, recs []types.Record, from string, attempts int) {
 	var dropped []types.Record
 	for _, r := range recs {
 		if len(dropped) > 0 || aws.ToString(r.Dynamodb.SequenceNumber) == from {
@@ -30,7 +23,7 @@ func (p *streamPoller) discard(ctx context.Context, shardID string, recs []types
 		dropped = recs
 	}
 	p.count(func(s *MappingStats) { s.Discarded += len(dropped) })
-	p.onError("stream records discarded", "condition", condition, "function", p.function,
+	p.onError("stream records discarded after MaximumRetryAttempts", "function", p.function,
 		"shard", shardID, "records", len(dropped), "destination", p.event.OnFailure)
 	if p.event.OnFailure == "" || p.send == nil {
 		return
@@ -46,7 +39,7 @@ func (p *streamPoller) discard(ctx context.Context, shardID string, recs []types
 		"requestContext": map[string]any{
 			"requestId":              fmt.Sprintf("local-%d", time.Now().UnixNano()),
 			"functionArn":            fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", Region, Account, p.function),
-			"condition":              condition,
+			"condition":              "RetryAttemptsExhausted",
 			"approximateInvokeCount": attempts,
 		},
 		"responseContext": map[string]any{"statusCode": 200, "executedVersion": "$LATEST", "functionError": "Unhandled"},

@@ -183,12 +183,11 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 
 // deliver invokes the function with the records FilterCriteria passes and returns the
 // sequence number to read again from: "" when the batch succeeded, the first failed record's
-// when it partly failed, the first record's when the invocation failed (crashed true) or its
-// response failed the whole batch.
-func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryFrom string, crashed bool, err error) {
+// when it partly failed, the first record's when the invocation failed.
+func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
 	all, err := DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	var ev events.DynamoDBEvent
 	for _, r := range all.Records {
@@ -200,12 +199,12 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryF
 		p.count(func(s *MappingStats) { s.Filtered += n })
 	}
 	if len(ev.Records) == 0 {
-		return "", false, nil
+		return "", nil
 	}
 	first := ev.Records[0].Change.SequenceNumber
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return "", false, err
+		return "", err
 	}
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
@@ -222,17 +221,17 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryF
 		if !errors.Is(err, context.Canceled) {
 			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
 		}
-		return first, true, nil
+		return first, nil
 	}
 	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
 		passed(len(ev.Records))
-		return "", false, nil
+		return "", nil
 	}
 	var resp events.DynamoDBEventResponse
 	if err := json.Unmarshal(out, &resp); err != nil {
 		p.onError("stream response is not a DynamoDBEventResponse: batch retried", "function", p.function, "err", err)
-		return first, false, nil
+		return first, nil
 	}
 	failed := map[string]bool{}
 	for _, f := range resp.BatchItemFailures {
@@ -240,14 +239,14 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryF
 	}
 	if len(failed) == 0 {
 		passed(len(ev.Records))
-		return "", false, nil
+		return "", nil
 	}
 	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
 	for i, r := range ev.Records {
 		if failed[r.Change.SequenceNumber] {
 			passed(i)
-			return r.Change.SequenceNumber, false, nil
+			return r.Change.SequenceNumber, nil
 		}
 	}
-	return first, false, nil // an unknown identifier fails the whole batch, as on Lambda
+	return first, nil // an unknown identifier fails the whole batch, as on Lambda
 }

@@ -22,7 +22,6 @@ type vshard struct {
 	wake     chan struct{}
 	failing  string // sequence number a failed batch is retried from
 	attempts int    // failed invocations of that batch
-	limit    int    // records in the next batch while one is bisected, 0 for BatchSize
 }
 
 func newVShard(id string) *vshard { return &vshard{id: id, wake: make(chan struct{}, 1)} }
@@ -82,12 +81,11 @@ func keyText(v types.AttributeValue) string {
 }
 
 // work delivers a virtual shard's records in order until ctx ends: a batch that partly fails
-// is retried from its first failed record (one whose invocation failed is bisected first, with
-// BisectBatchOnFunctionError), and after MaximumRetryAttempts the rest of the batch is
-// discarded to the on-failure destination, as records older than MaximumRecordAgeInSeconds are.
+// is retried from its first failed record, and after MaximumRetryAttempts the rest of the batch
+// is discarded to the on-failure destination.
 func (p *streamPoller) work(ctx context.Context, v *vshard) {
 	for ctx.Err() == nil {
-		batch := v.peek(p.batchSize(v))
+		batch := v.peek(p.event.BatchSize)
 		if len(batch) == 0 {
 			select {
 			case <-ctx.Done():
@@ -95,20 +93,11 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 			}
 			continue
 		}
-		if n := p.expired(batch, time.Now()); n > 0 {
-			p.discard(ctx, v.id, batch[:n], aws.ToString(batch[0].Dynamodb.SequenceNumber), v.attempts, recordAgeExceeded)
-			v.drop(n)
-			v.failing, v.attempts, v.limit = "", 0, 0
-			continue
-		}
-		retryFrom, crashed, err := p.deliver(ctx, batch)
+		retryFrom, err := p.deliver(ctx, batch)
 		if err != nil {
 			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
 			sleep(ctx, time.Second)
 			continue
-		}
-		if crashed {
-			p.bisect(v, batch)
 		}
 		p.settle(ctx, v, batch, retryFrom)
 	}
@@ -118,7 +107,7 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, retryFrom string) {
 	if retryFrom == "" {
 		v.drop(len(batch))
-		v.failing, v.attempts, v.limit = "", 0, 0
+		v.failing, v.attempts = "", 0
 		return
 	}
 	at := slices.IndexFunc(batch, func(r types.Record) bool {
@@ -131,9 +120,9 @@ func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Reco
 	}
 	v.attempts++
 	if p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries {
-		p.discard(ctx, v.id, batch, retryFrom, v.attempts, retriesExhausted)
+		p.discard(ctx, v.id, batch, retryFrom, v.attempts)
 		v.drop(len(batch) - at)
-		v.failing, v.attempts, v.limit = "", 0, 0
+		v.failing, v.attempts = "", 0
 		return
 	}
 	sleep(ctx, time.Second)

@@ -238,10 +238,9 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 	for i := 0; i+1 < len(evs.Content); i += 2 {
 		ev := subset(evs.Content[i+1], "Type")
 		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
-			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
+			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition", "MaximumBatchingWindowInSeconds", "ProvisionedPollerConfig",
 				"FunctionResponseTypes", "Enabled", "Path", "Method", "FilterCriteria", "ScalingConfig",
-				"MaximumRetryAttempts", "DestinationConfig", "MaximumBatchingWindowInSeconds", "BisectBatchOnFunctionError",
-				"MaximumRecordAgeInSeconds", "ProvisionedPollerConfig"))
+				"MaximumRetryAttempts", "DestinationConfig", "MaximumRecordAgeInSeconds", "BisectBatchOnFunctionError"))
 		kept.Content = append(kept.Content, evs.Content[i], ev)
 	}
 	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Events"}, kept)
