@@ -47,7 +47,9 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 		}
 		return string(b)
 	}
-	snsMessage := func(m map[string]any, order string) { m["Message"] = strings.Replace(m["Message"].(string), `"total": 30`, order, 1) }
+	snsMessage := func(m map[string]any, order string) {
+		m["Message"] = strings.Replace(m["Message"].(string), `"total": 30`, order, 1)
+	}
 	for _, tc := range []struct {
 		name                 string
 		d                    sqsbatch.Decoder
