@@ -62,8 +62,8 @@ func (d SNS) Decode(_ context.Context, msg events.SQSMessage) (cloudevent.Event,
 	}
 	ev, err := decodeJSON(where, data, msg, fields{key: d.Key, typeField: d.TypeField, groupField: d.GroupField},
 		d.Type, d.Source)
-	if err != nil {
+	if err != nil && env.MessageID != "" && where == "Message" {
 		return cloudevent.Event{}, fmt.Errorf("sns notification %s: %w", env.MessageID, err)
 	}
-	return ev, nil
+	return ev, err
 }

@@ -78,7 +78,11 @@ func Batch(msgs ...events.SQSMessage) events.SQSEvent {
 // ApproximateReceiveCount, a new receipt handle.
 func Again(m events.SQSMessage) events.SQSMessage {
 	n, _ := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+	n = max(n, 1) // a message built by hand was received once
 	m.Attributes = maps.Clone(m.Attributes)
+	if m.Attributes == nil {
+		m.Attributes = map[string]string{}
+	}
 	m.Attributes["ApproximateReceiveCount"] = strconv.Itoa(n + 1)
 	m.ReceiptHandle = fmt.Sprintf("%s-again-%d", m.ReceiptHandle, n+1)
 	return m

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -120,6 +121,9 @@ func TestQueue_builds_messages_as_SQS_delivers_them(t *testing.T) {
 	}
 	if batch := testkit.Batch(a, b); len(batch.Records) != 2 || batch.Records[1].Body != "b" {
 		t.Errorf("batch %+v; want a then b", batch.Records)
+	}
+	if m := testkit.Again(events.SQSMessage{MessageId: "own"}); m.Attributes["ApproximateReceiveCount"] != "2" {
+		t.Errorf("a message built by hand, received again, has receive count %q; want 2", m.Attributes["ApproximateReceiveCount"])
 	}
 	if s := testkit.Standard("q").Message("g", "x"); s.Attributes["MessageGroupId"] != "" {
 		t.Errorf("a standard queue's message has group %q", s.Attributes["MessageGroupId"])
