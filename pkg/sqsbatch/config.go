@@ -91,8 +91,11 @@ type Config struct {
 	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
 	// groups at once. Outcomes, records, logs and metrics stay per message either way.
 	NoPacking bool
-	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
-	// is not a CloudEvent), and is flushed at the end of every Handle when it buffers.
+	// Decoder turns each message into its event, for NewFor and NewConsumer; default
+	// envelope.CloudEvents. A decoder with a Validate method is validated by Validate.
+	Decoder Decoder
+	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a message
+	// the Decoder refuses), and is flushed at the end of every Handle when it buffers.
 	// Default metrics.Discard.
 	Metrics metrics.Recorder
 }
@@ -134,6 +137,11 @@ func (c Config) Validate() error {
 	if c.MaxReceiveCount < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, or 0 when it has none",
 			c.MaxReceiveCount))
+	}
+	if v, ok := c.Decoder.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("sqsbatch config: Decoder: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }
