@@ -19,8 +19,14 @@ import (
 // MaxBatch is the most messages one SendMessageBatch call takes.
 const MaxBatch = 10
 
-// maxBatchBytes keeps a batch under the SQS 256 KiB payload limit.
-const maxBatchBytes = 256 * 1024
+// MaxMessageBytes is the most SQS takes in one message, body and message attributes counted
+// together (1 MiB, 1,048,576 bytes; 256 KiB before AWS raised it), and in one SendMessageBatch
+// call, all its messages counted together. A queue may be set to take less (its
+// MaximumMessageSize attribute); the default is the most.
+const MaxMessageBytes = 1 << 20
+
+// maxBatchBytes keeps a batch under the SQS payload limit of a SendMessageBatch call.
+const maxBatchBytes = MaxMessageBytes
 
 // ErrNotSent marks a message that was not attempted because an earlier message for the same
 // queue failed: sending it would overtake the failed one in its message group.
