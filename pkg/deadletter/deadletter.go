@@ -36,10 +36,15 @@ const (
 	MinReasonBytes = 256
 )
 
-// maxMessageBytes is the SQS message size limit that body and attributes must fit together.
-// SQS now allows up to 1 MiB, but 256 KiB was the default maximum of queues for years; a
-// message received from such a queue fits one too.
-const maxMessageBytes = 256 * 1024
+// The SQS message size limits that body and attributes must fit together: SQS takes up to
+// 1 MiB, but 256 KiB was the limit of queues for years, and a queue made then keeps it. A dead
+// letter is sized for the smaller limit when it fits it with MinReasonBytes of reason (a body
+// from a queue of the old limit then fits a dead-letter queue of that limit too), for 1 MiB
+// otherwise.
+const (
+	maxMessageBytes    = 1 << 20
+	legacyMessageBytes = 256 * 1024
+)
 
 // Queue is a dead-letter queue. It is safe for concurrent use.
 type Queue struct {
@@ -71,7 +76,7 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		// the same event redriven and failing again is a new message and must be kept.
 		in.MessageDeduplicationId = aws.String(msg.MessageId)
 	}
-	budget := maxMessageBytes - len(msg.Body)
+	budget := legacyMessageBytes - len(msg.Body)
 	for name, value := range map[string]string{
 		AttrSourceMessageID: msg.MessageId,
 		AttrSourceQueueARN:  msg.EventSourceARN,
@@ -81,6 +86,9 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		AttrDeadLetteredAt:  q.now().UTC().Format(time.RFC3339),
 	} {
 		budget -= addString(in.MessageAttributes, name, value)
+	}
+	if budget < MinReasonBytes+len(AttrReason)+len("String") { // too large for the old limit anyway
+		budget += maxMessageBytes - legacyMessageBytes
 	}
 	if reason != nil {
 		// Never less than MinReasonBytes: a dead letter without its reason helps nobody, and a
