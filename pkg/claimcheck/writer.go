@@ -11,6 +11,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
 // PutObjectAPI is the one S3 call a Writer makes; *s3.Client implements it.
@@ -73,4 +74,16 @@ func (w *Writer) Offload(ctx context.Context, payload string) (Pointer, error) {
 		return Pointer{}, fmt.Errorf("claim check %s: %w", p, err)
 	}
 	return p, nil
+}
+
+// OffloadMessage stores payload and returns the message that points to it: the pointer body
+// and the ExtendedPayloadSize attribute, as the extended client libraries send them. It is
+// what publish.Config.ClaimCheck calls.
+func (w *Writer) OffloadMessage(ctx context.Context, payload string) (string, map[string]sqstypes.MessageAttributeValue, error) {
+	p, err := w.Offload(ctx, payload)
+	if err != nil {
+		return "", nil, err
+	}
+	return p.Body(), map[string]sqstypes.MessageAttributeValue{SizeAttribute: {DataType: aws.String("Number"),
+		StringValue: aws.String(SizeAttributeValue(len(payload)))}}, nil
 }

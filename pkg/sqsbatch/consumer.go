@@ -45,7 +45,7 @@ func NewFor(a Applier, cfg Config) (*Processor, error) {
 		return nil, fmt.Errorf("sqsbatch: Applier is nil")
 	}
 	d := cfg.withDefaults()
-	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts}, cfg)
+	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, payloads: d.Payloads}, cfg)
 }
 
 // either returns a and b, each set to the other where it is the zero value.
@@ -73,10 +73,15 @@ type decoding struct {
 	log         *slog.Logger
 	metrics     metrics.Recorder
 	maxAttempts int
+	payloads    PayloadReader
 }
 
 func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
-	ev, err := cloudevent.Decode([]byte(msg.Body))
+	body, err := h.payload(ctx, msg)
+	if err != nil {
+		return h.hold(ctx, msg, "", err)
+	}
+	ev, err := cloudevent.Decode([]byte(body))
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
 			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),
