@@ -86,8 +86,8 @@ func TestTemplate_consumers_read_payloads_from_the_bucket_and_nothing_else_touch
 	}
 }
 
-// Every FIFO queue takes SQS's most, 1 MiB (publish.MaxMessageBytes): a queue made while 256
-// KiB was the limit keeps it unless told.
+// Every FIFO queue takes SQS's most, 1 MiB (publish.MaxMessageBytes), said explicitly: 256 KiB
+// was the limit for years, and a queue set to it keeps it.
 func TestTemplate_fifo_queues_take_1_MiB(t *testing.T) {
 	tpl := loadTemplate(t)
 	for id, q := range resourcesOfType(tpl, "AWS::SQS::Queue") {

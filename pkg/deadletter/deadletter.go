@@ -37,7 +37,7 @@ const (
 )
 
 // The SQS message size limits that body and attributes must fit together: SQS takes up to
-// 1 MiB, but 256 KiB was the limit of queues for years, and a queue made then keeps it. A dead
+// 1 MiB, but 256 KiB was its limit for years, and a queue may still be set to it. A dead
 // letter is sized for the smaller limit when it fits it with MinReasonBytes of reason (a body
 // from a queue of the old limit then fits a dead-letter queue of that limit too), for 1 MiB
 // otherwise.
