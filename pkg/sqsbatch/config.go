@@ -98,6 +98,18 @@ type Config struct {
 	// the Decoder refuses), and is flushed at the end of every Handle when it buffers.
 	// Default metrics.Discard.
 	Metrics metrics.Recorder
+	// Payloads, when set, reads the payload of a message whose body points to it (a claim
+	// check: a *claimcheck.Reader) before NewFor's decoding. A permanent error of it (the
+	// object is missing, or past its bound) dead-letters the message with that reason; any
+	// other is retried. The idempotency record keeps the message as received (the pointer) and
+	// the hash of the payload. Nil: every body is the payload.
+	Payloads PayloadReader
+}
+
+// PayloadReader returns the payload of a message: its body, or what its body points to. It is
+// called concurrently, for messages of different groups.
+type PayloadReader interface {
+	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
 }
 
 func (c Config) withDefaults() Config {

@@ -51,7 +51,7 @@ func NewFor(a Applier, cfg Config) (*Processor, error) {
 	if d.Decoder == nil {
 		d.Decoder = envelope.CloudEvents{}
 	}
-	return New(decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount}, cfg)
+	return New(decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads}, cfg)
 }
 
 // Decoder turns an SQS message into the event an Applier applies. Package envelope has one
@@ -92,10 +92,17 @@ type decoding struct {
 	metrics         metrics.Recorder
 	maxAttempts     int
 	maxReceiveCount int // 0: no backstop hold
+	payloads        PayloadReader
 }
 
 func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
-	ev, err := h.dec.Decode(ctx, msg)
+	body, err := h.payload(ctx, msg)
+	if err != nil {
+		return h.hold(ctx, msg, "", err)
+	}
+	resolved := msg // the record keeps the message as received (a claim check's pointer)
+	resolved.Body = body
+	ev, err := h.dec.Decode(ctx, resolved)
 	if err != nil && !idempotency.IsPermanent(err) {
 		return fmt.Errorf("decode message %s: %w", msg.MessageId, err)
 	}
