@@ -14,9 +14,11 @@ type refs struct {
 	params    map[string]string
 	tables    map[string]Table
 	queues    map[string]Queue
+	buckets   map[string]Bucket
 	prefix    string
 	region    string
 	account   string
+	conds     conditions
 }
 
 func (r *refs) ref(name string) (string, error) {
@@ -43,10 +45,13 @@ func (r *refs) ref(name string) (string, error) {
 	if q, ok := r.queues[name]; ok {
 		return q.URL, nil
 	}
+	if b, ok := r.buckets[name]; ok {
+		return b.Name, nil
+	}
 	if r.functions[name] {
 		return name, nil // the local Lambda API names functions by logical id
 	}
-	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues and pseudo parameters resolve)", name)
+	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets and pseudo parameters resolve)", name)
 }
 
 func (r *refs) getAtt(name, attr string) (string, error) {
@@ -70,6 +75,9 @@ func (r *refs) getAtt(name, attr string) (string, error) {
 		case "QueueUrl":
 			return q.URL, nil
 		}
+	}
+	if b, ok := r.buckets[name]; ok && attr == "Arn" {
+		return b.ARN, nil
 	}
 	if r.functions[name] && attr == "Arn" {
 		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", r.region, r.account, name), nil
@@ -101,7 +109,9 @@ func decode(n *yaml.Node, call func(fn string, arg *yaml.Node) (any, error)) (an
 			if err != nil {
 				return nil, err
 			}
-			out[n.Content[i].Value] = v
+			if v != (noValue{}) {
+				out[n.Content[i].Value] = v
+			}
 		}
 		return out, nil
 	case yaml.SequenceNode:
@@ -111,7 +121,9 @@ func decode(n *yaml.Node, call func(fn string, arg *yaml.Node) (any, error)) (an
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			if v != (noValue{}) {
+				out = append(out, v)
+			}
 		}
 		return out, nil
 	case yaml.DocumentNode:
@@ -166,6 +178,9 @@ func stringify(v any) (string, error) {
 }
 
 func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
+	if fn == "If" {
+		return r.ifCall(arg)
+	}
 	args, err := r.resolve(arg)
 	if err != nil {
 		return nil, err
@@ -173,6 +188,9 @@ func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
 	switch fn {
 	case "Ref":
 		name, _ := args.(string)
+		if name == "AWS::NoValue" {
+			return noValue{}, nil
+		}
 		return r.ref(name)
 	case "GetAtt":
 		return r.getAttArgs(args)

@@ -16,6 +16,7 @@ const (
 	typeQueue    = "AWS::SQS::Queue"
 	typeFunction = "AWS::Serverless::Function"
 	typeHTTPAPI  = "AWS::Serverless::HttpApi"
+	typeBucket   = "AWS::S3::Bucket"
 )
 
 // Template is the part of a SAM template the local cloud runs. Property nodes are kept as YAML
@@ -26,6 +27,7 @@ type Template struct {
 	Declared   []string              // every parameter the template declares, with or without a default
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
+	Buckets    []string              // logical ids of AWS::S3::Bucket, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
 	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions; HttpApis too)
 	Types      map[string]string     // logical id → resource type, for every resource
@@ -33,6 +35,8 @@ type Template struct {
 	BuildMethod map[string]string
 	// Constraints are the declared parameters' types and constraints, by name.
 	Constraints map[string]Parameter
+	// Conditions are the template's Conditions, by name, unevaluated.
+	Conditions map[string]*yaml.Node
 }
 
 // Declares reports whether the template declares parameter name.
@@ -98,6 +102,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Parameters[name] = d.Value
 		}
 	}
+	t.Conditions = mapping(lookup(root, "Conditions"))
 	globals := lookup(lookup(root, "Globals"), "Function")
 	resources := lookup(root, "Resources")
 	if resources == nil {
@@ -116,6 +121,8 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Tables = append(t.Tables, id)
 		case typeQueue:
 			t.Queues = append(t.Queues, id)
+		case typeBucket:
+			t.Buckets = append(t.Buckets, id)
 		case typeFunction:
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)
@@ -235,7 +242,7 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 	for i := 0; i+1 < len(evs.Content); i += 2 {
 		ev := subset(evs.Content[i+1], "Type")
 		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
-			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
+			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition", "MaximumBatchingWindowInSeconds", "ProvisionedPollerConfig",
 				"FunctionResponseTypes", "Enabled", "Path", "Method", "FilterCriteria", "ScalingConfig",
 				"MaximumRetryAttempts", "DestinationConfig", "MaximumRecordAgeInSeconds", "BisectBatchOnFunctionError"))
 		kept.Content = append(kept.Content, evs.Content[i], ev)
