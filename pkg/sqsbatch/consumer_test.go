@@ -23,7 +23,7 @@ func TestNewConsumer_flushes_the_consumers_recorder_when_the_batch_has_none(t *t
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(testenv.DynamoDB(t), idempotency.NewRouter(),
 		idempotency.Config{Name: "c", Table: "idempotency", Metrics: metrics.NewEMF(&emf, "ns", nil), Logger: quiet},
-		sqsbatch.Config{Logger: quiet})
+		sqsbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
