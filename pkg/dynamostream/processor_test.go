@@ -1,0 +1,121 @@
+package dynamostream_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+func handle(t *testing.T, p *dynamostream.Processor, recs []events.DynamoDBEventRecord) []string {
+	t.Helper()
+	resp, err := p.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []string
+	for _, f := range resp.BatchItemFailures {
+		seqs = append(seqs, f.ItemIdentifier)
+	}
+	return seqs
+}
+
+// A record failing in the middle of a batch of DynamoDB Local's real stream records: the
+// response reports its sequence number, the later records of its item are not applied, the
+// other item's are; Lambda's redelivery from that record applies the rest, and nothing twice.
+func TestProcessor_failure_mid_batch_reports_its_sequence_number_and_redelivery_applies_once(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  dynamostream.Config
+	}{{"packed", dynamostream.Config{}}, {"unpacked", dynamostream.Config{NoPacking: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newStreamEnv(t)
+			for n := 1; n <= 3; n++ {
+				e.write(t, "a", n)
+				e.write(t, "b", n)
+			}
+			recs := e.records(t)
+			if len(recs) != 6 {
+				t.Fatalf("stream has %d records; want 6", len(recs))
+			}
+			e.failOnce("a", 2, errors.New("downstream timed out"))
+			p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			failed := handle(t, p, recs)
+			a2 := recs[2].Change.SequenceNumber // a1 b1 a2 b2 a3 b3
+			if !slices.Equal(failed, []string{a2}) {
+				t.Fatalf("BatchItemFailures = %v; want a2's sequence number %s only", failed, a2)
+			}
+			if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
+				t.Errorf("item a applied %v after the failure; want [1] (a3 waits behind a2)", got)
+			}
+			if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2, 3}) {
+				t.Errorf("item b applied %v; want [1 2 3]", got)
+			}
+
+			if failed := handle(t, p, from(recs, a2)); len(failed) > 0 {
+				t.Fatalf("redelivery BatchItemFailures = %v; want none", failed)
+			}
+			for _, item := range []string{"a", "b"} {
+				if got := e.applied(t, item); !slices.Equal(got, []int{1, 2, 3}) {
+					t.Errorf("item %s applied %v after the redelivery; want [1 2 3], each once, in order", item, got)
+				}
+			}
+		})
+	}
+}
+
+// A record that can never succeed goes to the SQS dead-letter queue with its reason; under
+// HoldGroup its item's later records follow it there, held, while the other item's apply.
+func TestProcessor_poison_record_is_dead_lettered_and_holds_its_item(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	sq := testenv.SQS(t)
+	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	e.write(t, "a", 1)
+	e.write(t, "b", 1)
+	e.write(t, "a", -1)
+	e.write(t, "b", 2)
+	e.write(t, "a", 3)
+	p, err := dynamostream.New(e.consumer(t, idempotency.HoldGroup), dynamostream.Config{DeadLetter: deadletter.New(sq, dlq)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := e.records(t)
+	if failed := handle(t, p, recs); len(failed) > 0 {
+		t.Fatalf("BatchItemFailures = %v; want none: the poison record and the one held behind it are dead-lettered", failed)
+	}
+	if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
+		t.Errorf("item a applied %v; want [1]: a3 held behind the poison record", got)
+	}
+	if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("item b applied %v; want [1 2]", got)
+	}
+	letters := apptest.Drain(t, sq, dlq)
+	if len(letters) != 2 {
+		t.Fatalf("dead letters = %d; want 2 (the poison record, then the one held behind it)", len(letters))
+	}
+	reasons := []string{aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue),
+		aws.ToString(letters[1].MessageAttributes[deadletter.AttrReason].StringValue)}
+	if !strings.Contains(reasons[0], "negative amount") || !strings.Contains(reasons[1], "held behind") {
+		t.Errorf("reasons = %q; want the poison record's own, then held behind it", reasons)
+	}
+	if id := aws.ToString(letters[0].MessageAttributes[deadletter.AttrSourceMessageID].StringValue); id != recs[2].EventID {
+		t.Errorf("first letter's source id %q; want the poison record's eventID %s", id, recs[2].EventID)
+	}
+}
