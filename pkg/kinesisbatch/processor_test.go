@@ -142,3 +142,33 @@ func TestProcessor_key_from_the_payload_applies_a_record_put_twice_once(t *testi
 		t.Errorf("key a applied %v; want [1]: the second record is the same event", got)
 	}
 }
+
+// When records of two keys fail, the response reports the first in the batch, whichever key
+// it is: Lambda checkpoints at the lowest sequence number reported, and a later one reported
+// alone would lose the earlier failure.
+func TestProcessor_reports_the_first_failure_across_keys(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	e.write(t, "a", 1)
+	e.write(t, "b", 1)
+	e.write(t, "a", 2)
+	e.write(t, "b", 2)
+	recs := e.records(t)
+	e.failOnce("a", 2, errors.New("downstream timed out"))
+	e.failOnce("b", 1, errors.New("downstream timed out"))
+	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed := handle(t, p, recs); !slices.Equal(failed, []string{recs[1].Kinesis.SequenceNumber}) {
+		t.Fatalf("BatchItemFailures = %v; want b1's %s, the first failure of the batch", failed, recs[1].Kinesis.SequenceNumber)
+	}
+	if failed := handle(t, p, from(recs, recs[1].Kinesis.SequenceNumber)); len(failed) > 0 {
+		t.Fatalf("redelivery BatchItemFailures = %v; want none", failed)
+	}
+	for _, item := range []string{"a", "b"} {
+		if got := e.applied(t, item); !slices.Equal(got, []int{1, 2}) {
+			t.Errorf("key %s applied %v; want [1 2]", item, got)
+		}
+	}
+}
