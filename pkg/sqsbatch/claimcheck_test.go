@@ -29,7 +29,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
-// outcomes is an Applier that keeps the outcome of every event it applies.
+// outcomes is an engine that keeps the outcome of every event it applies.
 type outcomes struct {
 	idempotency.Engine
 	mu  sync.Mutex

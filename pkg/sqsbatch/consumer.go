@@ -73,7 +73,7 @@ func (c Config) engineOnly() error {
 	return errors.Join(errs...)
 }
 
-// Decoder turns an SQS message into the event an Applier applies. Package envelope has one
+// Decoder turns an SQS message into the event the engine applies. Package envelope has one
 // for each kind of producer (CloudEvents, EventBridge, SNS, S3, plain JSON, a function). The
 // event's ID is the idempotency key: it must name the logical event, the same on every
 // delivery and every publisher retry, so take it from the payload, not from a transport id

@@ -49,3 +49,16 @@ func TestProcessor_with_a_nil_EMF_recorder_records_nothing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The logger and recorder of a consumer's port are the consumer's: given to the port as well,
+// they are refused when it is built, not reconciled.
+func TestNewFor_refuses_a_second_logger_and_recorder(t *testing.T) {
+	c, err := idempotency.New(testenv.DynamoDB(t), idempotency.NewRouter(), idempotency.Config{Name: "c", Table: "idempotency"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqsbatch.NewFor(c, sqsbatch.Config{Logger: slog.Default(), Metrics: metrics.Discard})
+	if err == nil || !strings.Contains(err.Error(), "idempotency.Config.Logger") || !strings.Contains(err.Error(), "idempotency.Config.Metrics") {
+		t.Fatalf("NewFor with a Logger and Metrics = %v; want both refused, naming the consumer's config", err)
+	}
+}
