@@ -119,3 +119,34 @@ func TestProcessor_poison_record_is_dead_lettered_and_holds_its_item(t *testing.
 		t.Errorf("first letter's source id %q; want the poison record's eventID %s", id, recs[2].EventID)
 	}
 }
+
+// A record failing on every delivery is counted by its eventID across Lambda's retries and
+// dead-lettered at MaxAttempts, so the shard moves on instead of retrying it until it expires.
+func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	sq := testenv.SQS(t)
+	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	e.write(t, "a", 1)
+	e.write(t, "a", 2)
+	recs := e.records(t)
+	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.failOnce("a", 1, errors.New("downstream timed out"))
+	if failed := handle(t, p, recs); !slices.Equal(failed, []string{recs[0].Change.SequenceNumber}) {
+		t.Fatalf("first delivery BatchItemFailures = %v; want a1's sequence number", failed)
+	}
+	e.failOnce("a", 1, errors.New("downstream timed out"))
+	if failed := handle(t, p, recs); len(failed) > 0 {
+		t.Fatalf("second delivery BatchItemFailures = %v; want none: a1 dead-lettered after 2 failures", failed)
+	}
+	if got := e.applied(t, "a"); !slices.Equal(got, []int{2}) {
+		t.Errorf("item a applied %v; want [2] (GoOn: a1 dead-lettered, a2 applied)", got)
+	}
+	letters := apptest.Drain(t, sq, dlq)
+	if len(letters) != 1 || !strings.Contains(aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue), "failed 2 times") {
+		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
+	}
+}
