@@ -62,7 +62,9 @@ func newStreamEnv(t *testing.T) *streamEnv {
 	if _, err := e.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(e.stream), ShardCount: aws.Int32(1)}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = e.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(e.stream)}) })
+	t.Cleanup(func() {
+		_, _ = e.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(e.stream)})
+	})
 	if err := kinesis.NewStreamExistsWaiter(e.kin, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
 		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)}, 20*time.Second); err != nil {
 		t.Fatal(err)

@@ -30,8 +30,10 @@ func ExampleNew() {
 	idempotency.Route(r, "amount.added", func(_ cloudevent.Event, a struct {
 		Account string
 		N       int
-	}) (idempotency.Effect, error) { return idempotency.Effect{idempotency.Update("accounts", map[string]string{"pk": a.Account},
-		expression.Add(expression.Name("balance"), expression.Value(a.N)))}, nil })
+	}) (idempotency.Effect, error) {
+		return idempotency.Effect{idempotency.Update("accounts", map[string]string{"pk": a.Account},
+			expression.Add(expression.Name("balance"), expression.Value(a.N)))}, nil
+	})
 	c, err := idempotency.New(dynamodb.NewFromConfig(cfg), r, idempotency.Config{Name: "balances",
 		Table: os.Getenv("IDEMPOTENCY_TABLE"), AfterDeadLetter: idempotency.HoldGroup})
 	if err != nil {
