@@ -17,6 +17,11 @@ import (
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 )
 
+type amountAdded struct {
+	Account string `json:"account"`
+	N       int    `json:"n"`
+}
+
 // A whole Lambda function consuming a Kinesis stream of CloudEvents: each event adds its
 // amount to its account exactly once, in the order of its partition key, however often Lambda
 // delivers the shard; the event's own id is the key, so a producer's retried PutRecord is
@@ -27,10 +32,7 @@ func ExampleNew() {
 		log.Fatal(err) // at init, never on the handler path
 	}
 	r := idempotency.NewRouter()
-	idempotency.Route(r, "amount.added", func(_ cloudevent.Event, a struct {
-		Account string
-		N       int
-	}) (idempotency.Effect, error) {
+	idempotency.Route(r, "amount.added", func(_ cloudevent.Event, a amountAdded) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Update("accounts", map[string]string{"pk": a.Account},
 			expression.Add(expression.Name("balance"), expression.Value(a.N)))}, nil
 	})
