@@ -150,3 +150,37 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
 	}
 }
+
+// Packing across items, as on SQS: the next records of several items commit in one
+// TransactWriteItems; unpacked, each in its own.
+func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  dynamostream.Config
+		want int64
+	}{{"packed", dynamostream.Config{}, 1}, {"unpacked", dynamostream.Config{NoPacking: true}, 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newStreamEnv(t)
+			for _, item := range []string{"a", "b", "c", "d"} {
+				e.write(t, item, 1)
+			}
+			p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if failed := handle(t, p, e.records(t)); len(failed) > 0 {
+				t.Fatalf("BatchItemFailures = %v; want none", failed)
+			}
+			if got := e.requests.Of("TransactWriteItems"); got != tc.want {
+				t.Errorf("TransactWriteItems calls = %d; want %d (%s)", got, tc.want, e.requests)
+			}
+			for _, item := range []string{"a", "b", "c", "d"} {
+				if got := e.applied(t, item); !slices.Equal(got, []int{1}) {
+					t.Errorf("item %s applied %v; want [1]", item, got)
+				}
+			}
+		})
+	}
+}
