@@ -12,6 +12,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -170,5 +171,31 @@ func TestProcessor_reports_the_first_failure_across_keys(t *testing.T) {
 		if got := e.applied(t, item); !slices.Equal(got, []int{1, 2}) {
 			t.Errorf("key %s applied %v; want [1 2]", item, got)
 		}
+	}
+}
+
+// A partition key SQS would refuse as a MessageGroupId (a space, a non-ASCII letter; SQS takes
+// 1 to 128 of letters, digits and ASCII punctuation) still dead-letters its record: the letter's
+// group is the key's digest. fauxqs does not check the group's characters, so the test checks
+// the group sent.
+func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	sq := testenv.SQS(t)
+	dlq := apptest.FIFOQueue(t, sq, "kinesis-dlq")
+	e.put(t, "compte é 1", []byte(`{"item":"é","n":-1}`))
+	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{DeadLetter: deadletter.New(sq, dlq)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed := handle(t, p, e.records(t)); len(failed) > 0 {
+		t.Fatalf("BatchItemFailures = %v; want none: the record dead-lettered", failed)
+	}
+	letters := apptest.Drain(t, sq, dlq)
+	if len(letters) != 1 {
+		t.Fatalf("dead letters = %d; want 1", len(letters))
+	}
+	if g := aws.ToString(letters[0].MessageAttributes[deadletter.AttrSourceGroupID].StringValue); g != batch.GroupID("compte é 1") || !strings.HasPrefix(g, "sha256-") {
+		t.Errorf("letter's group %q; want the key's digest, which SQS accepts", g)
 	}
 }
