@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -182,5 +183,28 @@ func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *te
 				}
 			}
 		})
+	}
+}
+
+// The deadline guard: with less time left than DeadlineMargin no record starts, and the
+// response reports the batch's first record, so Lambda delivers the whole batch again.
+func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	e.write(t, "a", 1)
+	e.write(t, "b", 1)
+	recs := e.records(t)
+	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadlineMargin: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := p.Handle(ctx, events.DynamoDBEvent{Records: recs})
+	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != recs[0].Change.SequenceNumber {
+		t.Fatalf("Handle = %+v, %v; want the first record's sequence number %s", resp, err, recs[0].Change.SequenceNumber)
+	}
+	if got := e.requests.Total(); got != 0 {
+		t.Errorf("%d DynamoDB calls; want none: no record started", got)
 	}
 }
