@@ -51,18 +51,18 @@ func (a *Applier) Engine() idempotency.Engine { return a.e }
 // MaxAttempts is how many failed attempts of a delivery make it permanent.
 func (a *Applier) MaxAttempts() int { return a.maxAttempts }
 
-// Least is the fewest workers a batch should run: PackWidth when packing, so that a batch's
+// least is the fewest workers a batch should run: PackWidth when packing, so that a batch's
 // groups share commits, else 0.
-func (a *Applier) Least() int {
+func (a *Applier) least() int {
 	if a.pack {
 		return PackWidth
 	}
 	return 0
 }
 
-// Begin starts one batch run by workers goroutines: each calls Session.Leave when it is done
-// (Work.Done).
-func (a *Applier) Begin(workers int) *Session {
+// begin starts one batch run by workers goroutines: each calls Session.leave when it is done
+// (work.Done).
+func (a *Applier) begin(workers int) *Session {
 	s := &Session{a: a}
 	if a.pack {
 		s.pack = a.e.NewPack(workers)
@@ -76,8 +76,8 @@ type Session struct {
 	pack *idempotency.Pack
 }
 
-// Leave says one worker applies nothing more in this batch.
-func (s *Session) Leave(ctx context.Context) {
+// leave says one worker applies nothing more in this batch.
+func (s *Session) leave(ctx context.Context) {
 	if s.pack != nil {
 		s.pack.Leave(ctx)
 	}

@@ -38,23 +38,23 @@ func NewPort[R any](cfg PortConfig[R]) (*Port[R], error) {
 
 // Run handles recs and returns each one's outcome, then flushes the metrics.
 func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
-	defer p.runner.Flush(ctx)
+	defer p.runner.flush(ctx)
 	items := make([]Item, len(recs))
 	for i, r := range recs {
 		items[i] = p.item(r)
 	}
-	w := Work{Items: items}
+	w := work{Items: items}
 	var s *Session
 	if p.app != nil {
-		w.Workers = p.runner.Workers(len(Groups(items)), p.app.Least())
-		s = p.app.Begin(w.Workers)
-		w.Done = func() { s.Leave(ctx) }
+		w.Workers = p.runner.workers(len(groupsOf(items)), p.app.least())
+		s = p.app.begin(w.Workers)
+		w.Done = func() { s.leave(ctx) }
 	}
 	w.Handle = func(ctx context.Context, i int) error { return p.handle(ctx, s, recs[i]) }
 	if p.deadLetter != nil {
 		w.DeadLetter = func(ctx context.Context, i int, reason error) error { return p.deadLetter(ctx, recs[i], reason) }
 	}
-	return p.runner.Run(ctx, w)
+	return p.runner.run(ctx, w)
 }
 
 // FirstFailed is the index of the first record, in batch order, not acknowledged; -1 when

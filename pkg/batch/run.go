@@ -78,8 +78,8 @@ const (
 	Skipped                   // an earlier record of its group failed
 )
 
-// Work is one batch for Run.
-type Work struct {
+// work is one batch for run.
+type work struct {
 	Items []Item
 	// Workers is how many groups run at once; 0: Concurrency (never more than the groups).
 	Workers int
@@ -89,11 +89,12 @@ type Work struct {
 	// DeadLetter moves record i aside with its reason; nil: a permanent failure fails the
 	// record, for the source's own policy.
 	DeadLetter func(ctx context.Context, i int, reason error) error
-	// Done is called by each worker once it takes no more groups (a pack's Leave).
+	// Done is called by each worker once it takes no more groups (a pack's leave).
 	Done func()
 }
 
-// Runner runs batches. It is safe for concurrent use.
+// Runner runs the batches of a Port: group order, concurrency, the deadline guard, panic
+// recovery and dead-lettering. It is safe for concurrent use.
 type Runner struct{ cfg Config }
 
 // New returns a Runner configured by cfg.
@@ -104,13 +105,13 @@ func New(cfg Config) (*Runner, error) {
 	return &Runner{cfg: cfg.withDefaults()}, nil
 }
 
-// Workers is how many workers a batch of n groups gets: at most max(Concurrency, least).
-func (r *Runner) Workers(groups, least int) int {
+// workers is how many workers a batch of n groups gets: at most max(Concurrency, least).
+func (r *Runner) workers(groups, least int) int {
 	return min(max(r.cfg.Concurrency, least), groups)
 }
 
-// Groups splits items into groups in batch order of first appearance.
-func Groups(items []Item) [][]int {
+// groupsOf splits items into groups in batch order of first appearance.
+func groupsOf(items []Item) [][]int {
 	groups := make([][]int, 0, len(items))
 	byID := map[string]int{}
 	for i, it := range items {
@@ -128,14 +129,14 @@ func Groups(items []Item) [][]int {
 	return groups
 }
 
-// Run handles w's items, each group in order, and returns each item's outcome. It never
+// run handles w's items, each group in order, and returns each item's outcome. It never
 // panics; an item nobody decided on stays NotStarted.
-func (r *Runner) Run(ctx context.Context, w Work) []Outcome {
+func (r *Runner) run(ctx context.Context, w work) []Outcome {
 	out := make([]Outcome, len(w.Items))
-	groups := Groups(w.Items)
+	groups := groupsOf(w.Items)
 	workers := w.Workers
 	if workers <= 0 {
-		workers = r.Workers(len(groups), 0)
+		workers = r.workers(len(groups), 0)
 	}
 	queue := make(chan []int)
 	var wg sync.WaitGroup
@@ -160,7 +161,7 @@ func (r *Runner) Run(ctx context.Context, w Work) []Outcome {
 
 // runGroup handles the items of g in order and stops at the first failure or when the
 // deadline guard says so. Each worker writes only its own group's outcomes.
-func (r *Runner) runGroup(ctx context.Context, w Work, g []int, out []Outcome) {
+func (r *Runner) runGroup(ctx context.Context, w work, g []int, out []Outcome) {
 	for n, i := range g {
 		if !r.mayStart(ctx) {
 			return // this and the rest of the group stay NotStarted
@@ -214,7 +215,7 @@ func (r *Runner) reportNotStarted(ctx context.Context, items []Item, out []Outco
 // process handles one record and reports whether it may be acknowledged. It logs the decision
 // for every record that is not a plain success. The record's trace header, when it has one,
 // is the trace of everything logged about it.
-func (r *Runner) process(ctx context.Context, w Work, i int) bool {
+func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	it := w.Items[i]
 	ctx = xray.NewContext(ctx, it.Trace)
 	attrs := func(reason error) []slog.Attr {
@@ -259,8 +260,8 @@ func (r *Runner) protect(ctx context.Context, it Item, f func() error) (err erro
 	return f()
 }
 
-// Flush flushes the metrics recorder, logging a failure.
-func (r *Runner) Flush(ctx context.Context) {
+// flush flushes the metrics recorder, logging a failure.
+func (r *Runner) flush(ctx context.Context) {
 	if err := metrics.Flush(r.cfg.Metrics); err != nil {
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "metrics not flushed", slog.String("reason", err.Error()))
 	}
