@@ -11,7 +11,8 @@ test:
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
 ##   table (see README); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
-##   with the issue's targets and the cost model; raw output in .local/bench*.txt
+##   with the issue's targets and the cost model; then the three ports (SQS, DynamoDB Streams,
+##   Kinesis) packed and unpacked; raw output in .local/bench*.txt
 BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
@@ -27,6 +28,12 @@ bench:
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-sidebyside.txt || { cat ../../.local/bench-sidebyside.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-sidebyside.txt; \
 	  echo "(raw output: .local/bench-sidebyside.txt)"
+	@$(GO) test -c -o .local/bench-ports.test ./pkg/batch/
+	@echo; echo "bench: the ports (SQS, DynamoDB Streams, Kinesis) on one engine, packed and unpacked, $(BENCH_N) records each (under a minute)"
+	@cd pkg/batch && ../../infra/emulators.sh ../../.local/bench-ports.test -test.run '^$$' -test.bench Ports \
+	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-ports.txt || { cat ../../.local/bench-ports.txt; exit 1; }
+	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-ports.txt; \
+	  echo "(raw output: .local/bench-ports.txt)"
 
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s

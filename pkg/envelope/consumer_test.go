@@ -76,8 +76,9 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 			var reasons []error
 			p, err := sqsbatch.NewConsumer(db, idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
 				return idempotency.Effect{idempotency.Update(table, counter, expression.Add(expression.Name("n"), expression.Value(1)))}, nil
-			}), idempotency.Config{Name: "envelope-" + tc.name, Table: idem, CacheSize: -1},
-				sqsbatch.Config{Decoder: tc.d, Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+			}), idempotency.Config{Name: "envelope-" + tc.name, Table: idem, CacheSize: -1,
+				Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
+				sqsbatch.Config{Decoder: tc.d,
 					DeadLetter: sqsbatch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
 						mu.Lock()
 						defer mu.Unlock()
@@ -154,8 +155,9 @@ func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *
 	db := testenv.DynamoDB(t)
 	var emf bytes.Buffer
 	dead := 0
-	p, err := sqsbatch.NewConsumer(db, idempotency.NewRouter(), idempotency.Config{Name: "envelope-transient", Table: "unused"},
-		sqsbatch.Config{Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	p, err := sqsbatch.NewConsumer(db, idempotency.NewRouter(), idempotency.Config{Name: "envelope-transient", Table: "unused",
+		Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
+		sqsbatch.Config{
 			Decoder: envelope.Func(func(context.Context, events.SQSMessage) (cloudevent.Event, error) {
 				return cloudevent.Event{}, errors.New("schema registry: timeout")
 			}),

@@ -16,7 +16,7 @@ func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
 	name := "admin-" + counter
 	c := f.consumerFor(t, name, f.router(), func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup })
 	msg := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
-	if _, err := c.CountFailure(ctx, counter+"-a", errors.New("throttled")); err != nil {
+	if _, err := c.CountMessageFailure(ctx, counter+"-a", "m1", errors.New("throttled")); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {

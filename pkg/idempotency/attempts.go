@@ -27,21 +27,13 @@ func attemptsKey(consumer, eventID string) string {
 	return keySeparator + "attempts" + keySeparator + Key(consumer, eventID)
 }
 
-// CountFailure counts one failed processing attempt of event eventID, with its cause, and
-// returns how many this consumer has counted for the event (this one included), whatever
-// message carried it. It is CountMessageFailure without a message.
-func (c *core) CountFailure(ctx context.Context, eventID string, cause error) (int, error) {
-	total, _, err := c.count(ctx, eventID, "", cause)
-	return total, err
-}
-
-// CountMessageFailure counts one failed processing attempt of event eventID carried by SQS
-// message messageID, with its cause, and returns how many failures this consumer has counted
+// CountMessageFailure counts one failed processing attempt of event eventID carried by
+// delivery messageID (an SQS message, a stream record), with its cause, and returns how many failures this consumer has counted
 // for that message (this one included): a copy of the event sent again (a redrive sends a new
 // message) is counted from 1 again. It is one UpdateItem with an atomic ADD on an item of its
 // own, which expires with the Retention of records (two on a message's first failure: the
 // count moves to the new message); it is called on the failure path only, so a success costs
-// nothing more. The batch processor calls it for every transient failure and dead-letters
+// nothing more. A port (Engine) calls it for every transient failure and dead-letters
 // the message when the count reaches its limit.
 func (c *core) CountMessageFailure(ctx context.Context, eventID, messageID string, cause error) (int, error) {
 	_, n, err := c.count(ctx, eventID, messageID, cause)
@@ -49,8 +41,8 @@ func (c *core) CountMessageFailure(ctx context.Context, eventID, messageID strin
 }
 
 // MessageFailures returns how many failed attempts of event eventID this consumer has counted
-// for SQS message messageID, and the last one's error: 0 when none, or when the count is of
-// another message. It is one consistent GetItem: the batch processor calls it only for a
+// for delivery messageID, and the last one's error: 0 when none, or when the count is of
+// another message. It is one consistent GetItem: the SQS port calls it only for a
 // message received more often than its limit of failures, to dead-letter at once, without
 // running its handler again, a message whose last failure was its limit but which could not
 // be dead-lettered then.

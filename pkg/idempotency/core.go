@@ -19,12 +19,12 @@ import (
 // Delivery says how an event reached the consumer: it is stored in the record and logged, so a
 // person can find the message. Every field is optional.
 type Delivery struct {
-	MessageID      string // the transport's id of this delivery: an SQS message id, a stream event id
+	MessageID      string // the transport's id of this delivery: an SQS message id, a stream record's event id
 	SequenceNumber string // an SQS FIFO or stream sequence number
 	ReceiveCount   int    // how many times the transport has delivered it, this time included
-	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId), for HoldGroup
-	// HoldWritten says the transport held Group naming this event before applying it (sqsbatch
-	// does on a message's last receives before the queue's maxReceiveCount): the event is then
+	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId, a stream's key), for HoldGroup
+	// HoldWritten says the port held Group naming this event before applying it (Engine.HoldGroup;
+	// sqsbatch does on a message's last receives before the queue's maxReceiveCount): the event is then
 	// never answered from the cache, so that its commit, or its duplicate found in DynamoDB,
 	// releases the hold.
 	HoldWritten bool

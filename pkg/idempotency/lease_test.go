@@ -196,7 +196,7 @@ func TestLeased_live_lease_held_by_another_is_a_batch_item_failure_not_a_skip(t 
 	running := newGate(r)
 	done := runHeld(f.leased(t, "notifier", nil, running), running, msg)
 
-	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{Logger: f.sharedLogger()})
+	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 // others wait for it.
 type Pack struct {
 	c       *Consumer
+	alone   *LeasedConsumer // a pack that shares nothing: each Apply is the consumer's own
 	mu      sync.Mutex
 	members int
 	waiting []*member
@@ -32,7 +33,8 @@ type member struct {
 	done chan struct{}
 }
 
-// NewPack returns a pack for members goroutines applying events with c.
+// NewPack returns a pack for members goroutines applying events with c: their commits are
+// shared (see Pack).
 func (c *Consumer) NewPack(members int) *Pack {
 	return &Pack{c: c, members: members}
 }
@@ -40,6 +42,9 @@ func (c *Consumer) NewPack(members int) *Pack {
 // Apply is Consumer.Apply with the commit shared: it returns once the pack holding ev's
 // transaction is settled. It must be called by a member, one event at a time.
 func (k *Pack) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+	if k.alone != nil {
+		return k.alone.Apply(ctx, ev, d)
+	}
 	return k.c.applyOnce(ctx, ev, d, func() (Result, error) {
 		p, res, done, err := k.c.prepare(ctx, ev, d)
 		if done {
@@ -54,6 +59,9 @@ func (k *Pack) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Resu
 
 // Leave says one member will apply nothing more.
 func (k *Pack) Leave(ctx context.Context) {
+	if k.alone != nil {
+		return
+	}
 	k.mu.Lock()
 	k.members--
 	k.flushLocked(ctx)

@@ -45,7 +45,7 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
 	}{
 		{"counting an attempt", "UpdateItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := consumer(t, db, name).CountFailure(ctx, unique(t), errors.New("downstream failed"))
+			_, err := consumer(t, db, name).CountMessageFailure(ctx, unique(t), "m1", errors.New("downstream failed"))
 			return err
 		}},
 		{"writing a hold", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {

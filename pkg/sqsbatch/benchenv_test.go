@@ -81,7 +81,6 @@ func (e *benchEnv) consumer(b *testing.B, cacheSize int) *idempotency.Consumer {
 }
 
 func (e *benchEnv) processor(b *testing.B, cacheSize int, cfg sqsbatch.Config) *sqsbatch.Processor {
-	cfg.Logger = e.quiet
 	p, err := sqsbatch.NewFor(e.consumer(b, cacheSize), cfg)
 	if err != nil {
 		b.Fatal(err)

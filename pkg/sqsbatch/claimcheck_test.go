@@ -29,15 +29,15 @@ import (
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
-// outcomes is an Applier that keeps the outcome of every event it applies.
+// outcomes is an engine that keeps the outcome of every event it applies.
 type outcomes struct {
-	sqsbatch.Applier
+	idempotency.Engine
 	mu  sync.Mutex
 	got []string // "<event id>:<outcome>"
 }
 
 func (o *outcomes) Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error) {
-	res, err := o.Applier.Apply(ctx, ev, d)
+	res, err := o.Engine.Apply(ctx, ev, d)
 	o.mu.Lock()
 	o.got = append(o.got, ev.ID+":"+string(res.Outcome))
 	o.mu.Unlock()
@@ -87,8 +87,8 @@ func newLargeStack(t *testing.T) *largeStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.applier = &outcomes{Applier: c}
-	s.consumer, err = sqsbatch.NewFor(s.applier, sqsbatch.Config{Payloads: reader, Logger: quiet,
+	s.applier = &outcomes{Engine: c}
+	s.consumer, err = sqsbatch.NewFor(s.applier, sqsbatch.Config{Payloads: reader, NoPacking: true, // packing would commit past outcomes.Apply
 		DeadLetter: deadletter.New(s.sqs, s.dlq)})
 	if err != nil {
 		t.Fatal(err)

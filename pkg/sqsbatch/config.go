@@ -9,14 +9,15 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
 // Defaults applied to a zero Config field.
 const (
-	DefaultConcurrency    = 8
-	DefaultDeadlineMargin = 2 * time.Second
-	DefaultMaxAttempts    = 5
+	DefaultConcurrency    = batch.DefaultConcurrency
+	DefaultDeadlineMargin = batch.DefaultDeadlineMargin
+	DefaultMaxAttempts    = batch.DefaultMaxAttempts
 	// BackstopReceives is on how many of its last receives before the queue's MaxReceiveCount
 	// a message's group is held before the message is handled: two, so that one hold write
 	// that fails is made again on the very last receive.
@@ -82,10 +83,11 @@ type Config struct {
 	// group held too; the message's own commit releases the hold. It costs one write on those
 	// receives only. Set it from the same value as the queue's (a template test can check).
 	MaxReceiveCount int
-	// Logger is where decisions are logged. Default slog.Default().
+	// Logger is where decisions are logged, for New; default slog.Default(). NewFor and
+	// NewConsumer refuse it: they log with the consumer's logger.
 	Logger *slog.Logger
 	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
-	// or NewConsumer on an *idempotency.Consumer commits the messages its workers are applying
+	// or NewConsumer on an engine that packs (an *idempotency.Consumer) commits the messages its workers are applying
 	// at the same moment (the next message of several groups; of a standard queue, any
 	// messages) in shared TransactWriteItems calls when their items are disjoint and fit
 	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
@@ -94,9 +96,9 @@ type Config struct {
 	// Decoder turns each message into its event, for NewFor and NewConsumer; default
 	// envelope.CloudEvents. A decoder with a Validate method is validated by Validate.
 	Decoder Decoder
-	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a message
-	// the Decoder refuses), and is flushed at the end of every Handle when it buffers.
-	// Default metrics.Discard.
+	// Metrics counts metrics.DeadLettered, and is flushed at the end of every Handle when it
+	// buffers, for New; default metrics.Discard. NewFor and NewConsumer refuse it: they count
+	// (also metrics.Malformed for a message the Decoder refuses) with the consumer's recorder.
 	Metrics metrics.Recorder
 	// Payloads, when set, reads the payload of a message whose body points to it (a claim
 	// check: a *claimcheck.Reader) before NewFor's decoding. A permanent error of it (the

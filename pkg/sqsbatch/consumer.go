@@ -2,34 +2,30 @@ package sqsbatch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
-// Applier applies one decoded event exactly once: *idempotency.Consumer and
-// *idempotency.LeasedConsumer implement it. Implementations must be safe for concurrent use.
-type Applier interface {
-	Name() string
-	Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error)
-}
-
 // NewConsumer is the common case in one call: a Processor whose messages are CloudEvents
 // applied exactly once by an idempotency.Consumer committing what handler decides to db. The
-// consumer and the processor share one logger and one metrics recorder: where only one of the
-// two configs sets it, the other takes it; the processor flushes the recorder after every batch.
+// logger and metrics recorder are the consumer's (idempotency.Config): the processor logs and
+// counts there too and flushes the recorder after every batch.
 // Pass Config.DeadLetter (a deadletter.Queue) so that what can never succeed is moved aside
 // with its reason; without one it is left to the queue's redrive policy.
 func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempotency.Config, cfg Config) (*Processor, error) {
-	consumer.Logger, cfg.Logger = either(consumer.Logger, cfg.Logger)
-	consumer.Metrics, cfg.Metrics = either(consumer.Metrics, cfg.Metrics)
+	if err := cfg.engineOnly(); err != nil {
+		return nil, err
+	}
 	c, err := idempotency.New(db, handler, consumer)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", consumer.Name, err)
@@ -38,23 +34,46 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 }
 
 // NewFor returns a Processor that decodes each message with cfg.Decoder (by default as a
-// CloudEvent) and applies the event with a. A message the decoder refuses as malformed is
-// logged, counted and dead-lettered; any other decoder error fails the message, which is
-// received again.
-// The processor flushes cfg.Metrics after every batch: give a the same recorder, so that what
-// it counts is flushed too.
-func NewFor(a Applier, cfg Config) (*Processor, error) {
-	if a == nil {
-		return nil, fmt.Errorf("sqsbatch: Applier is nil")
+// CloudEvent) and applies the event with e, through the engine's whole contract: failed
+// attempts counted per message, groups held under the consumer's policy (also before a
+// message's last receives, with MaxReceiveCount), commits packed across groups when e packs.
+// A message the decoder refuses as malformed is logged, counted and dead-lettered; any other
+// decoder error fails the message, which is received again. The processor logs and counts
+// with e's Logger and Metrics, and flushes them after every batch: cfg.Logger and cfg.Metrics
+// must be unset (they are for New).
+func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
+	if e == nil {
+		return nil, errors.New("sqsbatch: the idempotency.Engine is nil")
+	}
+	if err := cfg.engineOnly(); err != nil {
+		return nil, err
+	}
+	cfg.Logger, cfg.Metrics = e.Logger(), e.Metrics()
+	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
+	if err != nil {
+		return nil, fmt.Errorf("sqsbatch config: %w", err)
 	}
 	d := cfg.withDefaults()
 	if d.Decoder == nil {
 		d.Decoder = envelope.CloudEvents{}
 	}
-	return New(decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads}, cfg)
+	dec := decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads}
+	return newProcessor(dec.handle, a, cfg)
 }
 
-// Decoder turns an SQS message into the event an Applier applies. Package envelope has one
+// engineOnly refuses a Logger or Metrics given to a port of an engine, which has its own.
+func (c Config) engineOnly() error {
+	var errs []error
+	if c.Logger != nil {
+		errs = append(errs, errors.New("sqsbatch config: Logger is for New; NewFor and NewConsumer log with the consumer's (idempotency.Config.Logger)"))
+	}
+	if c.Metrics != nil {
+		errs = append(errs, errors.New("sqsbatch config: Metrics is for New; NewFor and NewConsumer count with the consumer's (idempotency.Config.Metrics)"))
+	}
+	return errors.Join(errs...)
+}
+
+// Decoder turns an SQS message into the event the engine applies. Package envelope has one
 // for each kind of producer (CloudEvents, EventBridge, SNS, S3, plain JSON, a function). The
 // event's ID is the idempotency key: it must name the logical event, the same on every
 // delivery and every publisher retry, so take it from the payload, not from a transport id
@@ -65,18 +84,6 @@ type Decoder interface {
 	Decode(ctx context.Context, msg events.SQSMessage) (cloudevent.Event, error)
 }
 
-// either returns a and b, each set to the other where it is the zero value.
-func either[T comparable](a, b T) (T, T) {
-	var zero T
-	switch {
-	case a == zero:
-		return b, b
-	case b == zero:
-		return a, a
-	}
-	return a, b
-}
-
 // Delivery returns what an SQS message says of its delivery, for the idempotency record.
 func Delivery(msg events.SQSMessage) idempotency.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
@@ -84,21 +91,21 @@ func Delivery(msg events.SQSMessage) idempotency.Delivery {
 		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"]}
 }
 
-// decoding is the MessageHandler of NewFor.
+// decoding is the message handling of NewFor.
 type decoding struct {
-	a               Applier
+	a               *batch.Applier
 	dec             Decoder
 	log             *slog.Logger
 	metrics         metrics.Recorder
-	maxAttempts     int
 	maxReceiveCount int // 0: no backstop hold
 	payloads        PayloadReader
 }
 
-func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
+func (h decoding) handle(ctx context.Context, s *batch.Session, msg events.SQSMessage) error {
+	d := Delivery(msg)
 	body, err := h.payload(ctx, msg)
 	if err != nil {
-		return h.hold(ctx, msg, "", err)
+		return s.Hold(ctx, d, "", err)
 	}
 	resolved := msg // the record keeps the message as received (a claim check's pointer)
 	resolved.Body = body
@@ -108,18 +115,14 @@ func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) erro
 	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
-			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),
+			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		h.metrics.Count(metrics.Malformed, 1)
-		return h.hold(ctx, msg, "", err)
+		return s.Hold(ctx, d, "", err)
 	}
 	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
-		return h.hold(ctx, msg, ev.ID, err)
+		return s.Hold(ctx, d, ev.ID, err)
 	}
-	d := Delivery(msg)
 	d.HoldWritten = h.backstop(ctx, msg, ev.ID)
-	if _, err = h.recovered(ctx, ev, d); err == nil {
-		return nil
-	}
-	return h.hold(ctx, msg, ev.ID, h.count(ctx, msg, ev.ID, err))
+	return s.Apply(ctx, ev, d)
 }

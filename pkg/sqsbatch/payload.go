@@ -17,7 +17,7 @@ func (h decoding) payload(ctx context.Context, msg events.SQSMessage) (string, e
 	body, err := h.payloads.Payload(ctx, msg)
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message payload not read",
-			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId), slog.String("error", err.Error()))
+			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId), slog.String("error", err.Error()))
 		return "", err
 	}
 	return body, nil

@@ -103,7 +103,7 @@ func (r *redrive) applied(t *testing.T, group string) []string {
 
 func (r *redrive) processor(t *testing.T, records string, cfg sqsbatch.Config, policy idempotency.GroupPolicy) *sqsbatch.Processor {
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	cfg.DeadLetter, cfg.Logger = r, quiet
+	cfg.DeadLetter = r
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: policy}, cfg)
 	if err != nil {

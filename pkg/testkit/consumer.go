@@ -35,8 +35,8 @@ type DeadLetter struct {
 // What consumer leaves zero is set for one: Name "test", Table a new idempotency table
 // (IdempotencyTable), and the in-memory cache OFF (CacheSize -1) unless CacheSize asks for one,
 // so that every redelivery reaches DynamoDB's condition. cfg.DeadLetter defaults to a recorder
-// (DeadLetters); cfg.Logger to the test's output. A Metrics recorder of either config still
-// receives everything.
+// (DeadLetters); consumer.Logger to the test's output. consumer.Metrics still receives
+// everything.
 func NewConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency.Handler, consumer idempotency.Config, cfg sqsbatch.Config) *Consumer {
 	tb.Helper()
 	c := &Consumer{tb: tb, count: map[string]float64{}}
@@ -49,8 +49,8 @@ func NewConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency.Handler
 	if consumer.CacheSize == 0 {
 		consumer.CacheSize = -1
 	}
-	if cfg.Logger == nil && consumer.Logger == nil {
-		cfg.Logger = slog.New(slog.NewTextHandler(tb.Output(), nil))
+	if consumer.Logger == nil {
+		consumer.Logger = slog.New(slog.NewTextHandler(tb.Output(), nil))
 	}
 	if cfg.DeadLetter == nil {
 		cfg.DeadLetter = sqsbatch.DeadLettererFunc(func(_ context.Context, m events.SQSMessage, reason error) error {
@@ -60,11 +60,7 @@ func NewConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency.Handler
 			return nil
 		})
 	}
-	user := cfg.Metrics
-	if user == nil {
-		user = consumer.Metrics
-	}
-	consumer.Metrics, cfg.Metrics = nil, tee{c, user}
+	consumer.Metrics = tee{c, consumer.Metrics}
 	p, err := sqsbatch.NewConsumer(db, handler, consumer, cfg)
 	if err != nil {
 		tb.Fatalf("new consumer: %v", err)

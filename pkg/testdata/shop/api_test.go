@@ -74,12 +74,12 @@ var (
 
 	// sqsbatch
 	_ func(sqsbatch.MessageHandler, sqsbatch.Config) (*sqsbatch.Processor, error)                                 = sqsbatch.New
-	_ func(sqsbatch.Applier, sqsbatch.Config) (*sqsbatch.Processor, error)                                        = sqsbatch.NewFor
+	_ func(idempotency.Engine, sqsbatch.Config) (*sqsbatch.Processor, error)                                      = sqsbatch.NewFor
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config, sqsbatch.Config) (*sqsbatch.Processor, error) = sqsbatch.NewConsumer
 	_ func(events.SQSMessage) idempotency.Delivery                                                                = sqsbatch.Delivery
 	_ func(*sqsbatch.Processor, context.Context, events.SQSEvent) (events.SQSEventResponse, error)                = (*sqsbatch.Processor).Handle
-	_ sqsbatch.Applier                                                                                            = (*idempotency.Consumer)(nil)
-	_ sqsbatch.Applier                                                                                            = (*idempotency.LeasedConsumer)(nil)
+	_ idempotency.Engine                                                                                          = (*idempotency.Consumer)(nil)
+	_ idempotency.Engine                                                                                          = (*idempotency.LeasedConsumer)(nil)
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
 	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
 	_                                                                                                             = sqsbatch.Config{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}

@@ -94,9 +94,9 @@ func TestSpend_consumer_applies_each_order_once_through_SQS_batches(t *testing.T
 	dlq := l.queue(t, "spend-dlq")
 	var emf bytes.Buffer
 	p, err := sqsbatch.NewConsumer(l.db, shop.Handler(l.table),
-		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1}, // the redelivery reaches DynamoDB
-		sqsbatch.Config{DeadLetter: deadletter.New(l.sqs, dlq), Metrics: metrics.NewEMF(&emf, "shop", nil),
-			Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1, // the redelivery reaches DynamoDB
+			Metrics: metrics.NewEMF(&emf, "shop", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
+		sqsbatch.Config{DeadLetter: deadletter.New(l.sqs, dlq)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,146 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// Defaults of an Applier.
+const (
+	DefaultMaxAttempts = 5
+	// PackWidth is how many groups a packing port runs at once when its Concurrency is lower:
+	// the records of one SQS FIFO batch (at most 10) then share one transaction.
+	PackWidth = 10
+)
+
+// Applier applies the events of a port's records with an idempotency.Engine, as every port
+// does: a panic of the handler is a failed attempt; each failure is counted against the
+// record's delivery and turns permanent ("failed N times: <err>") at MaxAttempts; a permanent
+// failure holds the record's group first, under the consumer's policy; and the events of one
+// batch's workers commit together when the engine packs. It is safe for concurrent use.
+type Applier struct {
+	e           idempotency.Engine
+	maxAttempts int
+	pack        bool
+}
+
+// NewApplier returns an Applier of e. maxAttempts 0 means DefaultMaxAttempts; noPacking
+// commits each event alone.
+func NewApplier(e idempotency.Engine, maxAttempts int, noPacking bool) (*Applier, error) {
+	if e == nil {
+		return nil, errors.New("batch: the idempotency.Engine is nil")
+	}
+	if maxAttempts < 0 {
+		return nil, fmt.Errorf("MaxAttempts is %d; want 1 or more (0 means %d)", maxAttempts, DefaultMaxAttempts)
+	}
+	if maxAttempts == 0 {
+		maxAttempts = DefaultMaxAttempts
+	}
+	return &Applier{e: e, maxAttempts: maxAttempts, pack: !noPacking && e.Packs()}, nil
+}
+
+// Engine is the engine applied to.
+func (a *Applier) Engine() idempotency.Engine { return a.e }
+
+// MaxAttempts is how many failed attempts of a delivery make it permanent.
+func (a *Applier) MaxAttempts() int { return a.maxAttempts }
+
+// least is the fewest workers a batch should run: PackWidth when packing, so that a batch's
+// groups share commits, else 0.
+func (a *Applier) least() int {
+	if a.pack {
+		return PackWidth
+	}
+	return 0
+}
+
+// begin starts one batch run by workers goroutines: each calls Session.leave when it is done
+// (work.Done).
+func (a *Applier) begin(workers int) *Session {
+	s := &Session{a: a}
+	if a.pack {
+		s.pack = a.e.NewPack(workers)
+	}
+	return s
+}
+
+// Session is one batch's use of an Applier: the pack its workers commit into.
+type Session struct {
+	a    *Applier
+	pack *idempotency.Pack
+}
+
+// leave says one worker applies nothing more in this batch.
+func (s *Session) leave(ctx context.Context) {
+	if s.pack != nil {
+		s.pack.Leave(ctx)
+	}
+}
+
+// Apply applies ev delivered as d and returns the error the batch core decides on: nil, a
+// transient error (the record is delivered again), or a permanent one (dead-lettered, its
+// group held first under the consumer's policy).
+func (s *Session) Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) error {
+	if _, err := s.recovered(ctx, ev, d); err != nil {
+		return s.Hold(ctx, d, ev.ID, s.count(ctx, d, ev.ID, err))
+	}
+	return nil
+}
+
+// Hold holds d's group, under the consumer's HoldGroup policy, before a record that failed
+// permanently for err is dead-lettered, and returns the error to report. A record refused
+// because its group is held already holds nothing more. When the hold cannot be written the
+// record is not dead-lettered yet: it fails, and is retried.
+func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
+	if !idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrHeld) {
+		return err
+	}
+	if herr := s.a.e.HoldGroup(ctx, d.Group, eventID, d.MessageID, err); herr != nil {
+		// %v, not %w: the record must not stay permanent, or it would be dead-lettered unheld.
+		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
+	}
+	return err
+}
+
+// count counts a transient failure of the delivery and turns it permanent when it has failed
+// MaxAttempts times (or more). A held lease is not this delivery's failure: another is
+// processing the event. When the count cannot be written, err is returned as it is.
+func (s *Session) count(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
+	if idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrLeaseHeld) {
+		return err
+	}
+	n, cerr := s.a.e.CountMessageFailure(ctx, eventID, d.MessageID, err)
+	if cerr != nil {
+		s.a.e.Logger().LogAttrs(ctx, slog.LevelWarn, "failed attempt not counted",
+			slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),
+			slog.String("eventId", eventID), slog.String("error", cerr.Error()))
+		return err
+	}
+	if n < s.a.maxAttempts {
+		return err
+	}
+	return idempotency.Permanent(fmt.Errorf("failed %d times: %w", n, err))
+}
+
+// recovered applies ev, turning a panic of the handler into an error (logged with its stack),
+// so that it is counted as a failed attempt like any other failure.
+func (s *Session) recovered(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (res idempotency.Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+			s.a.e.Logger().LogAttrs(ctx, slog.LevelError, "panic recovered",
+				slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),
+				slog.String("eventId", ev.ID), slog.String("reason", err.Error()), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	if s.pack != nil {
+		return s.pack.Apply(ctx, ev, d)
+	}
+	return s.a.e.Apply(ctx, ev, d)
+}

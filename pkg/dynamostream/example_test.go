@@ -1,0 +1,50 @@
+package dynamostream_test
+
+import (
+	"context"
+	"encoding/json"
+	"log"
+	"os"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// A whole Lambda function consuming an orders table's stream: each change of an order (the
+// default decoder: the record's eventID is the key) counts the order's status in a report
+// table exactly once, in the order of each order's changes, however often Lambda delivers the
+// shard. What can never succeed goes to an SQS queue with its reason.
+func ExampleNew() {
+	cfg, err := config.LoadDefaultConfig(context.Background())
+	if err != nil {
+		log.Fatal(err) // at init, never on the handler path
+	}
+	count := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+		var ch events.DynamoDBStreamRecord // the default decoder's data
+		if err := json.Unmarshal(ev.Data, &ch); err != nil {
+			return nil, cloudevent.Malformed("data", "%v", err)
+		}
+		return idempotency.Effect{idempotency.Update("report", map[string]string{"pk": "STATUS#" + ch.NewImage["status"].String()},
+			expression.Add(expression.Name("orders"), expression.Value(1)))}, nil
+	})
+	c, err := idempotency.New(dynamodb.NewFromConfig(cfg), count, idempotency.Config{Name: "order-report",
+		Table: os.Getenv("IDEMPOTENCY_TABLE")})
+	if err != nil {
+		log.Fatal(err)
+	}
+	p, err := dynamostream.New(c, dynamostream.Config{
+		DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
+	if err != nil {
+		log.Fatal(err)
+	}
+	lambda.Start(p.Handle)
+}

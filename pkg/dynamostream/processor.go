@@ -1,0 +1,179 @@
+package dynamostream
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Decoder turns a stream record into the event applied. Its ID is the idempotency key: the
+// record's eventID (the default, Record) names the change itself, the same on every delivery;
+// a key from the image (an event id the writer stored) names a logical event that may be
+// written more than once. An error marked permanent (cloudevent.MalformedError is) dead-letters
+// the record; any other fails it. Decode is called concurrently, for records of different items.
+type Decoder interface {
+	Decode(ctx context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error)
+}
+
+// DecoderFunc adapts a function to Decoder.
+type DecoderFunc func(ctx context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error)
+
+// Decode calls f.
+func (f DecoderFunc) Decode(ctx context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error) {
+	return f(ctx, rec)
+}
+
+// DeadLetterer moves a record that can never succeed somewhere a person finds it, with its
+// reason: *deadletter.Queue is one. It gets the record as Message makes it.
+type DeadLetterer interface {
+	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
+}
+
+// Config tunes a Processor. The zero value works.
+type Config struct {
+	Concurrency    int           // items processed at once; default batch.DefaultConcurrency
+	DeadlineMargin time.Duration // no record starts later than this before the deadline; default 2s
+	// DeadLetter receives records that can never succeed (malformed, conflicting, or failed
+	// MaxAttempts times), which are then done with. Nil: they are reported failed, and Lambda
+	// retries them as the mapping's MaximumRetryAttempts and MaximumRecordAgeInSeconds say.
+	DeadLetter  DeadLetterer
+	MaxAttempts int     // failed attempts of a record before it is dead-lettered; default 5
+	NoPacking   bool    // commit each record alone rather than the items' next records together
+	Decoder     Decoder // default Record
+}
+
+// Processor applies DynamoDB stream records with an engine. It is safe for concurrent use;
+// build it once at init and pass Handle to lambda.Start.
+type Processor struct {
+	port *batch.Port[events.DynamoDBEventRecord]
+}
+
+// New returns a Processor applying each record's event with e, through the engine's whole
+// contract; it logs and counts with e's Logger and Metrics.
+func New(e idempotency.Engine, cfg Config) (*Processor, error) {
+	if e == nil {
+		return nil, errors.New("dynamostream: the idempotency.Engine is nil")
+	}
+	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
+	if err != nil {
+		return nil, fmt.Errorf("dynamostream config: %w", err)
+	}
+	r, err := batch.New(batch.Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		Logger: e.Logger(), Metrics: e.Metrics()})
+	if err != nil {
+		return nil, fmt.Errorf("dynamostream config: %w", err)
+	}
+	dec := cfg.Decoder
+	if dec == nil {
+		dec = DecoderFunc(Record)
+	}
+	h := handler{dec: dec, e: e}
+	pc := batch.PortConfig[events.DynamoDBEventRecord]{Runner: r, Applier: a, Item: item, Handle: h.handle}
+	if cfg.DeadLetter != nil {
+		pc.DeadLetter = func(ctx context.Context, rec events.DynamoDBEventRecord, reason error) error {
+			return cfg.DeadLetter.DeadLetter(ctx, Message(rec), reason)
+		}
+	}
+	port, err := batch.NewPort(pc)
+	if err != nil {
+		return nil, err
+	}
+	return &Processor{port: port}, nil
+}
+
+// Handle is the Lambda handler (the mapping's FunctionResponseTypes must include
+// ReportBatchItemFailures). It never returns an error and never panics: when a record was not
+// done with, BatchItemFailures holds the first such record's sequence number.
+func (p *Processor) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
+	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
+	if i := batch.FirstFailed(p.port.Run(ctx, ev.Records)); i >= 0 {
+		resp.BatchItemFailures = append(resp.BatchItemFailures,
+			events.DynamoDBBatchItemFailure{ItemIdentifier: ev.Records[i].Change.SequenceNumber})
+	}
+	return resp, nil
+}
+
+type handler struct {
+	dec Decoder
+	e   idempotency.Engine
+}
+
+func (h handler) handle(ctx context.Context, s *batch.Session, rec events.DynamoDBEventRecord) error {
+	d := idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Change.SequenceNumber, Group: Key(rec)}
+	ev, err := h.dec.Decode(ctx, rec)
+	if err != nil && !idempotency.IsPermanent(err) {
+		return fmt.Errorf("decode record %s: %w", rec.EventID, err)
+	}
+	if err != nil {
+		h.e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
+			slog.String("consumer", h.e.Name()), slog.String("messageId", rec.EventID),
+			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
+		h.e.Metrics().Count(metrics.Malformed, 1)
+		return s.Hold(ctx, d, "", err)
+	}
+	return s.Apply(ctx, ev, d)
+}
+
+func item(rec events.DynamoDBEventRecord) batch.Item {
+	return batch.Item{ID: rec.EventID, Group: Key(rec)}
+}
+
+// Key is the record's item key, its ordered group: its key attributes, sorted by name, as
+// name=value joined by "|" (the hold's group name under HoldGroup).
+func Key(rec events.DynamoDBEventRecord) string {
+	names := make([]string, 0, len(rec.Change.Keys))
+	for n := range rec.Change.Keys {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + "=" + value(rec.Change.Keys[n])
+	}
+	return strings.Join(parts, "|")
+}
+
+func value(v events.DynamoDBAttributeValue) string {
+	switch v.DataType() {
+	case events.DataTypeString:
+		return v.String()
+	case events.DataTypeNumber:
+		return v.Number()
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Record is the default Decoder: the event is the change itself, its ID the record's eventID,
+// its type "aws.dynamodb.<insert|modify|remove>", its subject the item's Key, its time the
+// change's, and its data the stream record's "dynamodb" object (Keys, NewImage, OldImage in
+// DynamoDB JSON).
+func Record(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error) {
+	data, err := json.Marshal(rec.Change)
+	if err != nil {
+		return cloudevent.Event{}, idempotency.Permanent(fmt.Errorf("encode record %s: %w", rec.EventID, err))
+	}
+	return cloudevent.Event{SpecVersion: "1.0", ID: rec.EventID, Source: rec.EventSourceArn,
+		Type: "aws.dynamodb." + strings.ToLower(rec.EventName), Subject: Key(rec),
+		Time: rec.Change.ApproximateCreationDateTime.UTC(), DataContentType: "application/json", Data: data}, nil
+}
+
+// Message is the record as an SQS message, for a DeadLetterer: its body the record's JSON, its
+// id the eventID, its group the item's Key (batch.GroupID), its source the stream's ARN.
+func Message(rec events.DynamoDBEventRecord) events.SQSMessage {
+	body, _ := json.Marshal(rec)
+	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
+		Attributes: map[string]string{"MessageGroupId": batch.GroupID(Key(rec)), "MessageDeduplicationId": rec.EventID}}
+}

@@ -1,0 +1,210 @@
+package dynamostream_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+func handle(t *testing.T, p *dynamostream.Processor, recs []events.DynamoDBEventRecord) []string {
+	t.Helper()
+	resp, err := p.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seqs []string
+	for _, f := range resp.BatchItemFailures {
+		seqs = append(seqs, f.ItemIdentifier)
+	}
+	return seqs
+}
+
+// A record failing in the middle of a batch of DynamoDB Local's real stream records: the
+// response reports its sequence number, the later records of its item are not applied, the
+// other item's are; Lambda's redelivery from that record applies the rest, and nothing twice.
+func TestProcessor_failure_mid_batch_reports_its_sequence_number_and_redelivery_applies_once(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  dynamostream.Config
+	}{{"packed", dynamostream.Config{}}, {"unpacked", dynamostream.Config{NoPacking: true}}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newStreamEnv(t)
+			for n := 1; n <= 3; n++ {
+				e.write(t, "a", n)
+				e.write(t, "b", n)
+			}
+			recs := e.records(t)
+			if len(recs) != 6 {
+				t.Fatalf("stream has %d records; want 6", len(recs))
+			}
+			e.failOnce("a", 2, errors.New("downstream timed out"))
+			p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			failed := handle(t, p, recs)
+			a2 := recs[2].Change.SequenceNumber // a1 b1 a2 b2 a3 b3
+			if !slices.Equal(failed, []string{a2}) {
+				t.Fatalf("BatchItemFailures = %v; want a2's sequence number %s only", failed, a2)
+			}
+			if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
+				t.Errorf("item a applied %v after the failure; want [1] (a3 waits behind a2)", got)
+			}
+			if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2, 3}) {
+				t.Errorf("item b applied %v; want [1 2 3]", got)
+			}
+
+			if failed := handle(t, p, from(recs, a2)); len(failed) > 0 {
+				t.Fatalf("redelivery BatchItemFailures = %v; want none", failed)
+			}
+			for _, item := range []string{"a", "b"} {
+				if got := e.applied(t, item); !slices.Equal(got, []int{1, 2, 3}) {
+					t.Errorf("item %s applied %v after the redelivery; want [1 2 3], each once, in order", item, got)
+				}
+			}
+		})
+	}
+}
+
+// A record that can never succeed goes to the SQS dead-letter queue with its reason; under
+// HoldGroup its item's later records follow it there, held, while the other item's apply.
+func TestProcessor_poison_record_is_dead_lettered_and_holds_its_item(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	sq := testenv.SQS(t)
+	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	e.write(t, "a", 1)
+	e.write(t, "b", 1)
+	e.write(t, "a", -1)
+	e.write(t, "b", 2)
+	e.write(t, "a", 3)
+	p, err := dynamostream.New(e.consumer(t, idempotency.HoldGroup), dynamostream.Config{DeadLetter: deadletter.New(sq, dlq)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := e.records(t)
+	if failed := handle(t, p, recs); len(failed) > 0 {
+		t.Fatalf("BatchItemFailures = %v; want none: the poison record and the one held behind it are dead-lettered", failed)
+	}
+	if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
+		t.Errorf("item a applied %v; want [1]: a3 held behind the poison record", got)
+	}
+	if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2}) {
+		t.Errorf("item b applied %v; want [1 2]", got)
+	}
+	letters := apptest.Drain(t, sq, dlq)
+	if len(letters) != 2 {
+		t.Fatalf("dead letters = %d; want 2 (the poison record, then the one held behind it)", len(letters))
+	}
+	reasons := []string{aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue),
+		aws.ToString(letters[1].MessageAttributes[deadletter.AttrReason].StringValue)}
+	if !strings.Contains(reasons[0], "negative amount") || !strings.Contains(reasons[1], "held behind") {
+		t.Errorf("reasons = %q; want the poison record's own, then held behind it", reasons)
+	}
+	if id := aws.ToString(letters[0].MessageAttributes[deadletter.AttrSourceMessageID].StringValue); id != recs[2].EventID {
+		t.Errorf("first letter's source id %q; want the poison record's eventID %s", id, recs[2].EventID)
+	}
+}
+
+// A record failing on every delivery is counted by its eventID across Lambda's retries and
+// dead-lettered at MaxAttempts, so the shard moves on instead of retrying it until it expires.
+func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	sq := testenv.SQS(t)
+	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	e.write(t, "a", 1)
+	e.write(t, "a", 2)
+	recs := e.records(t)
+	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.failOnce("a", 1, errors.New("downstream timed out"))
+	if failed := handle(t, p, recs); !slices.Equal(failed, []string{recs[0].Change.SequenceNumber}) {
+		t.Fatalf("first delivery BatchItemFailures = %v; want a1's sequence number", failed)
+	}
+	e.failOnce("a", 1, errors.New("downstream timed out"))
+	if failed := handle(t, p, recs); len(failed) > 0 {
+		t.Fatalf("second delivery BatchItemFailures = %v; want none: a1 dead-lettered after 2 failures", failed)
+	}
+	if got := e.applied(t, "a"); !slices.Equal(got, []int{2}) {
+		t.Errorf("item a applied %v; want [2] (GoOn: a1 dead-lettered, a2 applied)", got)
+	}
+	letters := apptest.Drain(t, sq, dlq)
+	if len(letters) != 1 || !strings.Contains(aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue), "failed 2 times") {
+		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
+	}
+}
+
+// Packing across items, as on SQS: the next records of several items commit in one
+// TransactWriteItems; unpacked, each in its own.
+func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  dynamostream.Config
+		want int64
+	}{{"packed", dynamostream.Config{}, 1}, {"unpacked", dynamostream.Config{NoPacking: true}, 4}} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newStreamEnv(t)
+			for _, item := range []string{"a", "b", "c", "d"} {
+				e.write(t, item, 1)
+			}
+			p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if failed := handle(t, p, e.records(t)); len(failed) > 0 {
+				t.Fatalf("BatchItemFailures = %v; want none", failed)
+			}
+			if got := e.requests.Of("TransactWriteItems"); got != tc.want {
+				t.Errorf("TransactWriteItems calls = %d; want %d (%s)", got, tc.want, e.requests)
+			}
+			for _, item := range []string{"a", "b", "c", "d"} {
+				if got := e.applied(t, item); !slices.Equal(got, []int{1}) {
+					t.Errorf("item %s applied %v; want [1]", item, got)
+				}
+			}
+		})
+	}
+}
+
+// The deadline guard: with less time left than DeadlineMargin no record starts, and the
+// response reports the batch's first record, so Lambda delivers the whole batch again.
+func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
+	t.Parallel()
+	e := newStreamEnv(t)
+	e.write(t, "a", 1)
+	e.write(t, "b", 1)
+	recs := e.records(t)
+	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadlineMargin: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	resp, err := p.Handle(ctx, events.DynamoDBEvent{Records: recs})
+	if err != nil || len(resp.BatchItemFailures) != 1 || resp.BatchItemFailures[0].ItemIdentifier != recs[0].Change.SequenceNumber {
+		t.Fatalf("Handle = %+v, %v; want the first record's sequence number %s", resp, err, recs[0].Change.SequenceNumber)
+	}
+	if got := e.requests.Total(); got != 0 {
+		t.Errorf("%d DynamoDB calls; want none: no record started", got)
+	}
+}

@@ -1,0 +1,188 @@
+package kinesisbatch_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/kinesis"
+	ktypes "github.com/aws/aws-sdk-go-v2/service/kinesis/types"
+
+	"github.com/onceflow/onceflow/internal/apptest"
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// streamEnv is a Kinesis stream of kinesalite (one shard, as a Lambda batch is of one shard)
+// and a totals table the consumer's effects write: per item, the amounts applied, in order.
+type streamEnv struct {
+	kin      *kinesis.Client
+	db       *dynamodb.Client
+	requests *testenv.Requests
+	stream   string
+	arn      string
+	totals   string
+	idem     string
+
+	mu    sync.Mutex
+	fails map[string]error // "<item>/<n>" -> the error its next Decide returns (once)
+}
+
+// amount is a record's data.
+type amount struct {
+	Item string `json:"item"`
+	N    int    `json:"n"`
+}
+
+func newStreamEnv(t *testing.T) *streamEnv {
+	t.Helper()
+	ep := os.Getenv("KINESIS_ENDPOINT")
+	if ep == "" {
+		t.Fatal("KINESIS_ENDPOINT is not set: run the tests with `make test`, or `infra/emulators.sh go test ./pkg/kinesisbatch/`")
+	}
+	e := &streamEnv{db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{},
+		kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) })}
+	ctx := context.Background()
+	e.stream = testenv.Name("amounts")
+	if _, err := e.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(e.stream), ShardCount: aws.Int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = e.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(e.stream)})
+	})
+	if err := kinesis.NewStreamExistsWaiter(e.kin, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
+		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)}, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	desc, err := e.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.arn = aws.ToString(desc.StreamDescription.StreamARN)
+	e.totals = testenv.CreateTable(t, e.db, "totals", false)
+	e.idem = apptest.IdempotencyTable(t, e.db)
+	return e
+}
+
+// put puts data under partition key key.
+func (e *streamEnv) put(t *testing.T, key string, data []byte) {
+	t.Helper()
+	if _, err := e.kin.PutRecord(context.Background(), &kinesis.PutRecordInput{StreamName: aws.String(e.stream),
+		PartitionKey: aws.String(key), Data: data}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// write puts item's amount n, keyed by item.
+func (e *streamEnv) write(t *testing.T, item string, n int) {
+	t.Helper()
+	data, _ := json.Marshal(amount{Item: item, N: n})
+	e.put(t, item, data)
+}
+
+// records reads the shard's records and shapes them as Lambda's Kinesis event source
+// mapping delivers them.
+func (e *streamEnv) records(t *testing.T) []events.KinesisEventRecord {
+	t.Helper()
+	ctx := context.Background()
+	desc, err := e.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
+	it, err := e.kin.GetShardIterator(ctx, &kinesis.GetShardIteratorInput{StreamName: aws.String(e.stream),
+		ShardId: aws.String(shard), ShardIteratorType: ktypes.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := e.kin.GetRecords(ctx, &kinesis.GetRecordsInput{ShardIterator: it.ShardIterator})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := make([]events.KinesisEventRecord, 0, len(out.Records))
+	for _, r := range out.Records {
+		seq := aws.ToString(r.SequenceNumber)
+		recs = append(recs, events.KinesisEventRecord{AwsRegion: "us-east-1", EventID: shard + ":" + seq,
+			EventName: "aws:kinesis:record", EventSource: "aws:kinesis", EventSourceArn: e.arn, EventVersion: "1.0",
+			Kinesis: events.KinesisRecord{KinesisSchemaVersion: "1.0", PartitionKey: aws.ToString(r.PartitionKey),
+				SequenceNumber: seq, Data: r.Data,
+				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: aws.ToTime(r.ApproximateArrivalTimestamp)}}})
+	}
+	return recs
+}
+
+func (e *streamEnv) consumer(t *testing.T, policy idempotency.GroupPolicy) *idempotency.Consumer {
+	t.Helper()
+	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
+	c, err := idempotency.New(db, idempotency.HandlerFunc(e.decide), idempotency.Config{Name: "totals", Table: e.idem,
+		CacheSize: -1, AfterDeadLetter: policy, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func (e *streamEnv) failOnce(item string, n int, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.fails[fmt.Sprintf("%s/%d", item, n)] = err
+}
+
+// decide appends the record's amount to its item's list; a negative amount can never succeed.
+func (e *streamEnv) decide(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+	var a amount
+	if err := json.Unmarshal(ev.Data, &a); err != nil {
+		return nil, cloudevent.Malformed("data", "%v", err)
+	}
+	k := fmt.Sprintf("%s/%d", a.Item, a.N)
+	e.mu.Lock()
+	fail := e.fails[k]
+	delete(e.fails, k)
+	e.mu.Unlock()
+	switch {
+	case fail != nil:
+		return nil, fail
+	case a.N < 0:
+		return nil, idempotency.Permanent(errors.New("negative amount"))
+	}
+	return idempotency.Effect{idempotency.Update(e.totals, map[string]string{"pk": a.Item},
+		expression.Set(expression.Name("applied"), expression.ListAppend(
+			expression.IfNotExists(expression.Name("applied"), expression.Value([]int{})), expression.Value([]int{a.N}))))}, nil
+}
+
+func (e *streamEnv) applied(t *testing.T, item string) []int {
+	t.Helper()
+	out, err := e.db.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(e.totals),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: item}}, ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct{ Applied []int }
+	if err := attributevalue.UnmarshalMap(out.Item, &got); err != nil {
+		t.Fatal(err)
+	}
+	return got.Applied
+}
+
+func from(recs []events.KinesisEventRecord, seq string) []events.KinesisEventRecord {
+	i := slices.IndexFunc(recs, func(r events.KinesisEventRecord) bool { return r.Kinesis.SequenceNumber == seq })
+	if i < 0 {
+		return nil
+	}
+	return recs[i:]
+}

@@ -1,0 +1,157 @@
+package kinesisbatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Decoder turns a Kinesis record into the event applied. Its ID is the idempotency key: the
+// record's eventID ("shardId-…:<sequence number>", the default, Record) names this record, the
+// same on every delivery; a key from the payload (CloudEvents) names a logical event that a
+// producer may put more than once (a PutRecord retried after a timeout). An error marked
+// permanent (cloudevent.MalformedError is) dead-letters the record; any other fails it. Decode
+// is called concurrently, for records of different partition keys.
+type Decoder interface {
+	Decode(ctx context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error)
+}
+
+// DecoderFunc adapts a function to Decoder.
+type DecoderFunc func(ctx context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error)
+
+// Decode calls f.
+func (f DecoderFunc) Decode(ctx context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
+	return f(ctx, rec)
+}
+
+// DeadLetterer moves a record that can never succeed somewhere a person finds it, with its
+// reason: *deadletter.Queue is one. It gets the record as Message makes it.
+type DeadLetterer interface {
+	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
+}
+
+// Config tunes a Processor. The zero value works.
+type Config struct {
+	Concurrency    int           // partition keys processed at once; default batch.DefaultConcurrency
+	DeadlineMargin time.Duration // no record starts later than this before the deadline; default 2s
+	// DeadLetter receives records that can never succeed (malformed, conflicting, or failed
+	// MaxAttempts times), which are then done with. Nil: they are reported failed, and Lambda
+	// retries them as the mapping's MaximumRetryAttempts and MaximumRecordAgeInSeconds say.
+	DeadLetter  DeadLetterer
+	MaxAttempts int     // failed attempts of a record before it is dead-lettered; default 5
+	NoPacking   bool    // commit each record alone rather than the keys' next records together
+	Decoder     Decoder // default Record
+}
+
+// Processor applies Kinesis records with an engine. It is safe for concurrent use; build it
+// once at init and pass Handle to lambda.Start.
+type Processor struct {
+	port *batch.Port[events.KinesisEventRecord]
+}
+
+// New returns a Processor applying each record's event with e, through the engine's whole
+// contract; it logs and counts with e's Logger and Metrics.
+func New(e idempotency.Engine, cfg Config) (*Processor, error) {
+	if e == nil {
+		return nil, errors.New("kinesisbatch: the idempotency.Engine is nil")
+	}
+	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
+	if err != nil {
+		return nil, fmt.Errorf("kinesisbatch config: %w", err)
+	}
+	r, err := batch.New(batch.Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		Logger: e.Logger(), Metrics: e.Metrics()})
+	if err != nil {
+		return nil, fmt.Errorf("kinesisbatch config: %w", err)
+	}
+	dec := cfg.Decoder
+	if dec == nil {
+		dec = DecoderFunc(Record)
+	}
+	h := handler{dec: dec, e: e}
+	pc := batch.PortConfig[events.KinesisEventRecord]{Runner: r, Applier: a, Item: item, Handle: h.handle}
+	if cfg.DeadLetter != nil {
+		pc.DeadLetter = func(ctx context.Context, rec events.KinesisEventRecord, reason error) error {
+			return cfg.DeadLetter.DeadLetter(ctx, Message(rec), reason)
+		}
+	}
+	port, err := batch.NewPort(pc)
+	if err != nil {
+		return nil, err
+	}
+	return &Processor{port: port}, nil
+}
+
+// Handle is the Lambda handler (the mapping's FunctionResponseTypes must include
+// ReportBatchItemFailures). It never returns an error and never panics: when a record was not
+// done with, BatchItemFailures holds the first such record's sequence number.
+func (p *Processor) Handle(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
+	resp := events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{}}
+	if i := batch.FirstFailed(p.port.Run(ctx, ev.Records)); i >= 0 {
+		resp.BatchItemFailures = append(resp.BatchItemFailures,
+			events.KinesisBatchItemFailure{ItemIdentifier: ev.Records[i].Kinesis.SequenceNumber})
+	}
+	return resp, nil
+}
+
+type handler struct {
+	dec Decoder
+	e   idempotency.Engine
+}
+
+func (h handler) handle(ctx context.Context, s *batch.Session, rec events.KinesisEventRecord) error {
+	d := idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Kinesis.SequenceNumber, Group: rec.Kinesis.PartitionKey}
+	ev, err := h.dec.Decode(ctx, rec)
+	if err != nil && !idempotency.IsPermanent(err) {
+		return fmt.Errorf("decode record %s: %w", rec.EventID, err)
+	}
+	if err != nil {
+		h.e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
+			slog.String("consumer", h.e.Name()), slog.String("messageId", rec.EventID),
+			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
+		h.e.Metrics().Count(metrics.Malformed, 1)
+		return s.Hold(ctx, d, "", err)
+	}
+	return s.Apply(ctx, ev, d)
+}
+
+func item(rec events.KinesisEventRecord) batch.Item {
+	return batch.Item{ID: rec.EventID, Group: rec.Kinesis.PartitionKey}
+}
+
+// Record is the default Decoder: the event is the record itself, its ID the record's eventID,
+// its type "aws.kinesis.record", its subject the partition key, its time the arrival's, and its
+// data the record's data when that is JSON, else the data as a JSON string (base64).
+func Record(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
+	data := json.RawMessage(rec.Kinesis.Data)
+	if !json.Valid(data) {
+		data, _ = json.Marshal(rec.Kinesis.Data)
+	}
+	return cloudevent.Event{SpecVersion: "1.0", ID: rec.EventID, Source: rec.EventSourceArn, Type: "aws.kinesis.record",
+		Subject: rec.Kinesis.PartitionKey, Time: rec.Kinesis.ApproximateArrivalTimestamp.UTC(),
+		DataContentType: "application/json", Data: data}, nil
+}
+
+// CloudEvents decodes a record whose data is a CloudEvents 1.0 JSON object (structured mode):
+// the event's own id is its key, so a producer's retried PutRecord is applied once.
+func CloudEvents(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
+	return cloudevent.Decode(rec.Kinesis.Data)
+}
+
+// Message is the record as an SQS message, for a DeadLetterer: its body the record's JSON, its
+// id the eventID, its group the partition key (batch.GroupID), its source the stream's ARN.
+func Message(rec events.KinesisEventRecord) events.SQSMessage {
+	body, _ := json.Marshal(rec)
+	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
+		Attributes: map[string]string{"MessageGroupId": batch.GroupID(rec.Kinesis.PartitionKey), "MessageDeduplicationId": rec.EventID}}
+}
