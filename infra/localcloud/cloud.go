@@ -229,8 +229,7 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
-				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
-					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
+				p := &streamPoller{streams: streams, streamMapping: c.streamMapping(id, ev, timeout)}
 				if err := p.init(ctx, c.cfg.StreamShards); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
@@ -239,6 +238,12 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// streamMapping is the batch core of a stream event source mapping of function.
+func (c *Cloud) streamMapping(function string, ev Event, timeout time.Duration) *streamMapping {
+	return &streamMapping{function: function, event: ev, invoker: c, timeout: timeout,
+		onError: c.log.Warn, count: c.counter(function, ev), send: c.sendToQueue}
 }
 
 func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {

@@ -22,10 +22,10 @@ type StreamOptions struct {
 
 // RunStreamPollerWith is RunStreamPoller with the mapping's options o.
 func RunStreamPollerWith(ctx context.Context, streams *dynamodbstreams.Client, arn string, n, batch int, o StreamOptions, inv Invoker) error {
-	p := &streamPoller{function: "fn", streams: streams, invoker: inv, timeout: 10 * time.Second,
+	p := &streamPoller{streams: streams, streamMapping: &streamMapping{function: "fn", invoker: inv, timeout: 10 * time.Second,
 		event: Event{Source: "table", SourceARN: arn, BatchSize: batch, StartingPosition: "TRIM_HORIZON", ReportFailures: true,
 			MaxRetries: -1, MaxRecordAge: o.MaxRecordAge, Bisect: o.Bisect},
-		onError: func(string, ...any) {}, count: func(func(*MappingStats)) {}}
+		onError: func(string, ...any) {}, count: func(func(*MappingStats)) {}}}
 	if err := p.init(ctx, n); err != nil {
 		return err
 	}
