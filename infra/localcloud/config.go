@@ -61,8 +61,9 @@ type Config struct {
 	// shards concurrently, each with its own batches, retries and failure handling.
 	StreamShards int
 	// DynamoDBEndpoint and SQSEndpoint, when set, point at emulators already running, which
-	// are then neither started nor stopped.
-	DynamoDBEndpoint, SQSEndpoint string
+	// are then neither started nor stopped; so does KinesisEndpoint (kinesalite), which is
+	// otherwise started only for a template with AWS::Kinesis::Stream resources.
+	DynamoDBEndpoint, SQSEndpoint, KinesisEndpoint string
 	// RIE is the aws-lambda-rie binary. Default: Root/.local/bin/aws-lambda-rie.
 	RIE string
 	// Install lets Start install what is missing (npm ci in infra/, go install of RIEModule);

@@ -98,6 +98,7 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_SQS="+sqs,
+		"AWS_ENDPOINT_URL_KINESIS="+c.endpoints.Kinesis,
 		"AWS_ENDPOINT_URL_SSM="+c.ssmURL,
 	)
 }

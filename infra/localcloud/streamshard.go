@@ -155,3 +155,10 @@ func (p *streamMapping) settle(ctx context.Context, v *vshard, batch []streamRec
 func tooOld(r streamRecord, age time.Duration) bool {
 	return !r.arrival.IsZero() && time.Since(r.arrival) > age
 }
+
+// idle reports whether every record queued was delivered or discarded.
+func (v *vshard) idle() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.queue) == 0
+}

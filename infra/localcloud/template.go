@@ -14,6 +14,7 @@ import (
 const (
 	typeTable    = "AWS::DynamoDB::Table"
 	typeQueue    = "AWS::SQS::Queue"
+	typeKinesis  = "AWS::Kinesis::Stream"
 	typeFunction = "AWS::Serverless::Function"
 	typeHTTPAPI  = "AWS::Serverless::HttpApi"
 )
@@ -26,6 +27,7 @@ type Template struct {
 	Declared   []string              // every parameter the template declares, with or without a default
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
+	Kinesis    []string              // logical ids of AWS::Kinesis::Stream, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
 	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions; HttpApis too)
 	Types      map[string]string     // logical id → resource type, for every resource
@@ -116,6 +118,8 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Tables = append(t.Tables, id)
 		case typeQueue:
 			t.Queues = append(t.Queues, id)
+		case typeKinesis:
+			t.Kinesis = append(t.Kinesis, id)
 		case typeFunction:
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)
