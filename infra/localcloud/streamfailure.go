@@ -10,7 +10,7 @@ import (
 // discard gives up on the records of a batch from sequence number from on, after
 // MaximumRetryAttempts or MaximumRecordAgeInSeconds (condition: RetryAttemptsExhausted or
 // RecordAgeExceeded), and sends Lambda's failure record to the on-failure destination.
-func (p *streamMapping) discard(ctx context.Context, shardID string, recs []streamRecord, from string, attempts int, condition string) {
+func (m *streamMapping) discard(ctx context.Context, shardID string, recs []streamRecord, from string, attempts int, condition string) {
 	var dropped []streamRecord
 	for _, r := range recs {
 		if len(dropped) > 0 || r.seq == from {
@@ -20,17 +20,17 @@ func (p *streamMapping) discard(ctx context.Context, shardID string, recs []stre
 	if len(dropped) == 0 {
 		dropped = recs
 	}
-	p.count(func(s *MappingStats) { s.Discarded += len(dropped) })
-	p.onError("stream records discarded", "condition", condition, "function", p.function,
-		"shard", shardID, "records", len(dropped), "destination", p.event.OnFailure)
-	if p.event.OnFailure == "" || p.send == nil {
+	m.count(func(s *MappingStats) { s.Discarded += len(dropped) })
+	m.onError("stream records discarded", "condition", condition, "function", m.function,
+		"shard", shardID, "records", len(dropped), "destination", m.event.OnFailure)
+	if m.event.OnFailure == "" || m.send == nil {
 		return
 	}
-	key, info := p.src.batchInfo(shardID, dropped)
+	key, info := m.src.batchInfo(shardID, dropped)
 	body, err := json.Marshal(map[string]any{
 		"requestContext": map[string]any{
 			"requestId":              fmt.Sprintf("local-%d", time.Now().UnixNano()),
-			"functionArn":            fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", Region, Account, p.function),
+			"functionArn":            fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", Region, Account, m.function),
 			"condition":              condition,
 			"approximateInvokeCount": attempts,
 		},
@@ -40,10 +40,10 @@ func (p *streamMapping) discard(ctx context.Context, shardID string, recs []stre
 		key:               info,
 	})
 	if err == nil {
-		err = p.send(context.WithoutCancel(ctx), p.event.OnFailure, string(body))
+		err = m.send(context.WithoutCancel(ctx), m.event.OnFailure, string(body))
 	}
 	if err != nil {
-		p.onError("stream on-failure destination", "destination", p.event.OnFailure, "err", err)
+		m.onError("stream on-failure destination", "destination", m.event.OnFailure, "err", err)
 	}
 }
 

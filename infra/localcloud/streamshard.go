@@ -86,9 +86,9 @@ func keyText(v types.AttributeValue) string {
 // is retried from its first failed record, and after MaximumRetryAttempts (or once its record is
 // older than MaximumRecordAgeInSeconds) the rest of the batch is discarded to the on-failure
 // destination; with -1 for both it is retried until it succeeds, as on Lambda.
-func (p *streamMapping) work(ctx context.Context, v *vshard) {
+func (m *streamMapping) work(ctx context.Context, v *vshard) {
 	for ctx.Err() == nil {
-		size := p.event.BatchSize
+		size := m.event.BatchSize
 		if v.limit > 0 {
 			size = v.limit
 		}
@@ -100,13 +100,13 @@ func (p *streamMapping) work(ctx context.Context, v *vshard) {
 			}
 			continue
 		}
-		o, err := p.deliver(ctx, batch)
+		o, err := m.deliver(ctx, batch)
 		if err != nil {
-			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
+			m.onError("stream deliver", "stream", m.event.Source, "shard", v.id, "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
-		p.settle(ctx, v, batch, o)
+		m.settle(ctx, v, batch, o)
 	}
 }
 
@@ -115,7 +115,7 @@ func (p *streamMapping) work(ctx context.Context, v *vshard) {
 // record, and a partial batch response bisects the batch at the reported record (only the rest
 // of that batch is retried), until a batch succeeds; the batch after that has the mapping's
 // size again.
-func (p *streamMapping) settle(ctx context.Context, v *vshard, batch []streamRecord, o outcome) {
+func (m *streamMapping) settle(ctx context.Context, v *vshard, batch []streamRecord, o outcome) {
 	retryFrom := o.retryFrom
 	if retryFrom == "" {
 		v.drop(len(batch))
@@ -131,21 +131,21 @@ func (p *streamMapping) settle(ctx context.Context, v *vshard, batch []streamRec
 	v.attempts++
 	condition := ""
 	switch {
-	case p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries:
+	case m.event.MaxRetries >= 0 && v.attempts > m.event.MaxRetries:
 		condition = "RetryAttemptsExhausted"
-	case p.event.MaxRecordAge > 0 && tooOld(batch[at], time.Duration(p.event.MaxRecordAge)*time.Second):
+	case m.event.MaxRecordAge > 0 && tooOld(batch[at], time.Duration(m.event.MaxRecordAge)*time.Second):
 		condition = "RecordAgeExceeded"
 	}
 	if condition != "" {
-		p.discard(ctx, v.id, batch, retryFrom, v.attempts, condition)
+		m.discard(ctx, v.id, batch, retryFrom, v.attempts, condition)
 		v.drop(len(batch) - at)
 		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
 	switch {
-	case o.fnErr && p.event.Bisect && len(batch)-at > 1:
+	case o.fnErr && m.event.Bisect && len(batch)-at > 1:
 		v.limit = (len(batch) - at) / 2
-	case o.partial && p.event.Bisect:
+	case o.partial && m.event.Bisect:
 		v.limit = len(batch) - at
 	}
 	sleep(ctx, time.Second)
