@@ -41,7 +41,8 @@ func (c *Cloud) startKinesalite(ctx context.Context) (string, error) {
 		return "", err
 	}
 	cmd := exec.Command("node", "--require", filepath.Join(c.cfg.Root, "infra", "loopback", "loopback.cjs"), cli,
-		"--port", fmt.Sprint(port), "--createStreamMs", "50", "--deleteStreamMs", "50", "--updateStreamMs", "50")
+		"--port", fmt.Sprint(port), "--createStreamMs", "50", "--deleteStreamMs", "50", "--updateStreamMs", "50",
+		"--shardLimit", "500") // AWS's default shard limit (kinesalite's is 10)
 	p, err := c.startTracked("kinesalite", cmd)
 	if err != nil {
 		return "", err

@@ -57,6 +57,9 @@ func activeStream(t *testing.T, client *kinesis.Client) (name, arn string) {
 	if _, err := client.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(name), ShardCount: aws.Int32(1)}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(name)})
+	})
 	out, err := kinesis.NewStreamExistsWaiter(client, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
 		WaitForOutput(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(name)}, 10*time.Second)
 	if err != nil {
