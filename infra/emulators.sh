@@ -61,9 +61,10 @@ pids+=($!)
 kinesis_port=$(free_port)
 # kinesalite in memory (no --path: no LevelDB on disk); it listens on every interface unless
 # told a host, which its command line cannot, so the same preload keeps it on loopback. Streams
-# become ACTIVE after createStreamMs (500 ms by default; 50 here keeps tests quick).
+# become ACTIVE after createStreamMs (500 ms by default; 50 here keeps tests quick); the account's
+# shard limit is AWS's default, 500 (kinesalite's own default is 10).
 node --require "$here/loopback/loopback.cjs" "$here/node_modules/kinesalite/cli.js" --port "$kinesis_port" \
-  --createStreamMs 50 --deleteStreamMs 50 --updateStreamMs 50 >"$logs/kinesalite.log" 2>&1 &
+  --createStreamMs 50 --deleteStreamMs 50 --updateStreamMs 50 --shardLimit 500 >"$logs/kinesalite.log" 2>&1 &
 pids+=($!)
 
 wait_for() { # name url-probe-command

@@ -82,8 +82,8 @@ func (c *Cloud) start(ctx context.Context) error {
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		buckets: map[string]Bucket{},
-		prefix:  c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
+		buckets: map[string]Bucket{}, kinesis: map[string]KinesisStream{},
+		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
 	}
@@ -129,8 +129,9 @@ func parameters(defaults, overrides map[string]string) map[string]string {
 
 func (c *Cloud) startEmulators(ctx context.Context) error {
 	e := &c.endpoints
-	e.Region, e.DynamoDB, e.SQS = Region, c.cfg.DynamoDBEndpoint, c.cfg.SQSEndpoint
-	if e.DynamoDB == "" || e.SQS == "" {
+	e.Region, e.DynamoDB, e.SQS, e.Kinesis = Region, c.cfg.DynamoDBEndpoint, c.cfg.SQSEndpoint, c.cfg.KinesisEndpoint
+	wantKinesis := e.Kinesis == "" && len(c.tmpl.Kinesis) > 0
+	if e.DynamoDB == "" || e.SQS == "" || wantKinesis {
 		if err := c.ensurePackages(ctx); err != nil {
 			return err
 		}
@@ -143,6 +144,11 @@ func (c *Cloud) startEmulators(ctx context.Context) error {
 	}
 	if e.SQS == "" {
 		if e.SQS, err = c.startFauxqs(ctx); err != nil {
+			return err
+		}
+	}
+	if wantKinesis {
+		if e.Kinesis, err = c.startKinesalite(ctx); err != nil {
 			return err
 		}
 	}
@@ -174,6 +180,15 @@ func (c *Cloud) createResources(ctx context.Context) error {
 			return err
 		}
 	}
+	if len(c.tmpl.Kinesis) > 0 {
+		client := c.endpoints.KinesisClient()
+		for _, id := range c.tmpl.Kinesis {
+			if err := c.createKinesisStream(ctx, client, id); err != nil {
+				return err
+			}
+		}
+		c.endpoints.KinesisStreams = c.refs.kinesis
+	}
 	c.endpoints.Queues, c.endpoints.Tables = c.refs.queues, c.refs.tables
 	return c.createBuckets(ctx)
 }
@@ -198,6 +213,8 @@ func (c *Cloud) startFunctions(ctx context.Context) error {
 					n = 2
 				case EventDynamoDB:
 					n = max(n, c.cfg.StreamShards)
+				case EventKinesis: // one invocation per shard at a time, up to 4 environments
+					n = max(n, min(c.kinesisShards(ev.Source), 4))
 				}
 			}
 		}
@@ -227,9 +244,15 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
-				p := &streamPoller{function: id, event: ev, streams: streams, invoker: c, timeout: timeout,
-					onError: c.log.Warn, count: c.counter(id, ev), send: c.sendToQueue}
+				p := &streamPoller{streams: streams, streamMapping: c.streamMapping(id, ev, timeout)}
 				if err := p.init(ctx, c.cfg.StreamShards); err != nil {
+					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
+				}
+				c.goRun(func() { p.run(runCtx) })
+			case EventKinesis:
+				p := &kinesisPoller{kinesis: c.endpoints.KinesisClient(), name: c.refs.kinesis[ev.Source].Name,
+					streamMapping: c.streamMapping(id, ev, timeout)}
+				if err := p.init(ctx); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
 				c.goRun(func() { p.run(runCtx) })
@@ -237,6 +260,12 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// streamMapping is the batch core of a stream event source mapping of function.
+func (c *Cloud) streamMapping(function string, ev Event, timeout time.Duration) *streamMapping {
+	return &streamMapping{function: function, event: ev, invoker: c, timeout: timeout,
+		onError: c.log.Warn, count: c.counter(function, ev), send: c.sendToQueue}
 }
 
 func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {

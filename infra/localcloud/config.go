@@ -51,7 +51,8 @@ type Config struct {
 	VisibilityTimeout int
 	// Environments is the number of execution environments per function logical id. Default:
 	// 2 for functions with an SQS event source, StreamShards for functions with a DynamoDB
-	// stream event source (Lambda runs one invocation per shard at a time), 1 otherwise.
+	// stream event source, the stream's shards (at most 4) for functions with a Kinesis event
+	// source (Lambda runs one invocation per shard at a time), 1 otherwise.
 	Environments map[string]int
 	// StreamShards is the number of shards each DynamoDB stream is split into (default 1).
 	// DynamoDB Local gives a stream one shard; AWS gives it one per partition, assigns each
@@ -61,8 +62,9 @@ type Config struct {
 	// shards concurrently, each with its own batches, retries and failure handling.
 	StreamShards int
 	// DynamoDBEndpoint and SQSEndpoint, when set, point at emulators already running, which
-	// are then neither started nor stopped.
-	DynamoDBEndpoint, SQSEndpoint string
+	// are then neither started nor stopped; so does KinesisEndpoint (kinesalite), which is
+	// otherwise started only for a template with AWS::Kinesis::Stream resources.
+	DynamoDBEndpoint, SQSEndpoint, KinesisEndpoint string
 	// RIE is the aws-lambda-rie binary. Default: Root/.local/bin/aws-lambda-rie.
 	RIE string
 	// Install lets Start install what is missing (npm ci in infra/, go install of RIEModule);

@@ -32,10 +32,14 @@ type Endpoints struct {
 	DynamoDB string `json:"dynamodb"`
 	Streams  string `json:"dynamodbStreams"`
 	SQS      string `json:"sqs"`
-	Region   string `json:"region"`
-	// Queues and Tables are the local resources by logical id.
-	Queues map[string]Queue `json:"queues"`
-	Tables map[string]Table `json:"tables"`
+	// Kinesis is the kinesalite endpoint, when the template has Kinesis streams or the cloud
+	// was given one.
+	Kinesis string `json:"kinesis,omitempty"`
+	Region  string `json:"region"`
+	// Queues, Tables and KinesisStreams are the local resources by logical id.
+	Queues         map[string]Queue         `json:"queues"`
+	Tables         map[string]Table         `json:"tables"`
+	KinesisStreams map[string]KinesisStream `json:"kinesisStreams,omitempty"`
 	// Buckets are the local S3 buckets by logical id, on fauxqs's S3 at the SQS endpoint.
 	Buckets map[string]Bucket `json:"buckets,omitempty"`
 	// Functions lists the process ids of each function's execution environments at start.

@@ -10,6 +10,7 @@ import (
 const (
 	EventSQS      = "SQS"
 	EventDynamoDB = "DynamoDB"
+	EventKinesis  = "Kinesis"
 	EventHTTPAPI  = "HttpApi"
 )
 
@@ -28,8 +29,8 @@ type Function struct {
 // Event is one event source of a function.
 type Event struct {
 	Name             string
-	Type             string // EventSQS, EventDynamoDB or EventHTTPAPI
-	Source           string // logical id of the queue or table
+	Type             string // EventSQS, EventDynamoDB, EventKinesis or EventHTTPAPI
+	Source           string // logical id of the queue, table or Kinesis stream
 	SourceARN        string // queue ARN or stream ARN
 	BatchSize        int
 	StartingPosition string // TRIM_HORIZON or LATEST (streams)
@@ -182,6 +183,22 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 		}
 		if ev.Source == "" {
 			return nil, fmt.Errorf("stream %q is not a table stream of the template", ev.SourceARN)
+		}
+		if ev.BatchSize <= 0 {
+			ev.BatchSize = 100
+		}
+	case EventKinesis:
+		ev.SourceARN, _ = p["Stream"].(string)
+		for id, s := range c.refs.kinesis {
+			if s.ARN == ev.SourceARN {
+				ev.Source = id
+			}
+		}
+		if ev.Source == "" {
+			return nil, fmt.Errorf("stream %q is not a Kinesis stream of the template", ev.SourceARN)
+		}
+		if ev.StartingPosition == "AT_TIMESTAMP" {
+			return nil, fmt.Errorf("StartingPosition AT_TIMESTAMP is not emulated locally: use TRIM_HORIZON or LATEST")
 		}
 		if ev.BatchSize <= 0 {
 			ev.BatchSize = 100

@@ -15,6 +15,7 @@ type refs struct {
 	tables    map[string]Table
 	queues    map[string]Queue
 	buckets   map[string]Bucket
+	kinesis   map[string]KinesisStream
 	prefix    string
 	region    string
 	account   string
@@ -48,10 +49,13 @@ func (r *refs) ref(name string) (string, error) {
 	if b, ok := r.buckets[name]; ok {
 		return b.Name, nil
 	}
+	if s, ok := r.kinesis[name]; ok {
+		return s.Name, nil
+	}
 	if r.functions[name] {
 		return name, nil // the local Lambda API names functions by logical id
 	}
-	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets and pseudo parameters resolve)", name)
+	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets, Kinesis streams and pseudo parameters resolve)", name)
 }
 
 func (r *refs) getAtt(name, attr string) (string, error) {
@@ -78,6 +82,9 @@ func (r *refs) getAtt(name, attr string) (string, error) {
 	}
 	if b, ok := r.buckets[name]; ok && attr == "Arn" {
 		return b.ARN, nil
+	}
+	if s, ok := r.kinesis[name]; ok && attr == "Arn" {
+		return s.ARN, nil
 	}
 	if r.functions[name] && attr == "Arn" {
 		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", r.region, r.account, name), nil

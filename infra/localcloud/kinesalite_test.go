@@ -53,6 +53,9 @@ func TestKinesalite_listens_on_loopback_and_serves_the_SDK(t *testing.T) {
 	if _, err := client.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(name), ShardCount: aws.Int32(2)}); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_, _ = client.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(name)})
+	})
 	if err := kinesis.NewStreamExistsWaiter(client, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
 		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(name)}, 10*time.Second); err != nil {
 		t.Fatal(err)

@@ -82,7 +82,7 @@ func TestLocalCloud_everything_it_runs_listens_on_loopback_only(t *testing.T) {
 	}
 	// Every endpoint: the emulators (the cloud's own or those of `make test`), the API, the
 	// Lambda API, the issuer and the SSM parameter store.
-	for name, u := range map[string]string{"DynamoDB": ep.DynamoDB, "SQS": ep.SQS, "API": ep.APIURL, "Lambda API": ep.LambdaURL,
+	for name, u := range map[string]string{"DynamoDB": ep.DynamoDB, "SQS": ep.SQS, "Kinesis": ep.Kinesis, "API": ep.APIURL, "Lambda API": ep.LambdaURL,
 		"issuer": ep.Issuer, "parameter store": c.ParameterStoreURL()} {
 		pu, err := url.Parse(u)
 		if err != nil || pu.Port() == "" {
@@ -112,7 +112,7 @@ func TestLocalCloud_everything_it_runs_listens_on_loopback_only(t *testing.T) {
 			}
 		}
 	}
-	if checked < 5+len(state.Processes) {
+	if checked < 6+len(state.Processes) {
 		t.Errorf("checked %d listeners; want at least one per endpoint and per process (%d processes)", checked, len(state.Processes))
 	}
 }

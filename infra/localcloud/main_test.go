@@ -13,7 +13,7 @@ import (
 )
 
 // The tests share one local cloud of testdata/template.yaml, started on first use. It uses the
-// emulators of `make test` (DYNAMODB_ENDPOINT, SQS_ENDPOINT) when set, else starts its own;
+// emulators of `make test` (DYNAMODB_ENDPOINT, SQS_ENDPOINT, KINESIS_ENDPOINT) when set, else starts its own;
 // names carry a unique prefix so runs never collide.
 var shared struct {
 	once  sync.Once
@@ -56,6 +56,7 @@ func cloud(t *testing.T) *localcloud.Cloud {
 			Prefix:           fmt.Sprintf("lc%d", time.Now().UnixNano()),
 			DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
 			SQSEndpoint:      os.Getenv("SQS_ENDPOINT"),
+			KinesisEndpoint:  os.Getenv("KINESIS_ENDPOINT"),
 			CrashAfterInvoke: func(function string) bool {
 				return function == "SQSConsumer" && crashSQSConsumer.CompareAndSwap(true, false)
 			},

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -33,17 +32,11 @@ type streamsAPI interface {
 // only that virtual shard; a function error halves the next batch under
 // BisectBatchOnFunctionError.
 type streamPoller struct {
-	function string
-	event    Event
-	streams  streamsAPI
-	invoker  Invoker
-	timeout  time.Duration
-	onError  func(msg string, args ...any)
-	count    func(func(*MappingStats))
-	send     func(ctx context.Context, queueARN, body string) error // to the on-failure destination
-	shards   map[string]*shard
-	virtual  []*vshard
-	hashKey  string // the table's partition key attribute
+	*streamMapping
+	streams streamsAPI
+	shards  map[string]*shard
+	virtual []*vshard
+	hashKey string // the table's partition key attribute
 }
 
 type shard struct {
@@ -57,6 +50,7 @@ type shard struct {
 // records written after Start returns are never missed with LATEST; n virtual shards (at
 // least one) receive the records.
 func (p *streamPoller) init(ctx context.Context, n int) error {
+	p.src = p
 	p.shards = map[string]*shard{}
 	p.virtual = make([]*vshard, max(n, 1))
 	for i := range p.virtual {
@@ -151,10 +145,10 @@ func (p *streamPoller) poll(ctx context.Context, id string, s *shard) (bool, err
 	if err != nil {
 		return false, p.reposition(ctx, id, s, err)
 	}
-	byShard := make([][]types.Record, len(p.virtual))
+	byShard := make([][]streamRecord, len(p.virtual))
 	for _, r := range out.Records {
 		i := p.assign(r)
-		byShard[i] = append(byShard[i], r)
+		byShard[i] = append(byShard[i], dynamoRecord(r))
 	}
 	for i, recs := range byShard {
 		if len(recs) > 0 {
@@ -192,22 +186,15 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 	return fmt.Errorf("iterator repositioned %s: %w", in.ShardIteratorType, err)
 }
 
-// outcome is what a delivery settled: retryFrom is "" when the batch succeeded, else the
-// sequence number to read again from; fnErr marks a function error (what
-// BisectBatchOnFunctionError splits a batch on), partial a partial batch response.
-type outcome struct {
-	retryFrom string
-	fnErr     bool
-	partial   bool
-}
-
-// deliver invokes the function with the records FilterCriteria passes and returns what it
-// settled: the first failed record's sequence number when it partly failed, the first record's
-// when the invocation failed.
-func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (outcome, error) {
-	all, err := DynamoDBEvent(recs, p.event.SourceARN)
+// encode builds the DynamoDB event of the records FilterCriteria passes.
+func (p *streamPoller) encode(recs []streamRecord) ([]byte, []string, error) {
+	raw := make([]types.Record, len(recs))
+	for i, r := range recs {
+		raw[i] = r.record.(types.Record)
+	}
+	all, err := DynamoDBEvent(raw, p.event.SourceARN)
 	if err != nil {
-		return outcome{}, err
+		return nil, nil, err
 	}
 	var ev events.DynamoDBEvent
 	for _, r := range all.Records {
@@ -219,69 +206,24 @@ func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (outcom
 		p.count(func(s *MappingStats) { s.Filtered += n })
 	}
 	if len(ev.Records) == 0 {
-		return outcome{}, nil
+		return nil, nil, nil
 	}
 	seqs := make([]string, len(ev.Records))
 	for i, r := range ev.Records {
 		seqs[i] = r.Change.SequenceNumber
 	}
 	payload, err := json.Marshal(ev)
-	if err != nil {
-		return outcome{}, err
-	}
-	return p.invoke(ctx, payload, seqs), nil
+	return payload, seqs, err
 }
 
-// invoke invokes the function with a batch of records of sequence numbers seqs, in order, and
-// reads its partial batch response as Lambda does: an empty or null list (or response) is a
-// success; otherwise the lowest reported sequence number is the checkpoint, and an empty
-// identifier or one that is no record of the batch fails the whole batch.
-func (p *streamPoller) invoke(ctx context.Context, payload []byte, seqs []string) outcome {
-	ictx, cancel := context.WithTimeout(ctx, p.timeout)
-	out, err := p.invoker.Invoke(ictx, p.function, payload)
-	cancel()
-	p.count(func(s *MappingStats) {
-		s.Batches++
-		s.Records += len(seqs)
-		s.LargestBatch = max(s.LargestBatch, len(seqs))
-		if err != nil {
-			s.FailedBatches++
+// dynamoRecord is a stream record for the batch core.
+func dynamoRecord(r types.Record) streamRecord {
+	out := streamRecord{record: r}
+	if d := r.Dynamodb; d != nil {
+		out.seq = aws.ToString(d.SequenceNumber)
+		if d.ApproximateCreationDateTime != nil {
+			out.arrival = *d.ApproximateCreationDateTime
 		}
-	})
-	whole := outcome{retryFrom: seqs[0]}
-	if err != nil {
-		if !errors.Is(err, context.Canceled) {
-			p.onError("stream invoke failed: batch retried", "function", p.function, "records", len(seqs), "err", err)
-		}
-		whole.fnErr = true
-		return whole
 	}
-	passed := func(n int) { p.count(func(s *MappingStats) { s.Succeeded += n }) }
-	if !p.event.ReportFailures || len(out) == 0 || string(out) == "null" {
-		passed(len(seqs))
-		return outcome{}
-	}
-	var resp events.DynamoDBEventResponse // the same shape as Kinesis's
-	if err := json.Unmarshal(out, &resp); err != nil {
-		p.onError("stream response is not a partial batch response: batch retried", "function", p.function, "err", err)
-		whole.fnErr = true
-		return whole
-	}
-	if len(resp.BatchItemFailures) == 0 {
-		passed(len(seqs))
-		return outcome{}
-	}
-	p.count(func(s *MappingStats) { s.ItemFailures += len(resp.BatchItemFailures) })
-	at := len(seqs)
-	for _, f := range resp.BatchItemFailures {
-		i := slices.Index(seqs, f.ItemIdentifier)
-		if f.ItemIdentifier == "" || i < 0 {
-			p.onError("stream response reports an identifier not in the batch: batch retried", "function", p.function,
-				"itemIdentifier", f.ItemIdentifier)
-			return whole
-		}
-		at = min(at, i)
-	}
-	passed(at)
-	return outcome{retryFrom: seqs[at], partial: true}
+	return out
 }

@@ -46,7 +46,7 @@ func TestStreamPoller_trimmed_or_expired_iterator_is_taken_again_from_where_read
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			api := &staleStreams{err: c.err}
-			p := &streamPoller{streams: api, event: Event{BatchSize: 10, SourceARN: "arn:stream"}}
+			p := &streamPoller{streams: api, streamMapping: &streamMapping{event: Event{BatchSize: 10, SourceARN: "arn:stream"}}}
 			s := c.shard
 			s.iterator = "stale"
 			if _, err := p.poll(context.Background(), "shard-1", &s); err == nil {

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
@@ -18,7 +17,7 @@ import (
 type vshard struct {
 	id       string
 	mu       sync.Mutex
-	queue    []types.Record
+	queue    []streamRecord
 	wake     chan struct{}
 	failing  string // sequence number a failed batch is retried from
 	attempts int    // failed invocations of that batch
@@ -29,7 +28,7 @@ func newVShard(id string) *vshard { return &vshard{id: id, wake: make(chan struc
 
 // push queues the records of one read at once, so that a batch is never cut from a read
 // half queued (Lambda's batch is what a read returned, up to BatchSize).
-func (v *vshard) push(recs ...types.Record) {
+func (v *vshard) push(recs ...streamRecord) {
 	v.mu.Lock()
 	v.queue = append(v.queue, recs...)
 	v.mu.Unlock()
@@ -40,7 +39,7 @@ func (v *vshard) push(recs ...types.Record) {
 }
 
 // peek returns up to n records from the head, leaving them queued.
-func (v *vshard) peek(n int) []types.Record {
+func (v *vshard) peek(n int) []streamRecord {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return slices.Clone(v.queue[:min(n, len(v.queue))])
@@ -87,9 +86,9 @@ func keyText(v types.AttributeValue) string {
 // is retried from its first failed record, and after MaximumRetryAttempts (or once its record is
 // older than MaximumRecordAgeInSeconds) the rest of the batch is discarded to the on-failure
 // destination; with -1 for both it is retried until it succeeds, as on Lambda.
-func (p *streamPoller) work(ctx context.Context, v *vshard) {
+func (m *streamMapping) work(ctx context.Context, v *vshard) {
 	for ctx.Err() == nil {
-		size := p.event.BatchSize
+		size := m.event.BatchSize
 		if v.limit > 0 {
 			size = v.limit
 		}
@@ -101,13 +100,13 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 			}
 			continue
 		}
-		o, err := p.deliver(ctx, batch)
+		o, err := m.deliver(ctx, batch)
 		if err != nil {
-			p.onError("stream deliver", "stream", p.event.Source, "shard", v.id, "err", err)
+			m.onError("stream deliver", "stream", m.event.Source, "shard", v.id, "err", err)
 			sleep(ctx, time.Second)
 			continue
 		}
-		p.settle(ctx, v, batch, o)
+		m.settle(ctx, v, batch, o)
 	}
 }
 
@@ -116,16 +115,14 @@ func (p *streamPoller) work(ctx context.Context, v *vshard) {
 // record, and a partial batch response bisects the batch at the reported record (only the rest
 // of that batch is retried), until a batch succeeds; the batch after that has the mapping's
 // size again.
-func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Record, o outcome) {
+func (m *streamMapping) settle(ctx context.Context, v *vshard, batch []streamRecord, o outcome) {
 	retryFrom := o.retryFrom
 	if retryFrom == "" {
 		v.drop(len(batch))
 		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
-	at := slices.IndexFunc(batch, func(r types.Record) bool {
-		return r.Dynamodb != nil && aws.ToString(r.Dynamodb.SequenceNumber) == retryFrom
-	})
+	at := slices.IndexFunc(batch, func(r streamRecord) bool { return r.seq == retryFrom })
 	at = max(at, 0)
 	v.drop(at) // the records before the first failure succeeded
 	if retryFrom != v.failing {
@@ -134,30 +131,34 @@ func (p *streamPoller) settle(ctx context.Context, v *vshard, batch []types.Reco
 	v.attempts++
 	condition := ""
 	switch {
-	case p.event.MaxRetries >= 0 && v.attempts > p.event.MaxRetries:
+	case m.event.MaxRetries >= 0 && v.attempts > m.event.MaxRetries:
 		condition = "RetryAttemptsExhausted"
-	case p.event.MaxRecordAge > 0 && tooOld(batch[at], time.Duration(p.event.MaxRecordAge)*time.Second):
+	case m.event.MaxRecordAge > 0 && tooOld(batch[at], time.Duration(m.event.MaxRecordAge)*time.Second):
 		condition = "RecordAgeExceeded"
 	}
 	if condition != "" {
-		p.discard(ctx, v.id, batch, retryFrom, v.attempts, condition)
+		m.discard(ctx, v.id, batch, retryFrom, v.attempts, condition)
 		v.drop(len(batch) - at)
 		v.failing, v.attempts, v.limit = "", 0, 0
 		return
 	}
 	switch {
-	case o.fnErr && p.event.Bisect && len(batch)-at > 1:
+	case o.fnErr && m.event.Bisect && len(batch)-at > 1:
 		v.limit = (len(batch) - at) / 2
-	case o.partial && p.event.Bisect:
+	case o.partial && m.event.Bisect:
 		v.limit = len(batch) - at
 	}
 	sleep(ctx, time.Second)
 }
 
 // tooOld reports whether a record was written to the stream more than age ago.
-func tooOld(r types.Record, age time.Duration) bool {
-	if r.Dynamodb == nil || r.Dynamodb.ApproximateCreationDateTime == nil {
-		return false
-	}
-	return time.Since(*r.Dynamodb.ApproximateCreationDateTime) > age
+func tooOld(r streamRecord, age time.Duration) bool {
+	return !r.arrival.IsZero() && time.Since(r.arrival) > age
+}
+
+// idle reports whether every record queued was delivered or discarded.
+func (v *vshard) idle() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.queue) == 0
 }

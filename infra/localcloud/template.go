@@ -14,6 +14,7 @@ import (
 const (
 	typeTable    = "AWS::DynamoDB::Table"
 	typeQueue    = "AWS::SQS::Queue"
+	typeKinesis  = "AWS::Kinesis::Stream"
 	typeFunction = "AWS::Serverless::Function"
 	typeHTTPAPI  = "AWS::Serverless::HttpApi"
 	typeBucket   = "AWS::S3::Bucket"
@@ -28,6 +29,7 @@ type Template struct {
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
 	Buckets    []string              // logical ids of AWS::S3::Bucket, in template order
+	Kinesis    []string              // logical ids of AWS::Kinesis::Stream, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
 	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions; HttpApis too)
 	Types      map[string]string     // logical id → resource type, for every resource
@@ -123,6 +125,8 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Queues = append(t.Queues, id)
 		case typeBucket:
 			t.Buckets = append(t.Buckets, id)
+		case typeKinesis:
+			t.Kinesis = append(t.Kinesis, id)
 		case typeFunction:
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)

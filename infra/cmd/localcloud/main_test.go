@@ -53,7 +53,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	for _, p := range s.Processes {
 		pids, names[p.Name] = append(pids, p.PID), true
 	}
-	for _, want := range []string{"dynamodb-local", "fauxqs", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "StreamConsumer-2", "Echo-1"} {
+	for _, want := range []string{"dynamodb-local", "fauxqs", "kinesalite", "KinesisConsumer-2", "SQSConsumer-1", "SQSConsumer-3", "StreamConsumer-1", "StreamConsumer-2", "Echo-1"} {
 		if !names[want] {
 			t.Errorf("state has no process %s: %+v", want, s.Processes)
 		}
@@ -84,7 +84,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Errorf("logs echo: want this run's echo request line alone, got:\n%s", logs)
 	}
 	if out, err := exec.Command(bin, "logs", "-state", state, "nope").CombinedOutput(); err == nil ||
-		!strings.Contains(string(out), `no function "nope"; functions: Echo, SQSConsumer, StreamConsumer`) {
+		!strings.Contains(string(out), `no function "nope"; functions: Echo, KinesisConsumer, SQSConsumer, StreamConsumer`) {
 		t.Errorf("logs of an unknown function: %v\n%s", err, out)
 	}
 

@@ -4,7 +4,9 @@ package table
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/config"
@@ -46,4 +48,31 @@ func (t Table) Has(ctx context.Context, pk string) (bool, error) {
 		return false, err
 	}
 	return out.Item != nil, nil
+}
+
+// Count sets the string attributes of the item with key pk and adds one to its numeric
+// attribute "deliveries": how many times a function handled it.
+func (t Table) Count(ctx context.Context, pk string, attrs map[string]string) error {
+	set := make([]string, 0, len(attrs))
+	values := map[string]types.AttributeValue{":one": &types.AttributeValueMemberN{Value: "1"}}
+	names := map[string]string{}
+	i := 0
+	for k, v := range attrs {
+		set = append(set, fmt.Sprintf("#a%d = :v%d", i, i))
+		names[fmt.Sprintf("#a%d", i)] = k
+		values[fmt.Sprintf(":v%d", i)] = &types.AttributeValueMemberS{Value: v}
+		i++
+	}
+	expr := "ADD deliveries :one"
+	if len(set) > 0 {
+		expr = "SET " + strings.Join(set, ", ") + " " + expr
+	}
+	in := &dynamodb.UpdateItemInput{TableName: aws.String(t.name), UpdateExpression: aws.String(expr),
+		Key:                       map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}},
+		ExpressionAttributeValues: values}
+	if len(names) > 0 {
+		in.ExpressionAttributeNames = names
+	}
+	_, err := t.db.UpdateItem(ctx, in)
+	return err
 }
