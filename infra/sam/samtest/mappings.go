@@ -50,7 +50,8 @@ func TranslatedMappings(r *Resolver) []Mapping {
 			m.MaxRecordAge = num(v)
 		}
 		source, _ := get(raw, "EventSourceArn", "Fn::GetAtt").([]any)
-		stream := len(source) == 2 && source[1] == "StreamArn"
+		stream := len(source) == 2 && (source[1] == "StreamArn" ||
+			get(r.doc, "Resources", fmt.Sprint(source[0]), "Type") == "AWS::Kinesis::Stream")
 		if stream {
 			m.StartingPosition = fmt.Sprint(p["StartingPosition"])
 		}
@@ -72,7 +73,7 @@ func LocalMappings(c *localcloud.Cloud) []Mapping {
 	var out []Mapping
 	for id, f := range c.Functions() {
 		for _, ev := range f.Events {
-			if ev.Type != localcloud.EventSQS && ev.Type != localcloud.EventDynamoDB {
+			if ev.Type != localcloud.EventSQS && ev.Type != localcloud.EventDynamoDB && ev.Type != localcloud.EventKinesis {
 				continue
 			}
 			var filters []any
@@ -90,7 +91,7 @@ func LocalMappings(c *localcloud.Cloud) []Mapping {
 			if ev.ReportFailures {
 				m.ResponseTypes = "[ReportBatchItemFailures]"
 			}
-			if ev.Type == localcloud.EventDynamoDB {
+			if ev.Type == localcloud.EventDynamoDB || ev.Type == localcloud.EventKinesis {
 				m.StartingPosition = ev.StartingPosition
 			}
 			out = append(out, m)

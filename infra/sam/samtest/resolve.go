@@ -125,6 +125,9 @@ func (r *Resolver) ref(name string) any {
 	if b, ok := r.local.Buckets[name]; ok {
 		return b.Name
 	}
+	if k, ok := r.local.KinesisStreams[name]; ok {
+		return k.Name
+	}
 	if get(r.doc, "Resources", name, "Type") == "AWS::Lambda::Function" {
 		return name // the local Lambda API names functions by logical id
 	}
@@ -146,6 +149,9 @@ func (r *Resolver) getAtt(name, attr string) string {
 	}
 	if b, ok := r.local.Buckets[name]; ok && attr == "Arn" {
 		return b.ARN
+	}
+	if k, ok := r.local.KinesisStreams[name]; ok && attr == "Arn" {
+		return k.ARN
 	}
 	r.t.Fatalf("!GetAtt %s.%s: nothing of the local cloud to compare it with", name, attr)
 	return ""
