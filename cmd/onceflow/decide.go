@@ -130,6 +130,9 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 			deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, l)
 		}
 	}()
+	if l.EventID, err = eventIDOf(ctx, a, f.consumer, l); err != nil {
+		return err
+	}
 	printLetter(s, l)
 	if l.EventID != "" {
 		if rec, ok, err := a.Record(ctx, f.consumer, l.EventID); err != nil {
@@ -154,7 +157,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	if l.TraceHeader != "" {
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
-	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.SourceMessage, Group: l.GroupID,
+	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
 		Body: l.Body, Attributes: attrs, By: d.by, Why: d.why})
 	if err != nil {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })

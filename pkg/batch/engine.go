@@ -101,7 +101,7 @@ func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID stri
 	if !idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrHeld) {
 		return err
 	}
-	if herr := s.a.e.HoldGroup(ctx, d.Group, eventID, d.MessageID, err); herr != nil {
+	if herr := s.a.e.HoldGroup(ctx, d.Group, eventID, d.OriginID(), err); herr != nil {
 		// %v, not %w: the record must not stay permanent, or it would be dead-lettered unheld.
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
 	}

@@ -235,7 +235,9 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 			"message failed permanently, reported failed for the queue's redrive policy", attrs(err)...)
 		return false
 	}
-	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(ctx, i, err) })
+	dlCtx, cancel := EndBefore(ctx, r.cfg.DeadlineMargin/4) // the batch must still answer in time
+	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(dlCtx, i, err) })
+	cancel()
 	if dlErr != nil {
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelError,
 			"message failed permanently and dead-lettering failed, reported for redelivery",
@@ -258,6 +260,17 @@ func (r *Runner) protect(ctx context.Context, it Item, f func() error) (err erro
 		}
 	}()
 	return f()
+}
+
+// EndBefore returns ctx ending margin before its deadline (ctx, cancellable, without one). A
+// call of the failure path (the dead-letter send, a claim check's read) is bounded by
+// EndBefore(ctx, DeadlineMargin/4): it ends while the batch can still answer, and a call that
+// did not end in time fails its record, which is delivered again.
+func EndBefore(ctx context.Context, margin time.Duration) (context.Context, context.CancelFunc) {
+	if dl, ok := ctx.Deadline(); ok {
+		return context.WithDeadline(ctx, dl.Add(-margin))
+	}
+	return context.WithCancel(ctx)
 }
 
 // flush flushes the metrics recorder, logging a failure.

@@ -28,11 +28,21 @@ const (
 	AttrSourceDedupID   = "sourceDedupId"   // its MessageDeduplicationId there (the event id), what a redrive sends again
 	AttrReceiveCount    = "receiveCount"    // ApproximateReceiveCount when it was dead-lettered
 	AttrDeadLetteredAt  = "deadLetteredAt"  // RFC 3339, UTC
+	// AttrEventID is the event id the consumer decoded (WithEventID), which the body may not
+	// show (a claim check's pointer, an envelope keyed by a business key).
+	AttrEventID = "decodedEventId"
 	// AttrSourceAttributes carries the message's own message attributes as one JSON object
 	// (name to {DataType, StringValue, BinaryValue}) when they do not fit beside the engine's
 	// within SQS's limit of MaxMessageAttributes, or one of them has an engine's name.
 	AttrSourceAttributes = "sourceAttributes"
 )
+
+// AttrOriginalMessageID is the message attribute a redrive sends each letter with: the id of
+// the message as it was first sent (the letter's own, for a letter SQS moved by itself). It is
+// the message's own attribute from then on (a letter dead-lettered again keeps it), and a port
+// reads it (sqsbatch: idempotency.Delivery.Origin) so that the group's held list recognises
+// the message it held under that id, before decoding it or under its first message id.
+const AttrOriginalMessageID = "onceflowOriginalMessageId"
 
 // MaxMessageAttributes is SQS's limit of message attributes per message.
 const MaxMessageAttributes = 10
@@ -103,6 +113,7 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		AttrSourceDedupID:   msg.Attributes["MessageDeduplicationId"],
 		AttrReceiveCount:    msg.Attributes["ApproximateReceiveCount"],
 		AttrDeadLetteredAt:  q.now().UTC().Format(time.RFC3339),
+		AttrEventID:         eventIDOf(reason),
 	} {
 		budget -= addString(in.MessageAttributes, name, value)
 	}

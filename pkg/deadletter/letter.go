@@ -23,11 +23,17 @@ type Letter struct {
 	Reason         string // AttrReason; "" for a message SQS moved after maxReceiveCount receives
 	SourceQueueARN string // AttrSourceQueueARN, "" when SQS moved it
 	SourceMessage  string // AttrSourceMessageID, else the message id (SQS keeps it when it moves one)
-	GroupID        string // AttrSourceGroupID, else the message's own MessageGroupId
-	DedupID        string // AttrSourceDedupID, else the message's own MessageDeduplicationId
-	ReceiveCount   string // AttrReceiveCount: receives on the source queue when dead-lettered
-	DeadLetteredAt string // AttrDeadLetteredAt, else when it was first sent (RFC 3339)
-	EventID        string // the CloudEvent's id, "" when the body is not one
+	// OriginalMessage is the id the message was first sent as: its AttrOriginalMessageID
+	// (it was redriven before), else SourceMessage. A group's held list knows it by this id.
+	OriginalMessage string
+	GroupID         string // AttrSourceGroupID, else the message's own MessageGroupId
+	DedupID         string // AttrSourceDedupID, else the message's own MessageDeduplicationId
+	ReceiveCount    string // AttrReceiveCount: receives on the source queue when dead-lettered
+	DeadLetteredAt  string // AttrDeadLetteredAt, else when it was first sent (RFC 3339)
+	EventID         string // DecodedEventID, else the CloudEvent's id, "" when the body is not one
+	// DecodedEventID is the event id the consumer decoded (AttrEventID, WithEventID); "" when
+	// it wrote none (a letter SQS moved, one dead-lettered before it was decoded).
+	DecodedEventID string
 	EventType      string // the CloudEvent's type, "" when the body is not one
 	TraceHeader    string // the AWSTraceHeader system attribute, if any
 
@@ -61,6 +67,7 @@ func letterOf(m types.Message) Letter {
 		TraceHeader:    m.Attributes["AWSTraceHeader"],
 		Attributes:     map[string]types.MessageAttributeValue{},
 	}
+	l.DecodedEventID = attr(AttrEventID)
 	if l.ReceiveCount == "" {
 		l.ReceiveCount = m.Attributes["ApproximateReceiveCount"]
 	}
@@ -74,6 +81,7 @@ func letterOf(m types.Message) Letter {
 			maps.Copy(l.Attributes, own)
 		}
 	}
+	l.OriginalMessage = firstNonEmpty(aws.ToString(l.Attributes[AttrOriginalMessageID].StringValue), l.SourceMessage)
 	// Leniently: a malformed event's id and type are worth showing too, and so are those of
 	// an outbox item the relay parked (outbox.Parked: eventId, eventType and its reason).
 	var ev struct {
@@ -86,13 +94,14 @@ func letterOf(m types.Message) Letter {
 			l.Reason = text(ev.Reason)
 		}
 	}
+	l.EventID = firstNonEmpty(l.DecodedEventID, l.EventID)
 	return l
 }
 
 // ours reports whether name is an attribute DeadLetter adds.
 func ours(name string) bool {
 	switch name {
-	case AttrReason, AttrSourceMessageID, AttrSourceQueueARN, AttrSourceGroupID, AttrSourceDedupID,
+	case AttrReason, AttrEventID, AttrSourceMessageID, AttrSourceQueueARN, AttrSourceGroupID, AttrSourceDedupID,
 		AttrReceiveCount, AttrDeadLetteredAt, AttrSourceAttributes:
 		return true
 	}

@@ -177,9 +177,7 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 // move sends l to url and deletes it from the dead-letter queue.
 func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(l.Body)}
-	if len(l.Attributes) > 0 {
-		in.MessageAttributes = l.Attributes
-	}
+	in.MessageAttributes = l.sentAttributes()
 	if l.TraceHeader != "" {
 		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{"AWSTraceHeader": {
 			DataType: aws.String("String"), StringValue: aws.String(l.TraceHeader)}}

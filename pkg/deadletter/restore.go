@@ -8,19 +8,32 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
+// sentAttributes are the message attributes l is sent again with: its own, and
+// AttrOriginalMessageID naming the message as it was first sent, unless SQS's limit of
+// MaxMessageAttributes leaves no room for it (the group's hold then knows the message by its
+// event id only). nil when there are none.
+func (l Letter) sentAttributes() map[string]types.MessageAttributeValue {
+	attrs := make(map[string]types.MessageAttributeValue, len(l.Attributes)+1)
+	for name, v := range l.Attributes {
+		attrs[name] = v
+	}
+	if _, ok := attrs[AttrOriginalMessageID]; !ok && l.OriginalMessage != "" && len(attrs) < MaxMessageAttributes {
+		addString(attrs, AttrOriginalMessageID, l.OriginalMessage)
+	}
+	if len(attrs) == 0 {
+		return nil
+	}
+	return attrs
+}
+
 // SendInput returns the message l was, to send to the queue at queueURL: its body, its own
-// message attributes and its AWSTraceHeader (as the message system attribute), never the
+// message attributes (with AttrOriginalMessageID) and its AWSTraceHeader (as the message system attribute), never the
 // attributes DeadLetter added; on a FIFO queue its group id (its event id when it has none).
 // The caller sets MessageDeduplicationId: a redrive chooses a fresh one, or the letter's
 // DedupID.
 func (l Letter) SendInput(queueURL string) *sqs.SendMessageInput {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(l.Body)}
-	if len(l.Attributes) > 0 {
-		in.MessageAttributes = make(map[string]types.MessageAttributeValue, len(l.Attributes))
-		for name, v := range l.Attributes {
-			in.MessageAttributes[name] = v
-		}
-	}
+	in.MessageAttributes = l.sentAttributes()
 	if l.TraceHeader != "" {
 		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{traceHeader: {
 			DataType: aws.String("String"), StringValue: aws.String(l.TraceHeader)}}

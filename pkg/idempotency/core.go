@@ -23,6 +23,11 @@ type Delivery struct {
 	SequenceNumber string // an SQS FIFO or stream sequence number
 	ReceiveCount   int    // how many times the transport has delivered it, this time included
 	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId, a stream's key), for HoldGroup
+	// Origin is the id of the message this delivery was first sent as, when it was sent again
+	// under a new id (a dead-letter redrive carries it); "" means MessageID. A group's held list
+	// knows a message by it (OriginID), so that a message held before it could be decoded, or
+	// held under its first id, is recognised when it comes back redriven.
+	Origin string
 	// HoldWritten says the port held Group naming this event before applying it (Engine.HoldGroup;
 	// sqsbatch does on a message's last receives before the queue's maxReceiveCount): the event is then
 	// never answered from the cache, so that its commit, or its duplicate found in DynamoDB,
@@ -31,6 +36,14 @@ type Delivery struct {
 	// Body is the message as received, stored in the record when Config.StorePayload is set;
 	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
 	Body string
+}
+
+// OriginID is the id a group's held list knows the delivery by: Origin, else MessageID.
+func (d Delivery) OriginID() string {
+	if d.Origin != "" {
+		return d.Origin
+	}
+	return d.MessageID
 }
 
 // Result says how applying one event ended.
@@ -79,7 +92,8 @@ func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, 
 	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
 	hash = ev.PayloadHash()
 	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.HoldWritten {
-		return c.known(res, hit.hash, hit.outcome, hit.reason, hash), hash, true, c.conflictErr(res.Key, hit.hash, hash)
+		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
+		return res, hash, true, c.conflictErr(res, hit.hash, hash)
 	}
 	return res, hash, false, nil
 }
@@ -94,8 +108,11 @@ func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d Delivery, a
 }
 
 // known turns an existing record (its payload hash, outcome and reason) into a result.
+// A discarded event whose payload the operator's tool could not read (a body that is not a
+// CloudEvent: another envelope, a claim check's pointer) has no hash: every delivery of its
+// id is answered as it.
 func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash string) Result {
-	if storedHash != hash {
+	if storedHash != hash && (stored != Discarded || storedHash != "") {
 		res.Outcome = Conflict
 		return res
 	}
@@ -103,11 +120,11 @@ func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash
 	return res
 }
 
-func (c *core) conflictErr(key, storedHash, hash string) error {
-	if storedHash == hash {
+func (c *core) conflictErr(res Result, storedHash, hash string) error {
+	if res.Outcome != Conflict {
 		return nil
 	}
-	return &ConflictError{Key: key, StoredHash: storedHash, PayloadHash: hash}
+	return &ConflictError{Key: res.Key, StoredHash: storedHash, PayloadHash: hash}
 }
 
 func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Time) Record {
@@ -125,6 +142,7 @@ func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Tim
 		ReceiveCount:   d.ReceiveCount,
 		Group:          d.Group,
 		ExpiresAt:      now.Add(c.cfg.Retention).Unix(),
+		origin:         d.OriginID(),
 	}
 	if c.cfg.StorePayload {
 		rec.Payload = d.Body
@@ -159,7 +177,7 @@ func (c *core) existing(ctx context.Context, res Result, old map[string]types.At
 	if res.Outcome == Duplicate {
 		c.remember(stored, Outcome(stored.Outcome), stored.Reason)
 	}
-	return res, c.conflictErr(res.Key, stored.PayloadHash, hash)
+	return res, c.conflictErr(res, stored.PayloadHash, hash)
 }
 
 // read reads the record consistently; nil when there is none.

@@ -61,8 +61,8 @@ func holdKey(consumer, group string) string {
 // HoldsGroups reports whether the consumer's policy is HoldGroup.
 func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 
-// HoldGroup holds group behind the message (event eventID, possibly empty, SQS message
-// messageID) about to be dead-lettered for reason, when the policy is HoldGroup; it does
+// HoldGroup holds group behind the message (event eventID, possibly empty; messageID the id it
+// was first sent as, Delivery.OriginID) about to be dead-lettered for reason, when the policy is HoldGroup; it does
 // nothing under GoOn or for an empty group. When the group is held already the message joins
 // the end of its held list (once), so that it is applied after every message held before it.
 // The hold goes once every message of its list has been applied, rejected, discarded or
@@ -80,6 +80,31 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
 	// First as if the group were not held (a Put if absent): a hold there already is read then.
 	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool { return h.add(e) })
+	if err != nil {
+		return fmt.Errorf("hold group %s: %w", group, err)
+	}
+	return nil
+}
+
+// HoldMessages holds group, when the policy is HoldGroup, behind each message of held in
+// order (a port's backstop: the messages of a group the transport may move by itself, in their
+// order, by the id they were first sent as when their event id is not known yet): each joins
+// the end of the list unless it is on it already, where it keeps its place. One write, or a
+// read and a write when the group is held already. It does nothing under GoOn, for an empty
+// group or an empty list.
+func (c *core) HoldMessages(ctx context.Context, group string, held []Held) error {
+	if !c.HoldsGroups() || group == "" || len(held) == 0 {
+		return nil
+	}
+	now := rfc3339(c.cfg.Now())
+	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool {
+		changed := false
+		for _, e := range held {
+			e.Reason, e.HeldAt = truncate(e.Reason, 1024), now
+			changed = h.add(e) || changed
+		}
+		return changed
+	})
 	if err != nil {
 		return fmt.Errorf("hold group %s: %w", group, err)
 	}
@@ -107,35 +132,40 @@ func (c *core) releaseWrite(group string) types.TransactWriteItem {
 func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
 	var head bool
 	h, err := c.changeHold(ctx, rec.Group, old, old != nil, func(h *Hold) bool {
-		if head = h.held() && h.Held[0].EventID == rec.EventID; head || !h.held() {
+		if head = h.held() && h.Held[0].same(rec.held()); head || !h.held() {
 			return false
 		}
-		return h.add(Held{EventID: rec.EventID, MessageID: rec.MessageID, HeldAt: rfc3339(c.cfg.Now())})
+		e := rec.held()
+		e.HeldAt = rfc3339(c.cfg.Now())
+		return h.add(e)
 	})
 	switch {
 	case err != nil:
 		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
 	case head:
-		return c.popWrite(h, rec.EventID)
+		return c.popWrite(h)
 	case !h.held():
 		return c.releaseWrite(rec.Group), nil
 	}
 	return types.TransactWriteItem{}, heldError(h)
 }
 
-// popWrite is the write that removes event eventID, the head of h's list, from the hold.
-func (c *core) popWrite(h Hold, eventID string) (types.TransactWriteItem, error) {
+// popWrite is the write that removes the head of h's list from the hold. Which message heads
+// it was decided in Go, on h as read (by event id or first message id, Held.same): the write
+// is conditional on h's version, so on that same head.
+func (c *core) popWrite(h Hold) (types.TransactWriteItem, error) {
 	next := h
 	next.Held = append([]Held(nil), h.Held...)
 	next.pop(nil)
-	return holdWrite(c.cfg.Table, h, next, headCondition(h, eventID))
+	return holdWrite(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID))
 }
 
 // releasedAfter returns what takes rec's event off its group's hold when the event turned out
 // a duplicate (a last attempt that committed though its answer was lost, a discarded event)
-// while it heads the held list: the commit that would have done so was cancelled. Under
-// HoldGroup only, for a duplicate found by DynamoDB only, it costs a read of the hold, and a
-// write when the event heads it. A failed release fails the message, so that a delivery again
+// while it is on the held list (at its head, or put after another by the backstop though it
+// was applied before): the commit that would have done so was cancelled, and an event decided
+// already holds nothing. Under HoldGroup only, for a duplicate found by DynamoDB only, it costs
+// a read of the hold, and a write when the event is on it. A failed release fails the message, so that a delivery again
 // retries it.
 func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error) (Result, error) {
 	return func(res Result, err error) (Result, error) {
@@ -143,7 +173,7 @@ func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error
 			return res, err
 		}
 		if _, err := c.changeHold(ctx, rec.Group, nil, false, func(h *Hold) bool {
-			return h.held() && h.Held[0].EventID == rec.EventID && h.pop(nil)
+			return h.held() && h.remove(rec.held(), nil) // decided: off the list wherever it is
 		}); err != nil {
 			res.Outcome = Failed
 			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,7 +41,7 @@ type Hold struct {
 // Held is one dead-lettered message of a held group.
 type Held struct {
 	EventID   string `dynamodbav:"eventId"`   // "" when the message had no usable event id
-	MessageID string `dynamodbav:"messageId"` // its SQS message id
+	MessageID string `dynamodbav:"messageId"` // the id it was first sent as (Delivery.OriginID)
 	Reason    string `dynamodbav:"reason"`    // why it was dead-lettered
 	HeldAt    string `dynamodbav:"heldAt"`
 }
@@ -53,12 +54,14 @@ type Decision struct {
 	At  string `dynamodbav:"at"`
 }
 
-// same reports whether e and o name one message: by event id, else by message id.
+// same reports whether e and o name one message: by event id, or by the id the message was
+// first sent as (a message held before it was decoded has no event id; one redriven comes
+// back under a new message id, carrying its first).
 func (e Held) same(o Held) bool {
-	if e.EventID != "" || o.EventID != "" {
-		return e.EventID == o.EventID
+	if e.EventID != "" && e.EventID == o.EventID {
+		return true
 	}
-	return e.MessageID == o.MessageID
+	return e.MessageID != "" && e.MessageID == o.MessageID
 }
 
 func (e Held) String() string {
@@ -71,11 +74,17 @@ func (e Held) String() string {
 // held reports whether h holds its group.
 func (h Hold) held() bool { return len(h.Held) > 0 }
 
-// add appends e to the held list unless it is there already, and reports whether it did.
+// add appends e to the held list unless it is there already (it keeps its place), and
+// reports whether it changed the list: an entry held by message id only learns e's event id.
 func (h *Hold) add(e Held) bool {
-	for _, o := range h.Held {
+	for i, o := range h.Held {
 		if o.same(e) {
-			return false
+			if o.EventID != "" || e.EventID == "" {
+				return false
+			}
+			h.Held[i].EventID = e.EventID
+			h.describeHead()
+			return true
 		}
 	}
 	if h.held() && e.Reason == "" {
@@ -249,6 +258,15 @@ func (c *core) changeHold(ctx context.Context, group string, old map[string]type
 		if err == nil {
 			next.Version, next.exists = prev.Version+1, next.held()
 			return next, nil
+		}
+		if refused(err) { // retrying cannot help
+			if tooLarge(err) {
+				err = fmt.Errorf("%w (%d messages held): %v", ErrHoldFull, len(next.Held), err)
+				c.cfg.Logger.LogAttrs(ctx, slog.LevelError, "group's held list at DynamoDB's item size limit: message not held, left to the queue's redrive policy",
+					slog.String("consumer", c.cfg.Name), slog.String("group", group), slog.Int("held", len(next.Held)),
+					slog.String("limit", "400 KB per item"), slog.String("error", err.Error()))
+			}
+			return Hold{}, fmt.Errorf("change hold: %w", err)
 		}
 		known = false // read it again: changed meanwhile, or the write's answer was lost
 		if !c.cfg.Retry.wait(ctx, attempt) {

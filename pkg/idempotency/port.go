@@ -28,10 +28,14 @@ type Engine interface {
 	// MessageFailures returns the failed attempts counted for the delivery, and the last one's
 	// error.
 	MessageFailures(ctx context.Context, eventID, messageID string) (int, string, error)
-	// HoldGroup holds group behind a delivery about to be dead-lettered for reason (or about to
-	// be handled on its transport's last receives), under the consumer's AfterDeadLetter
-	// policy; it does nothing under GoOn.
+	// HoldGroup holds group behind a delivery (messageID: Delivery.OriginID) about to be
+	// dead-lettered for reason, under the consumer's AfterDeadLetter policy; it does nothing
+	// under GoOn.
 	HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error
+	// HoldMessages holds group behind each of held in order, under the AfterDeadLetter policy
+	// (a port's backstop before the transport may move them by itself); a message on the list
+	// already keeps its place.
+	HoldMessages(ctx context.Context, group string, held []Held) error
 	// HoldsGroups reports whether the policy is HoldGroup.
 	HoldsGroups() bool
 	// Packs reports whether a Pack of this consumer shares commits (a Consumer's does; a

@@ -46,7 +46,12 @@ type Record struct {
 	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted
 	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
 	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
+
+	origin string // Delivery.OriginID, for the group's hold; not stored
 }
+
+// held is the record's event as its group's held list knows it.
+func (r Record) held() Held { return Held{EventID: r.EventID, MessageID: r.origin} }
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.

@@ -36,26 +36,54 @@ func (h decoding) exhausted(ctx context.Context, msg events.SQSMessage, eventID 
 	return idempotency.Permanent(fmt.Errorf("failed %d times: %s", n, last))
 }
 
-// backstop holds the message's group naming it before it is handled, on its last
-// BackstopReceives receives before the queue's MaxReceiveCount, under HoldGroup: should this
-// receive crash or time out too, SQS moves the message to the dead-letter queue by itself,
-// and its group must be held behind it as behind a message the engine dead-letters. The
-// message's commit releases the hold when it succeeds. It reports whether it wrote (or tried
-// to write) the hold. A hold that cannot be written is logged and the message handled as
-// usual: it may succeed, and refusing it would move it unheld.
-func (h decoding) backstop(ctx context.Context, msg events.SQSMessage, eventID string) bool {
+// backstop holds, before the batch runs and on the last BackstopReceives receives before the
+// queue's MaxReceiveCount, under HoldGroup, the group of every message on them, naming it and
+// every later message of its group in the batch, in batch order: should these receives crash
+// or time out too, SQS moves the message to the dead-letter queue by itself, with its
+// group-mates that rode along untried (and those the deadline guard never started), and the
+// group must be held behind them in their order, as behind messages the engine dead-letters.
+// It holds before any payload is read or decoded, so by the id each message was first sent as
+// (Delivery.OriginID): a message whose payload is never read holds its group too. A message
+// held already keeps its place. Each message's commit takes it off when it succeeds (or its
+// duplicate does). It returns the indices of the messages it held (or tried to hold). A hold
+// that cannot be written is logged and the messages handled as usual: they may succeed, and
+// refusing them would move them unheld.
+func (h decoding) backstop(ctx context.Context, recs []events.SQSMessage) map[int]bool {
 	e := h.a.Engine()
-	group := msg.Attributes["MessageGroupId"]
-	received, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
-	if h.maxReceiveCount == 0 || group == "" || received <= h.maxReceiveCount-BackstopReceives || !e.HoldsGroups() {
-		return false
+	if h.maxReceiveCount == 0 || !e.HoldsGroups() {
+		return nil
 	}
-	reason := fmt.Errorf("received %d times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
-		received, h.maxReceiveCount)
-	if err := e.HoldGroup(ctx, group, eventID, msg.MessageId, reason); err != nil {
-		h.log.LogAttrs(ctx, slog.LevelError, "group not held before the message's last receives, message handled",
-			slog.String("consumer", e.Name()), slog.String("messageId", msg.MessageId), slog.String("group", group),
-			slog.String("eventId", eventID), slog.String("error", err.Error()))
+	var order []string
+	groups := map[string][]int{}
+	for i, m := range recs {
+		g := m.Attributes["MessageGroupId"]
+		if g == "" {
+			continue
+		}
+		received, _ := strconv.Atoi(m.Attributes["ApproximateReceiveCount"])
+		if _, on := groups[g]; !on && received <= h.maxReceiveCount-BackstopReceives {
+			continue
+		}
+		if _, on := groups[g]; !on {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], i)
 	}
-	return true
+	held := map[int]bool{}
+	for _, g := range order {
+		list := make([]idempotency.Held, len(groups[g]))
+		for n, i := range groups[g] {
+			held[i] = true
+			list[n].MessageID = Delivery(recs[i]).OriginID()
+		}
+		first := recs[groups[g][0]]
+		list[0].Reason = fmt.Sprintf("received %s times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
+			first.Attributes["ApproximateReceiveCount"], h.maxReceiveCount)
+		if err := e.HoldMessages(ctx, g, list); err != nil {
+			h.log.LogAttrs(ctx, slog.LevelError, "group not held before its messages' last receives, messages handled",
+				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageId), slog.String("group", g),
+				slog.Int("count", len(list)), slog.String("error", err.Error()))
+		}
+	}
+	return held
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -65,15 +67,20 @@ func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testin
 		t.Fatalf("the queue's redrive policy moved %v; want a/1, which never finished, and a/2 behind it", q.redriven)
 	}
 	admin := idempotency.NewAdmin(r.db, records)
-	first := map[string]string{} // group -> its first message the queue moved
+	moved := map[string][]string{} // group -> the messages the queue moved, in order
 	for _, m := range q.redriven {
 		group, _, _ := strings.Cut(m, "/")
-		if first[group] == "" {
-			first[group] = m
-		}
+		moved[group] = append(moved[group], m)
+	}
+	for group, want := range moved {
+		// Held before decoding, so by message id (the id each was first sent as), in order.
 		hold, ok, err := admin.Hold(t.Context(), "ledger", group)
-		if err != nil || !ok || hold.BlockerEventID != r.eventID(t, first[group]) {
-			t.Errorf("the queue moved %s, and group %s's hold = %+v, %v, %v; want it held behind %s", m, group, hold, ok, err, first[group])
+		var got []string
+		for _, e := range hold.Held {
+			got = append(got, e.MessageID)
+		}
+		if err != nil || !ok || !slices.Equal(got, want) {
+			t.Errorf("the queue moved %v, and group %s's hold = %+v, %v, %v; want it held behind them in order", want, group, hold, ok, err)
 		}
 	}
 	q.send(t, "a/3") // the account's next movement
@@ -121,5 +128,46 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 				t.Errorf("group a applied %v; want a/1 once", got)
 			}
 		})
+	}
+}
+
+// The backstop holds before the batch runs: messages on their last receives that the deadline
+// guard never starts are held too, each group's in batch order, and a message held already
+// keeps its place when its next receive holds it again.
+func TestProcessor_the_backstop_holds_messages_the_deadline_guard_never_started(t *testing.T) {
+	const maxReceiveCount = 4
+	r := newRedrive(t)
+	records := testenv.CreateTable(t, r.db, "idem", false)
+	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records,
+		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
+		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newFIFOQueue(t, maxReceiveCount, "a/1", "b/1", "a/2", "a/3")
+	admin := idempotency.NewAdmin(r.db, records)
+	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers, then the two last receives
+		q.receive()
+	}
+	for _, ev := range []events.SQSEvent{q.receive(), q.receive()} {
+		ctx, cancel := context.WithTimeout(t.Context(), sqsbatch.DefaultDeadlineMargin/2) // no time to start any
+		resp := handle(t, p, ctx, ev)
+		cancel()
+		if len(resp.BatchItemFailures) != len(ev.Records) {
+			t.Fatalf("%d of %d messages reported; want every one (none started)", len(resp.BatchItemFailures), len(ev.Records))
+		}
+		for group, want := range map[string][]string{"a": {"a/1", "a/2", "a/3"}, "b": {"b/1"}} {
+			hold, ok, err := admin.Hold(t.Context(), "ledger", group)
+			var got []string
+			for _, e := range hold.Held {
+				got = append(got, e.MessageID)
+			}
+			if err != nil || !ok || !slices.Equal(got, want) {
+				t.Errorf("group %s held behind %v (%v, %v); want %v, in batch order, each once", group, got, ok, err, want)
+			}
+		}
+	}
+	if got := r.applied(t, "a"); len(got) != 0 {
+		t.Errorf("group a applied %v; want nothing started", got)
 	}
 }

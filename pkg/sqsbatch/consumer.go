@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
@@ -57,8 +59,14 @@ func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
 	if d.Decoder == nil {
 		d.Decoder = envelope.CloudEvents{}
 	}
-	dec := decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads}
-	return newProcessor(dec.handle, a, cfg)
+	dec := decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads,
+		answerMargin: d.DeadlineMargin / 4}
+	p, err := newProcessor(dec.handle, a, cfg)
+	if err != nil {
+		return nil, err
+	}
+	p.held = dec.backstop
+	return p, nil
 }
 
 // engineOnly refuses a Logger or Metrics given to a port of an engine, which has its own.
@@ -88,7 +96,16 @@ type Decoder interface {
 func Delivery(msg events.SQSMessage) idempotency.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
 	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
-		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"]}
+		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"], Origin: origin(msg)}
+}
+
+// origin is the id msg was first sent as, when a redrive sent it again (its
+// deadletter.AttrOriginalMessageID), else "".
+func origin(msg events.SQSMessage) string {
+	if v := msg.MessageAttributes[deadletter.AttrOriginalMessageID].StringValue; v != nil && *v != msg.MessageId {
+		return *v
+	}
+	return ""
 }
 
 // decoding is the message handling of NewFor.
@@ -99,10 +116,13 @@ type decoding struct {
 	metrics         metrics.Recorder
 	maxReceiveCount int // 0: no backstop hold
 	payloads        PayloadReader
+	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 
-func (h decoding) handle(ctx context.Context, s *batch.Session, msg events.SQSMessage) error {
+func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error {
+	msg := r.msg
 	d := Delivery(msg)
+	d.HoldWritten = r.held // by the backstop, before the batch ran
 	body, err := h.payload(ctx, msg)
 	if err != nil {
 		return s.Hold(ctx, d, "", err)
@@ -121,8 +141,7 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, msg events.SQSMe
 		return s.Hold(ctx, d, "", err)
 	}
 	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
-		return s.Hold(ctx, d, ev.ID, err)
+		return deadletter.WithEventID(s.Hold(ctx, d, ev.ID, err), ev.ID)
 	}
-	d.HoldWritten = h.backstop(ctx, msg, ev.ID)
-	return s.Apply(ctx, ev, d)
+	return deadletter.WithEventID(s.Apply(ctx, ev, d), ev.ID)
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/batch"
 )
 
 // payload is the step in front of decoding: the body of msg, or, with Config.Payloads, the
@@ -14,7 +16,9 @@ func (h decoding) payload(ctx context.Context, msg events.SQSMessage) (string, e
 	if h.payloads == nil {
 		return msg.Body, nil
 	}
-	body, err := h.payloads.Payload(ctx, msg)
+	readCtx, cancel := batch.EndBefore(ctx, h.answerMargin) // the batch must still answer in time
+	defer cancel()
+	body, err := h.payloads.Payload(readCtx, msg)
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message payload not read",
 			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId), slog.String("error", err.Error()))

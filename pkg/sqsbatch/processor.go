@@ -13,7 +13,16 @@ import (
 // Processor runs a MessageHandler over the messages of SQS events. It is safe for concurrent
 // use; build it once at init and pass Handle to lambda.Start.
 type Processor struct {
-	port *batch.Port[events.SQSMessage]
+	port *batch.Port[record]
+	// held, when set, holds the groups of a batch's messages on their last receives before
+	// the batch runs, and reports which messages it held (NewFor's backstop).
+	held func(ctx context.Context, recs []events.SQSMessage) map[int]bool
+}
+
+// record is a message of one batch, and whether the backstop held its group naming it.
+type record struct {
+	msg  events.SQSMessage
+	held bool
 }
 
 // New returns a Processor calling h for each message, configured by cfg.
@@ -21,12 +30,12 @@ func New(h MessageHandler, cfg Config) (*Processor, error) {
 	if h == nil {
 		return nil, errors.Join(errors.New("sqsbatch: MessageHandler is nil"), cfg.Validate())
 	}
-	return newProcessor(func(ctx context.Context, _ *batch.Session, msg events.SQSMessage) error {
-		return h.HandleMessage(ctx, msg)
+	return newProcessor(func(ctx context.Context, _ *batch.Session, r record) error {
+		return h.HandleMessage(ctx, r.msg)
 	}, nil, cfg)
 }
 
-func newProcessor(handle func(context.Context, *batch.Session, events.SQSMessage) error, app *batch.Applier, cfg Config) (*Processor, error) {
+func newProcessor(handle func(context.Context, *batch.Session, record) error, app *batch.Applier, cfg Config) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -36,9 +45,9 @@ func newProcessor(handle func(context.Context, *batch.Session, events.SQSMessage
 	if err != nil {
 		return nil, err
 	}
-	pc := batch.PortConfig[events.SQSMessage]{Runner: r, Applier: app, Item: item, Handle: handle}
-	if cfg.DeadLetter != nil {
-		pc.DeadLetter = cfg.DeadLetter.DeadLetter
+	pc := batch.PortConfig[record]{Runner: r, Applier: app, Item: item, Handle: handle}
+	if dl := cfg.DeadLetter; dl != nil {
+		pc.DeadLetter = func(ctx context.Context, r record, reason error) error { return dl.DeadLetter(ctx, r.msg, reason) }
 	}
 	port, err := batch.NewPort(pc)
 	if err != nil {
@@ -50,7 +59,15 @@ func newProcessor(handle func(context.Context, *batch.Session, events.SQSMessage
 // Handle is the Lambda handler. It never returns an error and never panics: every message it
 // did not acknowledge is listed in BatchItemFailures, in batch order, and SQS redelivers it.
 func (p *Processor) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	out := p.port.Run(ctx, ev.Records)
+	recs := make([]record, len(ev.Records))
+	var held map[int]bool
+	if p.held != nil {
+		held = p.held(ctx, ev.Records)
+	}
+	for i, m := range ev.Records {
+		recs[i] = record{msg: m, held: held[i]}
+	}
+	out := p.port.Run(ctx, recs)
 	resp := events.SQSEventResponse{BatchItemFailures: []events.SQSBatchItemFailure{}}
 	for i, o := range out {
 		if o != batch.Acked {
@@ -62,6 +79,7 @@ func (p *Processor) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSE
 
 // item is what the batch core sees of a message: a FIFO message runs in its MessageGroupId's
 // order; a message without one (every message of a standard queue) is a group alone.
-func item(m events.SQSMessage) batch.Item {
+func item(r record) batch.Item {
+	m := r.msg
 	return batch.Item{ID: m.MessageId, Group: m.Attributes["MessageGroupId"], Trace: m.Attributes[xray.SQSAttribute]}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -131,12 +132,17 @@ func newFIFOQueue(t *testing.T, maxReceiveCount int, specs ...string) *fifoQueue
 	return q
 }
 
-// send enqueues the event "group/n" as message "group/n" (or with the id given after a "@").
+// send enqueues the event "group/n" as message "group/n", or, with an id given after a "@",
+// as a redrive sends it again: under that new id, carrying its first one ("group/n") as
+// deadletter.Redrive does (deadletter.AttrOriginalMessageID).
 func (q *fifoQueue) send(t *testing.T, spec string) {
 	t.Helper()
 	spec, msgID, _ := strings.Cut(spec, "@")
+	var attrs map[string]events.SQSMessageAttribute
 	if msgID == "" {
 		msgID = spec
+	} else {
+		attrs = map[string]events.SQSMessageAttribute{deadletter.AttrOriginalMessageID: {DataType: "String", StringValue: aws.String(spec)}}
 	}
 	group, _, _ := strings.Cut(spec, "/")
 	ev, err := cloudevent.New(t.Name()+"-"+spec, "test", "test.logged", group, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), map[string]string{})
@@ -148,7 +154,7 @@ func (q *fifoQueue) send(t *testing.T, spec string) {
 		t.Fatal(err)
 	}
 	q.msgs = append(q.msgs, events.SQSMessage{MessageId: msgID, Body: string(body), EventSource: "aws:sqs",
-		EventSourceARN: fifoARN, Attributes: map[string]string{"MessageGroupId": group}})
+		EventSourceARN: fifoARN, Attributes: map[string]string{"MessageGroupId": group}, MessageAttributes: attrs})
 }
 
 // receive returns the next batch, nil when the queue is empty.

@@ -1,0 +1,62 @@
+package sqsbatch_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
+)
+
+// a/1 times out on every receive, a/2 comes behind it untried in every batch: the queue's
+// redrive policy moves both (the backstop held the group behind a/1 only). a/3, live traffic,
+// is held and dead-lettered by the engine. The operator fixes the cause and redrives the
+// dead-letter queue in its order, a/1, a/2, a/3: the group must be applied in that order.
+func TestReview_a_group_mate_the_queue_moves_with_its_blocker_keeps_its_place(t *testing.T) {
+	const maxReceiveCount = 4
+	r := newRedrive(t)
+	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, "a/1"): true}}
+	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	records := testenv.CreateTable(t, r.db, "idem", false)
+	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
+		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
+		sqsbatch.Config{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond, MaxReceiveCount: maxReceiveCount})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := newFIFOQueue(t, maxReceiveCount, "a/1", "a/2")
+	for range 3 * maxReceiveCount {
+		ev := q.receive()
+		if len(ev.Records) == 0 {
+			break
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		q.settle(ev, handle(t, p, ctx, ev))
+		cancel()
+	}
+	if !slices.Equal(q.redriven, []string{"a/1", "a/2"}) {
+		t.Fatalf("the queue moved %v; want a/1 and a/2", q.redriven)
+	}
+	q.send(t, "a/3")
+	q.drain(t, p)
+	if !slices.Equal(r.deadIDs(), []string{"a/3"}) {
+		t.Fatalf("dead-lettered by the engine %v; want a/3, held", r.deadIDs())
+	}
+	hold, _, _ := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a")
+	t.Logf("hold before the redrive: %v", hold.Held)
+
+	delete(h.hangs, r.eventID(t, "a/1"))              // the cause is fixed
+	for _, m := range []string{"a/1", "a/2", "a/3"} { // the redrive, in the dead-letter queue's order, new message ids
+		q.send(t, m+"@"+m+"-redriven")
+	}
+	q.drain(t, p)
+	want := []string{r.eventID(t, "a/1"), r.eventID(t, "a/2"), r.eventID(t, "a/3")}
+	if got := r.applied(t, "a"); !slices.Equal(got, want) {
+		t.Errorf("after the redrive group a applied %v; want %v (a/2 was before a/3 in the group)", got, want)
+	}
+}
