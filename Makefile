@@ -39,6 +39,15 @@ lint:
 	$(GO) vet ./...
 	cd pkg/testdata/shop && $(GO) vet ./...
 
+## validate: template.yaml through the real SAM translator and cfn-lint, as `make test` checks it
+##   (needs Python 3: pip install aws-sam-translator==1.110.0 cfn-lint==1.51.0 awscli); see docs/deploy.md
+.PHONY: validate
+validate:
+	@mkdir -p .local/sam
+	python3 infra/sam/translate.py template.yaml >.local/sam/translated.json
+	cfn-lint -- template.yaml .local/sam/translated.json
+	@echo "validate: template.yaml translates ($$(grep -c '"Type": "AWS::' .local/sam/translated.json) resources, .local/sam/translated.json) and is clean under cfn-lint"
+
 # ---------------------------------------------------------------------------------------------
 # Application functions (issue 3). SAM builds each function with `make build-<LogicalId>`
 # (BuildMethod: makefile) into $(ARTIFACTS_DIR)/bootstrap: static, arm64, provided.al2023.

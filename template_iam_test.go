@@ -33,32 +33,39 @@ type grant struct {
 	problems  []string // what the evaluator below cannot read: the test fails on any
 }
 
-// grants reads function fn's statements, resolving !FindInMap from the template's Mappings.
-func grants(tpl doc, fn string) []grant {
+// streamActions are the DynamoDB actions on a table's stream: they read no item of a table.
+var streamActions = []string{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator", "dynamodb:ListStreams"}
+
+// grants reads the statements of the role translated function fn deploys with (inline and
+// managed policies), resolving Fn::FindInMap from the template's Mappings.
+func grants(t *testing.T, tpl doc, fn string) []grant {
+	t.Helper()
 	var out []grant
-	for _, pol := range asList(get(tpl, "Resources", fn, "Properties", "Policies")) {
-		for _, st := range asList(get(pol, "Statement")) {
-			g := grant{}
-			if !slices.ContainsFunc(asList(get(st, "Action")), func(a any) bool { return strings.HasPrefix(fmt.Sprint(a), "dynamodb:") }) {
-				continue // not about tables
-			}
-			if get(st, "Effect") != "Allow" {
-				g.problems = append(g.problems, fmt.Sprintf("Effect %v: only Allow statements are expected", get(st, "Effect")))
-			}
-			for _, a := range asList(get(st, "Action")) {
-				g.actions = append(g.actions, fmt.Sprint(a))
-			}
-			for _, r := range asList(get(st, "Resource")) {
-				l, _ := get(r, "Fn::GetAtt").([]any)
-				if len(l) != 2 {
-					g.problems = append(g.problems, fmt.Sprintf("resource %v is not a !GetAtt of a resource", r))
-					continue
-				}
-				g.resources = append(g.resources, fmt.Sprint(l[0], ".", l[1]))
-			}
-			g.readCondition(tpl, get(st, "Condition"))
-			out = append(out, g)
+	for _, st := range allStatements(t, tpl, fn) {
+		g := grant{}
+		if !slices.ContainsFunc(asList(get(st, "Action")), func(a any) bool { return strings.HasPrefix(fmt.Sprint(a), "dynamodb:") }) {
+			continue // not about tables
 		}
+		if get(st, "Effect") != "Allow" {
+			g.problems = append(g.problems, fmt.Sprintf("Effect %v: only Allow statements are expected", get(st, "Effect")))
+		}
+		for _, a := range asList(get(st, "Action")) {
+			g.actions = append(g.actions, fmt.Sprint(a))
+		}
+		for _, r := range asList(get(st, "Resource")) {
+			if r == "*" {
+				g.resources = append(g.resources, "*")
+				continue
+			}
+			l, _ := get(r, "Fn::GetAtt").([]any)
+			if len(l) != 2 {
+				g.problems = append(g.problems, fmt.Sprintf("resource %v is not a !GetAtt of a resource", r))
+				continue
+			}
+			g.resources = append(g.resources, fmt.Sprint(l[0], ".", l[1]))
+		}
+		g.readCondition(tpl, get(st, "Condition"))
+		out = append(out, g)
 	}
 	return out
 }
@@ -109,7 +116,7 @@ func like(pattern, s string) bool {
 // key a single-item action or a Query names).
 func allows(gs []grant, action, table, pk string) bool {
 	for _, g := range gs {
-		if !slices.Contains(g.actions, action) || !slices.Contains(g.resources, table+".Arn") {
+		if !slices.Contains(g.actions, action) || !slices.Contains(g.resources, table+".Arn") && !slices.Contains(g.resources, "*") {
 			continue
 		}
 		if g.patterns == nil || slices.ContainsFunc(g.patterns, func(p string) bool { return like(p, pk) }) {
@@ -120,12 +127,20 @@ func allows(gs []grant, action, table, pk string) bool {
 }
 
 func TestTemplate_table_grants_are_keyed_actions_under_a_leading_keys_condition(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	tables := resourcesOfType(tpl, "AWS::DynamoDB::Table")
-	for id := range resourcesOfType(tpl, "AWS::Serverless::Function") {
-		for i, g := range grants(tpl, id) {
+	for id := range resourcesOfType(tpl, "AWS::Lambda::Function") {
+		for i, g := range grants(t, tpl, id) {
 			for _, p := range g.problems {
 				t.Errorf("%s statement %d: %s", id, i, p)
+			}
+			if slices.Contains(g.resources, "*") {
+				for _, a := range g.actions {
+					if strings.HasPrefix(a, "dynamodb:") && !slices.Contains(streamActions, a) {
+						t.Errorf("%s statement %d grants %s on every resource: only stream reads %v may be", id, i, a, streamActions)
+					}
+				}
+				continue
 			}
 			onTable := slices.ContainsFunc(g.resources, func(r string) bool {
 				name, attr, _ := strings.Cut(r, ".")
@@ -224,7 +239,7 @@ func consumerName(t *testing.T, tpl doc, fn string) string {
 // key functions and effects (tables named by their logical ids), and against the items the
 // function must not touch.
 func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	now := time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
 	const app, idem = "AppTable", "IdempotencyTable"
 	credit, err := ledger.NewEvent(ledger.Credited, "acc-1", "ref-1", 100, now)
@@ -320,7 +335,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		"OutboxRelayFunction": slices.Concat(each(leaseWrites, app, outboxPK), each(leaseWrites, idem, ledgerRecord)),
 	}
 	for fn, accesses := range allowed {
-		gs := grants(tpl, fn)
+		gs := grants(t, tpl, fn)
 		for _, a := range accesses {
 			if !allows(gs, a.action, a.table, a.pk) {
 				t.Errorf("%s may not %s %s item %q, which its code does", fn, a.action, a.table, a.pk)
@@ -328,7 +343,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		}
 	}
 	for fn, accesses := range refused {
-		gs := grants(tpl, fn)
+		gs := grants(t, tpl, fn)
 		for _, a := range accesses {
 			if allows(gs, a.action, a.table, a.pk) {
 				t.Errorf("%s may %s %s item %q, outside its own items", fn, a.action, a.table, a.pk)

@@ -42,6 +42,8 @@ func num(v any) int {
 	switch n := v.(type) {
 	case int:
 		return n
+	case float64: // a JSON number (the translation)
+		return int(n)
 	case string:
 		var i int
 		fmt.Sscan(n, &i)
@@ -196,7 +198,7 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 			switch typ {
 			case "SQS":
 				q := refTarget(get(p, "Queue"))
-				if num(get(p, "BatchSize")) != 10 || num(get(p, "ScalingConfig", "MaximumConcurrency")) < 2 {
+				if num(get(p, "BatchSize")) != 10 || onDemandConcurrency(p) < 2 {
 					t.Errorf("%s.%s: want batch size 10 and a maximum concurrency", id, name)
 				}
 				vis, timeout := num(get(queues[q], "Properties", "VisibilityTimeout")), functionTimeout(tpl, fn)
@@ -219,8 +221,20 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 	}
 }
 
+// onDemandConcurrency is an SQS event's ScalingConfig.MaximumConcurrency: its own, or the one
+// an !If gives it when provisioned mode is off (template_pollers_test.go checks the condition).
+func onDemandConcurrency(event any) int {
+	sc := get(event, "ScalingConfig")
+	if l, ok := get(sc, "Fn::If").([]any); ok && len(l) == 3 {
+		sc = l[2]
+	}
+	return num(get(sc, "MaximumConcurrency"))
+}
+
+// The inline policies of every deployed role (the template's own and those SAM adds) name
+// their actions and resources; the managed policies SAM attaches are AWS's (template_roles_test.go).
 func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	var walk func(path string, v any)
 	walk = func(path string, v any) {
 		switch v := v.(type) {
@@ -240,12 +254,12 @@ func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
 			}
 		}
 	}
-	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
-		pol := get(fn, "Properties", "Policies")
-		if pol == nil {
-			t.Errorf("%s has no policies", id)
+	for id := range resourcesOfType(tpl, "AWS::Lambda::Function") {
+		inline, _ := statements(t, tpl, id)
+		if len(inline) == 0 {
+			t.Errorf("%s has no policies of its own", id)
 		}
-		walk(id+".Policies", pol)
+		walk(roleOf(t, tpl, id)+".Policies", inline)
 	}
 }
 
@@ -348,16 +362,14 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 // The relay sends each event type to every queue config.OutboxRoutes names: each of those
 // variables must be set on the relay to a queue of the template, and the relay may send to it.
 func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	relay := get(tpl, "Resources", "OutboxRelayFunction")
 	vars, _ := get(relay, "Properties", "Environment", "Variables").(doc)
 	allowed := map[string]bool{}
-	for _, st := range get(relay, "Properties", "Policies").([]any) {
-		for _, s := range get(st, "Statement").([]any) {
-			if a, _ := get(s, "Action").([]any); slices.Contains(a, any("sqs:SendMessage")) {
-				for _, r := range get(s, "Resource").([]any) {
-					allowed[refTarget(r)] = true
-				}
+	for _, s := range allStatements(t, tpl, "OutboxRelayFunction") {
+		if slices.Contains(asList(get(s, "Action")), any("sqs:SendMessage")) {
+			for _, r := range asList(get(s, "Resource")) {
+				allowed[refTarget(r)] = true
 			}
 		}
 	}
@@ -415,6 +427,12 @@ func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 	if len(lines) == 0 {
 		t.Fatal("samconfig.toml has no parameter_overrides")
 	}
+	// the commented first-deploy example shows where the issuer and the audience go
+	example := regexp.MustCompile(`(?m)^#\s*parameter_overrides\s*=\s*"(.*)"\s*$`).FindAllStringSubmatch(string(raw), -1)
+	if len(example) == 0 || !strings.Contains(example[0][1], `AuthIssuer=\"`) || !strings.Contains(example[0][1], `AuthAudience=\"`) {
+		t.Error("samconfig.toml shows no first-deploy parameter_overrides with AuthIssuer and AuthAudience")
+	}
+	lines = append(lines, example...)
 	pair := regexp.MustCompile(`(\w+)=\\"([^\\]*)\\"`)
 	for _, line := range lines {
 		for _, kv := range pair.FindAllStringSubmatch(line[1], -1) {

@@ -10,9 +10,9 @@ import (
 
 // The webhook URL and signing secret are secrets: the template holds only the names of their
 // SSM parameters, gives the names to the note-notifier, and lets it (and nothing else) read
-// exactly those two parameters.
+// exactly those two parameters, as the translated roles deploy it.
 func TestTemplate_webhook_url_and_secret_come_from_parameter_store_names(t *testing.T) {
-	tpl := loadTemplate(t)
+	tpl := translated(t)
 	for name := range get(tpl, "Parameters").(doc) {
 		if strings.Contains(strings.ToLower(name), "webhook") && !strings.HasSuffix(name, "ParameterName") {
 			t.Errorf("parameter %s: the template takes webhook parameter names, never their values", name)
@@ -32,25 +32,23 @@ func TestTemplate_webhook_url_and_secret_come_from_parameter_store_names(t *test
 		}
 		arns = append(arns, fmt.Sprintf("arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter${%s}", param))
 	}
-	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+	for id, fn := range resourcesOfType(tpl, "AWS::Lambda::Function") {
 		for k := range asMap(get(fn, "Properties", "Environment", "Variables")) {
 			if k == "WEBHOOK_URL" || k == "WEBHOOK_SECRET" {
 				t.Errorf("%s sets %s: a secret in the environment", id, k)
 			}
 		}
 		var read []string
-		for _, pol := range asList(get(fn, "Properties", "Policies")) {
-			for _, st := range asList(get(pol, "Statement")) {
-				for _, a := range asList(get(st, "Action")) {
-					if !strings.HasPrefix(fmt.Sprint(a), "ssm:") {
-						continue
-					}
-					if a != "ssm:GetParameter" {
-						t.Errorf("%s may %s; want ssm:GetParameter only", id, a)
-					}
-					for _, r := range asList(get(st, "Resource")) {
-						read = append(read, fmt.Sprint(get(r, "Fn::Sub")))
-					}
+		for _, st := range allStatements(t, tpl, id) {
+			for _, a := range asList(get(st, "Action")) {
+				if !strings.HasPrefix(fmt.Sprint(a), "ssm:") {
+					continue
+				}
+				if a != "ssm:GetParameter" {
+					t.Errorf("%s may %s; want ssm:GetParameter only", id, a)
+				}
+				for _, r := range asList(get(st, "Resource")) {
+					read = append(read, fmt.Sprint(get(r, "Fn::Sub")))
 				}
 			}
 		}

@@ -39,6 +39,7 @@ type Cloud struct {
 	chaos      *chaos // Config.Chaos running, nil without it
 	fnDynamoDB string // the endpoints functions get: fault proxies under Config.Chaos
 	fnSQS      string
+	api        *apiShim // the HTTP API's routes, once the servers run
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -81,7 +82,7 @@ func (c *Cloud) start(ctx context.Context) error {
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		prefix: c.cfg.Prefix, region: Region, account: Account}
+		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
 	}
@@ -221,11 +222,7 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 			case EventSQS:
 				p := &sqsPoller{function: id, event: ev, queueURL: c.refs.queues[ev.Source].URL,
 					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
-				n := len(c.pools[id].envs)
-				if ev.MaxConcurrency > 0 {
-					n = min(n, ev.MaxConcurrency)
-				}
-				for range n {
+				for range pollerConcurrency(ev, len(c.pools[id].envs)) {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
@@ -275,6 +272,7 @@ func (c *Cloud) startServers() error {
 	}
 	c.endpoints.LambdaURL = url
 	shim := &apiShim{invoker: c, onError: c.log.Warn}
+	c.api = shim
 	audience := defaultAudience
 	for _, id := range c.tmpl.Functions {
 		for _, ev := range c.functions[id].Events {

@@ -43,6 +43,10 @@ type Event struct {
 	MaxRecordAge     int    // MaximumRecordAgeInSeconds (streams), -1 for no limit
 	Bisect           bool   // BisectBatchOnFunctionError (streams)
 	OnFailure        string // DestinationConfig.OnFailure.Destination (streams): a queue ARN
+	// BatchingWindow is MaximumBatchingWindowInSeconds: how long a batch may gather records.
+	BatchingWindow int
+	// MinPollers and MaxPollers are ProvisionedPollerConfig's (SQS), 0 in on-demand mode.
+	MinPollers, MaxPollers int
 }
 
 func (c *Cloud) function(id string) (*Function, error) {
@@ -133,6 +137,9 @@ func (c *Cloud) event(name, typ string, p map[string]any) (*Event, error) {
 	ev.OnFailure = opts.DestinationConfig.OnFailure.Destination
 	var err error
 	if ev.Filter, err = parseFilter(p["FilterCriteria"]); err != nil {
+		return nil, err
+	}
+	if err := c.scaling(ev, p); err != nil {
 		return nil, err
 	}
 	if enabled, ok := p["Enabled"]; ok && fmt.Sprint(enabled) == "false" {

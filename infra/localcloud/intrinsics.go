@@ -17,6 +17,7 @@ type refs struct {
 	prefix    string
 	region    string
 	account   string
+	conds     conditions
 }
 
 func (r *refs) ref(name string) (string, error) {
@@ -101,7 +102,9 @@ func decode(n *yaml.Node, call func(fn string, arg *yaml.Node) (any, error)) (an
 			if err != nil {
 				return nil, err
 			}
-			out[n.Content[i].Value] = v
+			if v != (noValue{}) {
+				out[n.Content[i].Value] = v
+			}
 		}
 		return out, nil
 	case yaml.SequenceNode:
@@ -111,7 +114,9 @@ func decode(n *yaml.Node, call func(fn string, arg *yaml.Node) (any, error)) (an
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, v)
+			if v != (noValue{}) {
+				out = append(out, v)
+			}
 		}
 		return out, nil
 	case yaml.DocumentNode:
@@ -166,6 +171,9 @@ func stringify(v any) (string, error) {
 }
 
 func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
+	if fn == "If" {
+		return r.ifCall(arg)
+	}
 	args, err := r.resolve(arg)
 	if err != nil {
 		return nil, err
@@ -173,6 +181,9 @@ func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
 	switch fn {
 	case "Ref":
 		name, _ := args.(string)
+		if name == "AWS::NoValue" {
+			return noValue{}, nil
+		}
 		return r.ref(name)
 	case "GetAtt":
 		return r.getAttArgs(args)

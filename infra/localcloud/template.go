@@ -33,6 +33,8 @@ type Template struct {
 	BuildMethod map[string]string
 	// Constraints are the declared parameters' types and constraints, by name.
 	Constraints map[string]Parameter
+	// Conditions are the template's Conditions, by name, unevaluated.
+	Conditions map[string]*yaml.Node
 }
 
 // Declares reports whether the template declares parameter name.
@@ -98,6 +100,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Parameters[name] = d.Value
 		}
 	}
+	t.Conditions = mapping(lookup(root, "Conditions"))
 	globals := lookup(lookup(root, "Globals"), "Function")
 	resources := lookup(root, "Resources")
 	if resources == nil {
@@ -235,7 +238,7 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 	for i := 0; i+1 < len(evs.Content); i += 2 {
 		ev := subset(evs.Content[i+1], "Type")
 		ev.Content = append(ev.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Properties"},
-			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition",
+			subset(lookup(evs.Content[i+1], "Properties"), "Queue", "Stream", "BatchSize", "StartingPosition", "MaximumBatchingWindowInSeconds", "ProvisionedPollerConfig",
 				"FunctionResponseTypes", "Enabled", "Path", "Method", "FilterCriteria", "ScalingConfig",
 				"MaximumRetryAttempts", "DestinationConfig", "MaximumRecordAgeInSeconds", "BisectBatchOnFunctionError"))
 		kept.Content = append(kept.Content, evs.Content[i], ev)
