@@ -82,7 +82,8 @@ func (c *Cloud) start(ctx context.Context) error {
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
+		buckets: map[string]Bucket{},
+		prefix:  c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
 	}
@@ -174,7 +175,7 @@ func (c *Cloud) createResources(ctx context.Context) error {
 		}
 	}
 	c.endpoints.Queues, c.endpoints.Tables = c.refs.queues, c.refs.tables
-	return nil
+	return c.createBuckets(ctx)
 }
 
 func (c *Cloud) startFunctions(ctx context.Context) error {

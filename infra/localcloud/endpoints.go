@@ -36,6 +36,8 @@ type Endpoints struct {
 	// Queues and Tables are the local resources by logical id.
 	Queues map[string]Queue `json:"queues"`
 	Tables map[string]Table `json:"tables"`
+	// Buckets are the local S3 buckets by logical id, on fauxqs's S3 at the SQS endpoint.
+	Buckets map[string]Bucket `json:"buckets,omitempty"`
 	// Functions lists the process ids of each function's execution environments at start.
 	Functions map[string][]int `json:"functions"`
 	// Outputs are the template's Outputs the local cloud resolves, by key (queue URLs, table

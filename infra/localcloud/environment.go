@@ -98,6 +98,7 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+c.endpoints.Streams,
 		"AWS_ENDPOINT_URL_SQS="+sqs,
+		"AWS_ENDPOINT_URL_S3="+c.endpoints.SQS, // fauxqs serves S3 on its SQS port
 		"AWS_ENDPOINT_URL_SSM="+c.ssmURL,
 	)
 }

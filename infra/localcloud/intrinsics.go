@@ -14,6 +14,7 @@ type refs struct {
 	params    map[string]string
 	tables    map[string]Table
 	queues    map[string]Queue
+	buckets   map[string]Bucket
 	prefix    string
 	region    string
 	account   string
@@ -44,10 +45,13 @@ func (r *refs) ref(name string) (string, error) {
 	if q, ok := r.queues[name]; ok {
 		return q.URL, nil
 	}
+	if b, ok := r.buckets[name]; ok {
+		return b.Name, nil
+	}
 	if r.functions[name] {
 		return name, nil // the local Lambda API names functions by logical id
 	}
-	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues and pseudo parameters resolve)", name)
+	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets and pseudo parameters resolve)", name)
 }
 
 func (r *refs) getAtt(name, attr string) (string, error) {
@@ -71,6 +75,9 @@ func (r *refs) getAtt(name, attr string) (string, error) {
 		case "QueueUrl":
 			return q.URL, nil
 		}
+	}
+	if b, ok := r.buckets[name]; ok && attr == "Arn" {
+		return b.ARN, nil
 	}
 	if r.functions[name] && attr == "Arn" {
 		return fmt.Sprintf("arn:aws:lambda:%s:%s:function:%s", r.region, r.account, name), nil

@@ -16,6 +16,7 @@ const (
 	typeQueue    = "AWS::SQS::Queue"
 	typeFunction = "AWS::Serverless::Function"
 	typeHTTPAPI  = "AWS::Serverless::HttpApi"
+	typeBucket   = "AWS::S3::Bucket"
 )
 
 // Template is the part of a SAM template the local cloud runs. Property nodes are kept as YAML
@@ -26,6 +27,7 @@ type Template struct {
 	Declared   []string              // every parameter the template declares, with or without a default
 	Tables     []string              // logical ids of AWS::DynamoDB::Table, in template order
 	Queues     []string              // logical ids of AWS::SQS::Queue, in template order
+	Buckets    []string              // logical ids of AWS::S3::Bucket, in template order
 	Functions  []string              // logical ids of AWS::Serverless::Function, in template order
 	Properties map[string]*yaml.Node // logical id → Properties mapping (Globals applied for functions; HttpApis too)
 	Types      map[string]string     // logical id → resource type, for every resource
@@ -119,6 +121,8 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			t.Tables = append(t.Tables, id)
 		case typeQueue:
 			t.Queues = append(t.Queues, id)
+		case typeBucket:
+			t.Buckets = append(t.Buckets, id)
 		case typeFunction:
 			t.Functions = append(t.Functions, id)
 			props = mergeGlobals(globals, props)

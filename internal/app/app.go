@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/internal/api"
@@ -13,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
@@ -29,6 +31,7 @@ const Namespace = "onceflow"
 type Deps struct {
 	DynamoDB *dynamodb.Client
 	SQS      *sqs.Client
+	S3       *s3.Client // claim checks' payloads (config PayloadBucket)
 	SSM      Parameters // read by the note-notifier at init
 	Logger   *slog.Logger
 	Metrics  metrics.Recorder // nil records nothing
@@ -68,10 +71,26 @@ func NewLedger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
 // malformed messages, and messages that failed sqsbatch.DefaultMaxAttempts times, to the
 // configured dead-letter queue; policy says what their group does next.
 func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.GroupPolicy, d Deps) (*sqsbatch.Processor, error) {
+	payloads, err := payloadReader(d, cfg.PayloadBucket)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
 		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy},
 		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), MaxReceiveCount: cfg.MaxReceiveCount,
-			Logger: d.Logger, Metrics: d.Metrics})
+			Logger: d.Logger, Metrics: d.Metrics, Payloads: payloads})
+}
+
+// payloadReader reads claim checks from bucket, the only one a pointer may name; nil (every
+// body is its payload) without a bucket.
+func payloadReader(d Deps, bucket string) (sqsbatch.PayloadReader, error) {
+	if bucket == "" {
+		return nil, nil
+	}
+	if d.S3 == nil {
+		return nil, fmt.Errorf("payload bucket %s: no S3 client", bucket)
+	}
+	return claimcheck.NewReader(d.S3, claimcheck.ReaderConfig{Buckets: []string{bucket}})
 }
 
 // NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
@@ -92,8 +111,12 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
+	payloads, err := payloadReader(d, cfg.PayloadBucket)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
 	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
-		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics})
+		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Logger: d.Logger, Metrics: d.Metrics, Payloads: payloads})
 }

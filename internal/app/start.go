@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
@@ -42,6 +43,7 @@ func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name 
 		dims = map[string]string{"Consumer": c.ConsumerName()}
 	}
 	h, err := build(cfg, Deps{DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg),
+		S3:  s3.NewFromConfig(awsCfg),
 		SSM: ssm.NewFromConfig(awsCfg), Logger: logger,
 		Metrics: metrics.NewEMF(os.Stdout, Namespace, dims)})
 	if err != nil {

@@ -37,6 +37,9 @@ const (
 	OutboxParkQueueURL = "OUTBOX_PARK_QUEUE_URL"
 	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
 	AuthScopePrefix = "AUTH_SCOPE_PREFIX"
+	// PayloadBucket is the S3 bucket of claim checks: payloads past SQS's limit, which a
+	// consumer reads when a message points to one (pkg/claimcheck). Optional.
+	PayloadBucket = "PAYLOAD_BUCKET"
 )
 
 // DefaultNotifierName is the note-notifier's consumer name when CONSUMER_NAME is unset.
@@ -97,6 +100,7 @@ type Consumer struct {
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed messages go
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
 	MaxReceiveCount    int           // MAX_RECEIVE_COUNT: the queue's maxReceiveCount; 0 when unset
+	PayloadBucket      string        // PAYLOAD_BUCKET: claim checks' bucket; "" reads every body as the payload
 }
 
 // ConsumerName is the consumer's name, the dimension of its metrics.
@@ -113,6 +117,7 @@ type Notifier struct {
 	IdempotencyTable   string        // IDEMPOTENCY_TABLE: where the lease records go
 	DeadLetterQueueURL string        // DEAD_LETTER_QUEUE_URL: where malformed and refused messages go
 	Retention          time.Duration // RETENTION_DAYS: record lifetime; default 30 days
+	PayloadBucket      string        // PAYLOAD_BUCKET: claim checks' bucket; "" reads every body as the payload
 	// WebhookURLParameter (WEBHOOK_URL_PARAMETER) and WebhookSecretParameter
 	// (WEBHOOK_SECRET_PARAMETER) are the names of the SSM parameters holding the webhook URL
 	// and signing secret.
@@ -193,6 +198,7 @@ func LoadConsumer(getenv func(string) string) (Consumer, error) {
 		AppTable:           getenv(AppTable),
 		IdempotencyTable:   getenv(IdempotencyTable),
 		DeadLetterQueueURL: getenv(DeadLetterQueueURL),
+		PayloadBucket:      getenv(PayloadBucket),
 	}
 	var err, rerr error
 	c.Retention, err = loadRetention(getenv)
@@ -235,6 +241,7 @@ func LoadNotifier(getenv func(string) string) (Notifier, error) {
 
 		WebhookURLParameter:    getenv(WebhookURLParameter),
 		WebhookSecretParameter: getenv(WebhookSecretParameter),
+		PayloadBucket:          getenv(PayloadBucket),
 	}
 	if c.Name == "" {
 		c.Name = DefaultNotifierName

@@ -22,7 +22,7 @@ const (
 
 // Limits on a note's fields: the title in characters, the content in bytes of UTF-8. They keep
 // the note item, its outbox item and its message (whose JSON may escape a byte as six) well
-// under DynamoDB's 400 KB item and SQS's 256 KiB message limits.
+// under DynamoDB's 400 KB item and SQS's message limit (1 MiB, or 256 KiB on an old queue).
 const (
 	MaxTitle   = 200
 	MaxContent = 32 * 1024

@@ -47,10 +47,15 @@ const (
 	MinReasonBytes = 256
 )
 
-// maxMessageBytes is the SQS message size limit that body and attributes must fit together.
-// SQS now allows up to 1 MiB, but 256 KiB was the default maximum of queues for years; a
-// message received from such a queue fits one too.
-const maxMessageBytes = 256 * 1024
+// The SQS message size limits that body and attributes must fit together: SQS takes up to
+// 1 MiB, but 256 KiB was its limit for years, and a queue may still be set to it. A dead
+// letter is sized for the smaller limit when it fits it with MinReasonBytes of reason (a body
+// from a queue of the old limit then fits a dead-letter queue of that limit too), for 1 MiB
+// otherwise.
+const (
+	maxMessageBytes    = 1 << 20
+	legacyMessageBytes = 256 * 1024
+)
 
 // Queue is a dead-letter queue. It is safe for concurrent use.
 type Queue struct {
@@ -90,7 +95,7 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{traceHeader: {
 			DataType: aws.String("String"), StringValue: aws.String(h)}}
 	}
-	budget := maxMessageBytes - len(msg.Body)
+	budget := legacyMessageBytes - len(msg.Body)
 	for name, value := range map[string]string{
 		AttrSourceMessageID: msg.MessageId,
 		AttrSourceQueueARN:  msg.EventSourceARN,
@@ -109,6 +114,9 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
 	}
 	budget -= n
+	if budget < 0 { // too large for the old 256 KiB limit anyway: sized for SQS's 1 MiB
+		budget += maxMessageBytes - legacyMessageBytes
+	}
 	if reason != nil {
 		// Never less than MinReasonBytes: a dead letter without its reason helps nobody, and a
 		// queue whose size limit that exceeds refuses the send, which fails the message

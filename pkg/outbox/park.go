@@ -30,10 +30,14 @@ type Parked struct {
 	ParkedAt       string `json:"parkedAt"` // RFC 3339
 }
 
-// unsendable reports why SQS would refuse the message of item, or nil: a body with characters
-// it refuses, or a subject or event id that is not a valid MessageGroupId or
-// MessageDeduplicationId (1 to 128 ASCII letters, digits and punctuation).
+// unsendable reports why SQS would refuse the message of item, or nil: a body past SQS's size
+// limit (publish.MaxMessageBytes; an item written to DynamoDB, at most 400 KB, is always under
+// it) or with characters it refuses, or a subject or event id that is not a valid
+// MessageGroupId or MessageDeduplicationId (1 to 128 ASCII letters, digits and punctuation).
 func unsendable(item Item) error {
+	if n := len(item.Body); n > publish.MaxMessageBytes {
+		return fmt.Errorf("body: %d bytes, more than SQS takes in a message (%d)", n, publish.MaxMessageBytes)
+	}
 	if err := CheckText(item.Body); err != nil {
 		return fmt.Errorf("body: %w", err)
 	}
@@ -65,14 +69,11 @@ func (r *Relay) park(ctx context.Context, recs []events.DynamoDBEventRecord, ps 
 	}
 	msgs := make([]publish.Message, len(ps))
 	for i, p := range ps {
-		body, err := json.Marshal(Parked{Reason: p.reason.Error(), SequenceNumber: recs[p.rec].Change.SequenceNumber,
+		body := parkedBody(Parked{Reason: p.reason.Error(), SequenceNumber: recs[p.rec].Change.SequenceNumber,
 			EventID: p.item.EventID, EventType: p.item.EventType, Subject: p.item.Subject,
 			Body: base64.StdEncoding.EncodeToString([]byte(p.item.Body)), ParkedAt: time.Now().UTC().Format(time.RFC3339Nano)})
-		if err != nil {
-			body = []byte(`{"reason":"unencodable"}`)
-		}
 		sum := sha256.Sum256([]byte(p.item.Subject + "\x00" + p.item.EventID))
-		msgs[i] = publish.Message{GroupID: ParkGroup, DedupID: "parked-" + hex.EncodeToString(sum[:20]), Body: string(safeJSON(body))}
+		msgs[i] = publish.Message{GroupID: ParkGroup, DedupID: "parked-" + hex.EncodeToString(sum[:20]), Body: body}
 	}
 	for i, err := range r.cfg.Sender.SendBatch(ctx, r.cfg.ParkQueue, msgs) {
 		p := ps[i]
@@ -84,4 +85,23 @@ func (r *Relay) park(ctx context.Context, recs []events.DynamoDBEventRecord, ps 
 		r.cfg.Logger.ErrorContext(ctx, "outbox item parked: SQS refuses it", "eventId", p.item.EventID, "eventType", p.item.EventType,
 			"subject", p.item.Subject, "sequenceNumber", recs[p.rec].Change.SequenceNumber, "reason", p.reason, "parkQueue", r.cfg.ParkQueue)
 	}
+}
+
+// parkedBody encodes p for the park queue, leaving its body out (and saying so in its reason)
+// when the message would be past SQS's size limit: the item stays in the table, where its key
+// and the stream's sequence number find it.
+func parkedBody(p Parked) string {
+	body, err := json.Marshal(p)
+	if err != nil {
+		return `{"reason":"unencodable"}`
+	}
+	if body = safeJSON(body); len(body) <= publish.MaxMessageBytes {
+		return string(body)
+	}
+	p.Reason += fmt.Sprintf("; body left out: %d bytes in base64, more than the park message takes", len(p.Body))
+	p.Body = ""
+	if body, err = json.Marshal(p); err != nil {
+		return `{"reason":"unencodable"}`
+	}
+	return string(safeJSON(body))
 }

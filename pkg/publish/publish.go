@@ -19,8 +19,14 @@ import (
 // MaxBatch is the most messages one SendMessageBatch call takes.
 const MaxBatch = 10
 
-// maxBatchBytes keeps a batch under the SQS 256 KiB payload limit.
-const maxBatchBytes = 256 * 1024
+// MaxMessageBytes is the most SQS takes in one message, body and message attributes counted
+// together (1 MiB, 1,048,576 bytes; 256 KiB before AWS raised it), and in one SendMessageBatch
+// call, all its messages counted together. A queue may be set to take less (its
+// MaximumMessageSize attribute); the default is the most.
+const MaxMessageBytes = 1 << 20
+
+// maxBatchBytes keeps a batch under the SQS payload limit of a SendMessageBatch call.
+const maxBatchBytes = MaxMessageBytes
 
 // ErrNotSent marks a message that was not attempted because an earlier message for the same
 // queue failed: sending it would overtake the failed one in its message group.
@@ -42,6 +48,8 @@ type Message struct {
 	GroupID     string
 	Body        string
 	TraceHeader string
+
+	attrs map[string]types.MessageAttributeValue // of a claim check (see Config.ClaimCheck)
 }
 
 // traceAttribute is the MessageSystemAttributes of a message with trace header h, nil without.
@@ -74,6 +82,21 @@ type Config struct {
 	// standard retryer waits): the wait before attempt n+1 is random in [0, min(Backoff·2^(n-1),
 	// 20s)), and a throttling error uses a base of 1s. Default 100ms.
 	Backoff time.Duration
+	// ClaimCheck, when set, carries a message larger than Threshold through S3: it stores the
+	// body (a *claimcheck.Writer does) and the message sent is a pointer to it, in the format of
+	// AWS's SQS extended client libraries. The object is written before the pointer is sent.
+	// Without it, a message past SQS's limit is refused by SQS.
+	ClaimCheck Offloader
+	// Threshold is the size of a message (body and message attributes) past which it goes
+	// through ClaimCheck. Default and most MaxMessageBytes; set only with ClaimCheck.
+	Threshold int
+}
+
+// Offloader stores a message body too large to send and returns the message that points to
+// it: its body and message attributes. *claimcheck.Writer implements it. Implementations must
+// be safe for concurrent use.
+type Offloader interface {
+	OffloadMessage(ctx context.Context, body string) (string, map[string]types.MessageAttributeValue, error)
 }
 
 // Publisher sends messages with their stable deduplication id, retrying failed sends with the
@@ -99,6 +122,13 @@ func New(client Sender, cfg Config) (*Publisher, error) {
 	if cfg.Attempts < 0 || cfg.Backoff < 0 {
 		errs = append(errs, errors.New("publish: attempts and backoff must not be negative"))
 	}
+	if cfg.Threshold < 0 || cfg.Threshold > MaxMessageBytes || cfg.Threshold != 0 && cfg.ClaimCheck == nil {
+		errs = append(errs, fmt.Errorf("publish: Threshold is %d; want 1 to %d, with a ClaimCheck (0 means %[2]d)",
+			cfg.Threshold, MaxMessageBytes))
+	}
+	if cfg.Threshold == 0 {
+		cfg.Threshold = MaxMessageBytes
+	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -121,10 +151,13 @@ func (p *Publisher) Publish(ctx context.Context, queueURL string, evs ...cloudev
 
 // Send sends one message, retrying with the same deduplication id.
 func (p *Publisher) Send(ctx context.Context, queueURL string, m Message) error {
+	m, err := p.offload(ctx, m)
+	if err != nil {
+		return fmt.Errorf("send %s to %s: %w", m.DedupID, queueURL, err)
+	}
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(m.Body),
 		MessageDeduplicationId: aws.String(m.DedupID), MessageGroupId: aws.String(m.GroupID),
-		MessageSystemAttributes: traceAttribute(m.TraceHeader)}
-	var err error
+		MessageSystemAttributes: traceAttribute(m.TraceHeader), MessageAttributes: m.attrs}
 	for attempt := range p.cfg.Attempts {
 		if werr := p.wait(ctx, attempt, err); werr != nil {
 			err = werr
@@ -140,18 +173,23 @@ func (p *Publisher) Send(ctx context.Context, queueURL string, m Message) error 
 // SendBatch sends msgs to queueURL in order, in SendMessageBatch calls of at most MaxBatch,
 // retrying the entries SQS failed for reasons other than the sender's fault. It returns one
 // error per message, nil for those sent. After a batch with a failure it stops, and the later
-// messages get ErrNotSent, so no message overtakes a failed one of its group.
+// messages get ErrNotSent, so no message overtakes a failed one of its group. A message that
+// goes through Config.ClaimCheck and could not be stored is such a failure.
 func (p *Publisher) SendBatch(ctx context.Context, queueURL string, msgs []Message) []error {
 	errs := make([]error, len(msgs))
-	for start := 0; start < len(msgs); {
-		end := chunkEnd(msgs, start)
-		failed := p.sendChunk(ctx, queueURL, msgs[start:end], errs[start:end])
-		start = end
+	ready := p.offloadAll(ctx, queueURL, msgs, errs)
+	sent := 0
+	for sent < len(ready) {
+		end := chunkEnd(ready, sent)
+		failed := p.sendChunk(ctx, queueURL, ready[sent:end], errs[sent:end])
+		sent = end
 		if failed {
-			for i := start; i < len(msgs); i++ {
-				errs[i] = ErrNotSent
-			}
 			break
+		}
+	}
+	for i := sent; i < len(msgs); i++ {
+		if errs[i] == nil {
+			errs[i] = ErrNotSent
 		}
 	}
 	return errs
@@ -165,7 +203,7 @@ func chunkEnd(msgs []Message, start int) int {
 	end, size := start, 0
 	groups := map[string]bool{}
 	for end < len(msgs) && end-start < MaxBatch {
-		size += len(msgs[end].Body)
+		size += msgs[end].size()
 		g := msgs[end].GroupID
 		if end > start && (size > maxBatchBytes || g != "" && groups[g]) {
 			break
@@ -194,7 +232,8 @@ func (p *Publisher) sendChunk(ctx context.Context, queueURL string, msgs []Messa
 		for n, i := range pending {
 			entries[n] = types.SendMessageBatchRequestEntry{Id: aws.String(strconv.Itoa(i)),
 				MessageBody: aws.String(msgs[i].Body), MessageDeduplicationId: aws.String(msgs[i].DedupID),
-				MessageGroupId: aws.String(msgs[i].GroupID), MessageSystemAttributes: traceAttribute(msgs[i].TraceHeader)}
+				MessageGroupId: aws.String(msgs[i].GroupID), MessageSystemAttributes: traceAttribute(msgs[i].TraceHeader),
+				MessageAttributes: msgs[i].attrs}
 		}
 		out, err := p.client.SendMessageBatch(ctx, &sqs.SendMessageBatchInput{QueueUrl: aws.String(queueURL), Entries: entries})
 		last = err

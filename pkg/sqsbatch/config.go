@@ -91,10 +91,25 @@ type Config struct {
 	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
 	// groups at once. Outcomes, records, logs and metrics stay per message either way.
 	NoPacking bool
-	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a body that
-	// is not a CloudEvent), and is flushed at the end of every Handle when it buffers.
+	// Decoder turns each message into its event, for NewFor and NewConsumer; default
+	// envelope.CloudEvents. A decoder with a Validate method is validated by Validate.
+	Decoder Decoder
+	// Metrics counts metrics.DeadLettered (and, for NewFor, metrics.Malformed for a message
+	// the Decoder refuses), and is flushed at the end of every Handle when it buffers.
 	// Default metrics.Discard.
 	Metrics metrics.Recorder
+	// Payloads, when set, reads the payload of a message whose body points to it (a claim
+	// check: a *claimcheck.Reader) before NewFor's decoding. A permanent error of it (the
+	// object is missing, or past its bound) dead-letters the message with that reason; any
+	// other is retried. The idempotency record keeps the message as received (the pointer) and
+	// the hash of the payload. Nil: every body is the payload.
+	Payloads PayloadReader
+}
+
+// PayloadReader returns the payload of a message: its body, or what its body points to. It is
+// called concurrently, for messages of different groups.
+type PayloadReader interface {
+	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
 }
 
 func (c Config) withDefaults() Config {
@@ -134,6 +149,11 @@ func (c Config) Validate() error {
 	if c.MaxReceiveCount < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, or 0 when it has none",
 			c.MaxReceiveCount))
+	}
+	if v, ok := c.Decoder.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("sqsbatch config: Decoder: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

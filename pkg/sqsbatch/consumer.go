@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
@@ -36,8 +37,10 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 	return NewFor(c, cfg)
 }
 
-// NewFor returns a Processor that decodes each message body as a CloudEvent and applies it
-// with a. A body that is not a valid CloudEvent is malformed: logged, counted and dead-lettered.
+// NewFor returns a Processor that decodes each message with cfg.Decoder (by default as a
+// CloudEvent) and applies the event with a. A message the decoder refuses as malformed is
+// logged, counted and dead-lettered; any other decoder error fails the message, which is
+// received again.
 // The processor flushes cfg.Metrics after every batch: give a the same recorder, so that what
 // it counts is flushed too.
 func NewFor(a Applier, cfg Config) (*Processor, error) {
@@ -45,7 +48,21 @@ func NewFor(a Applier, cfg Config) (*Processor, error) {
 		return nil, fmt.Errorf("sqsbatch: Applier is nil")
 	}
 	d := cfg.withDefaults()
-	return New(decoding{a: a, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount}, cfg)
+	if d.Decoder == nil {
+		d.Decoder = envelope.CloudEvents{}
+	}
+	return New(decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxAttempts: d.MaxAttempts, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads}, cfg)
+}
+
+// Decoder turns an SQS message into the event an Applier applies. Package envelope has one
+// for each kind of producer (CloudEvents, EventBridge, SNS, S3, plain JSON, a function). The
+// event's ID is the idempotency key: it must name the logical event, the same on every
+// delivery and every publisher retry, so take it from the payload, not from a transport id
+// that each publish call makes new (EventBridge's id, SNS's MessageId). An error marked
+// permanent (cloudevent.MalformedError is) dead-letters the message; any other error fails it.
+// Decode is called concurrently, for messages of different groups.
+type Decoder interface {
+	Decode(ctx context.Context, msg events.SQSMessage) (cloudevent.Event, error)
 }
 
 // either returns a and b, each set to the other where it is the zero value.
@@ -70,14 +87,25 @@ func Delivery(msg events.SQSMessage) idempotency.Delivery {
 // decoding is the MessageHandler of NewFor.
 type decoding struct {
 	a               Applier
+	dec             Decoder
 	log             *slog.Logger
 	metrics         metrics.Recorder
 	maxAttempts     int
 	maxReceiveCount int // 0: no backstop hold
+	payloads        PayloadReader
 }
 
 func (h decoding) HandleMessage(ctx context.Context, msg events.SQSMessage) error {
-	ev, err := cloudevent.Decode([]byte(msg.Body))
+	body, err := h.payload(ctx, msg)
+	if err != nil {
+		return h.hold(ctx, msg, "", err)
+	}
+	resolved := msg // the record keeps the message as received (a claim check's pointer)
+	resolved.Body = body
+	ev, err := h.dec.Decode(ctx, resolved)
+	if err != nil && !idempotency.IsPermanent(err) {
+		return fmt.Errorf("decode message %s: %w", msg.MessageId, err)
+	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
 			slog.String("consumer", h.a.Name()), slog.String("messageId", msg.MessageId),

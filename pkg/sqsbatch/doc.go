@@ -5,7 +5,7 @@
 // stops starting work before the invocation runs out of time.
 //
 // NewConsumer is the common case in one call: an idempotent consumer (package idempotency)
-// applying each message's CloudEvent, behind a Processor that dead-letters what can never
-// succeed. NewFor does the same for a consumer built separately (a LeasedConsumer), and New
-// runs any MessageHandler.
+// applying each message's event (a CloudEvent, or what Config.Decoder makes of it: see package
+// envelope), behind a Processor that dead-letters what can never succeed. NewFor does the same
+// for a consumer built separately (a LeasedConsumer), and New runs any MessageHandler.
 package sqsbatch

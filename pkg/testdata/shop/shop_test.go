@@ -28,6 +28,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // local is this service's own wiring to the emulators the onceflow Makefile starts.
@@ -40,40 +41,19 @@ type local struct {
 
 func newLocal(t *testing.T) *local {
 	t.Helper()
-	ddb, sq := os.Getenv("DYNAMODB_ENDPOINT"), os.Getenv("SQS_ENDPOINT")
-	if ddb == "" || sq == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT are not set: run `make test` in the onceflow repository")
+	sq := os.Getenv("SQS_ENDPOINT")
+	if sq == "" {
+		t.Fatal("SQS_ENDPOINT is not set: run `make test` in the onceflow repository")
 	}
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("shop", "shop", "")}
 	l := &local{
-		db:     dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddb) }),
+		db:     testkit.DynamoDB(t),
 		sqs:    sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sq) }),
 		suffix: fmt.Sprint(time.Now().UnixNano()),
 	}
-	l.table = l.createTable(t, "shop", "pk", "sk")
-	l.idem = l.createTable(t, "shop-idempotency", "pk")
+	l.table = testkit.Table(t, l.db, "shop", "pk", "sk")
+	l.idem = testkit.IdempotencyTable(t, l.db)
 	return l
-}
-
-func (l *local) createTable(t *testing.T, name string, keys ...string) string {
-	t.Helper()
-	name += "-" + l.suffix
-	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
-	for i, k := range keys {
-		kind := types.KeyTypeHash
-		if i > 0 {
-			kind = types.KeyTypeRange
-		}
-		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String(k), AttributeType: types.ScalarAttributeTypeS})
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k), KeyType: kind})
-	}
-	if _, err := l.db.CreateTable(context.Background(), in); err != nil {
-		t.Fatalf("create table %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		_, _ = l.db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return name
 }
 
 func (l *local) queue(t *testing.T, name string) string {
@@ -114,7 +94,7 @@ func TestSpend_consumer_applies_each_order_once_through_SQS_batches(t *testing.T
 	dlq := l.queue(t, "spend-dlq")
 	var emf bytes.Buffer
 	p, err := sqsbatch.NewConsumer(l.db, shop.Handler(l.table),
-		idempotency.Config{Name: "spend", Table: l.idem},
+		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1}, // the redelivery reaches DynamoDB
 		sqsbatch.Config{DeadLetter: deadletter.New(l.sqs, dlq), Metrics: metrics.NewEMF(&emf, "shop", nil),
 			Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {

@@ -25,7 +25,7 @@ func main() {
 			time.Sleep(10 * time.Second)
 		}
 		env := map[string]string{}
-		for _, k := range []string{"STAGE", "TABLE_NAME", "GREETING", "STREAM_ARN", "CONSUMER", "AWS_LAMBDA_FUNCTION_TIMEOUT",
+		for _, k := range []string{"STAGE", "TABLE_NAME", "GREETING", "STREAM_ARN", "CONSUMER", "PAYLOADS", "AWS_ENDPOINT_URL_S3", "AWS_LAMBDA_FUNCTION_TIMEOUT",
 			"AWS_LAMBDA_FUNCTION_MEMORY_SIZE", "AWS_LAMBDA_FUNCTION_NAME", "AWS_REGION"} {
 			env[k] = os.Getenv(k)
 		}
