@@ -7,15 +7,18 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
-// The fixed identity of the local cloud: functions, pollers and clients all use it, so that
-// DynamoDB Local (which partitions data by access key and region) shows everyone one database.
+// The fixed identity of the local cloud (localaws's): functions, pollers and clients all use
+// it, so that DynamoDB Local (which partitions data by access key and region) shows everyone
+// one database.
 const (
-	Region          = "us-east-1"
-	Account         = "000000000000"
-	AccessKeyID     = "local"
-	SecretAccessKey = "local"
+	Region          = localaws.Region
+	Account         = localaws.Account
+	AccessKeyID     = localaws.AccessKeyID
+	SecretAccessKey = localaws.SecretAccessKey
 )
 
 // RIEModule is the pinned AWS Lambda Runtime Interface Emulator.

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 // streamsAPI is what the stream poller needs of the DynamoDB Streams client.
@@ -185,7 +187,7 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 // sequence number to read again from: "" when the batch succeeded, the first failed record's
 // when it partly failed, the first record's when the invocation failed.
 func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (string, error) {
-	all, err := DynamoDBEvent(recs, p.event.SourceARN)
+	all, err := localaws.DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
 		return "", err
 	}
