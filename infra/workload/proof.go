@@ -9,11 +9,11 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
-// claimRow is the claim's figures of one consumer, as the page's table under the chart shows.
+// claimRow is what a consumer's "effects applied twice" was computed from, for the page's
+// note under the claim chart.
 type claimRow struct {
-	Consumer                     string
-	Delivered, Duplicates, Twice int
-	Records, AppliedAndRejected  int
+	Consumer                    string
+	Records, AppliedAndRejected int
 }
 
 // appliedTwice is how many outcomes a consumer counted beyond one idempotency record per event:
@@ -32,8 +32,7 @@ func (r *Report) claimChart() (chart, []claimRow) {
 		rows = append(rows, barRow{Group: c.Name, Label: "deliveries (redeliveries included)", Value: float64(c.Delivered), Series: 0},
 			barRow{Group: c.Name, Label: "duplicates caught", Value: float64(c.Duplicates), Series: 1},
 			barRow{Group: c.Name, Label: "effects applied twice", Value: float64(c.appliedTwice()), Series: 3, Emphasis: true})
-		table = append(table, claimRow{Consumer: c.Name, Delivered: c.Delivered, Duplicates: c.Duplicates,
-			Twice: c.appliedTwice(), Records: c.Records, AppliedAndRejected: c.Applied + c.Rejected})
+		table = append(table, claimRow{Consumer: c.Name, Records: c.Records, AppliedAndRejected: c.Applied + c.Rejected})
 	}
 	legend := []legendEntry{{Name: "deliveries", Series: 0}, {Name: "duplicates caught", Series: 1},
 		{Name: "effects applied twice", Series: 3}}
