@@ -44,7 +44,7 @@ type Config struct {
 	// referenced.
 	Parameters map[string]string
 	// SSMParameters are the values functions read from SSM Parameter Store, by parameter
-	// name: a loopback stand-in (ParameterStore) answers their GetParameter calls, which
+	// name: a loopback stand-in (localaws.ParameterStore) answers their GetParameter calls, which
 	// AWS_ENDPOINT_URL_SSM points at. Locally this is where secrets go, never the template.
 	SSMParameters map[string]string
 	// VisibilityTimeout, when positive, replaces every queue's VisibilityTimeout (seconds), so
