@@ -16,7 +16,8 @@ type mark struct {
 // histogram draws the counts of values (milliseconds, above 0) in bins of equal width on a
 // logarithmic axis from the smallest value's power of ten to the largest value, so that the
 // tail up to the maximum shows beside the bulk; the count of each bin beyond the last mark
-// but one is written above it, and each mark is a dashed line of its own colour and dash.
+// but one (p99 before max) is written above it, and each mark is a line of its own colour
+// and dash.
 func histogram(title, xLabel string, values []float64, bins int, marks []mark) chart {
 	c := chart{Title: title, Width: chartWidth, Height: chartHeight}
 	lo, hi := math.Inf(1), 0.0
