@@ -184,6 +184,16 @@ queue: $(LOCALCLOUD)
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)
 
+# The report's browser test (infra/workload/browser_test.go) looks at the report in Debian's
+# Chromium: installed when it is missing (as root, or through sudo).
+CHROMIUM := /usr/bin/chromium
+test: $(CHROMIUM)
+$(CHROMIUM):
+	@echo "installing Chromium from Debian's packages, for the report's browser test"
+	@$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq chromium >/dev/null || \
+	  { echo "could not install Chromium: run apt-get update && apt-get install -y chromium as root"; exit 1; }
+
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
 # (--local), AWS=1 against AWS with the default credential chain. Examples (README, runbook):

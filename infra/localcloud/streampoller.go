@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 // streamsAPI is what the stream poller needs of the DynamoDB Streams client.
@@ -189,7 +191,7 @@ func (p *streamPoller) reposition(ctx context.Context, id string, s *shard, err 
 // when it partly failed, the first record's when the invocation failed (then fnErr is true:
 // a function error, what BisectBatchOnFunctionError splits a batch on).
 func (p *streamPoller) deliver(ctx context.Context, recs []types.Record) (retryFrom string, fnErr bool, err error) {
-	all, err := DynamoDBEvent(recs, p.event.SourceARN)
+	all, err := localaws.DynamoDBEvent(recs, p.event.SourceARN)
 	if err != nil {
 		return "", false, err
 	}
