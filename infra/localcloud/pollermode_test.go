@@ -16,13 +16,16 @@ func templateCloud(t *testing.T, params map[string]string) *Cloud {
 		t.Fatal(err)
 	}
 	r := &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, params), tables: map[string]Table{},
-		queues: map[string]Queue{}, prefix: "p", region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
+		queues: map[string]Queue{}, buckets: map[string]Bucket{}, prefix: "p", region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
 	c := &Cloud{log: slog.New(slog.NewTextHandler(io.Discard, nil)), tmpl: tmpl, refs: r, visibility: map[string]int{}}
 	for _, id := range tmpl.Functions {
 		r.functions[id] = true
 	}
 	for _, id := range tmpl.Tables {
 		r.tables[id] = Table{Name: "p-" + id, ARN: "arn:table/p-" + id, StreamARN: "arn:table/p-" + id + "/stream/1"}
+	}
+	for _, id := range tmpl.Buckets {
+		r.buckets[id] = Bucket{Name: "p-" + strings.ToLower(id), ARN: "arn:aws:s3:::p-" + strings.ToLower(id)}
 	}
 	for _, id := range tmpl.Queues {
 		r.queues[id] = Queue{Name: "p-" + id, URL: "http://q/p-" + id, ARN: "arn:sqs:p-" + id}

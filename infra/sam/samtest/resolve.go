@@ -122,6 +122,9 @@ func (r *Resolver) ref(name string) any {
 	if q, ok := r.local.Queues[name]; ok {
 		return q.URL
 	}
+	if b, ok := r.local.Buckets[name]; ok {
+		return b.Name
+	}
 	if get(r.doc, "Resources", name, "Type") == "AWS::Lambda::Function" {
 		return name // the local Lambda API names functions by logical id
 	}
@@ -140,6 +143,9 @@ func (r *Resolver) getAtt(name, attr string) string {
 		case "StreamArn":
 			return tb.StreamARN
 		}
+	}
+	if b, ok := r.local.Buckets[name]; ok && attr == "Arn" {
+		return b.ARN
 	}
 	r.t.Fatalf("!GetAtt %s.%s: nothing of the local cloud to compare it with", name, attr)
 	return ""
