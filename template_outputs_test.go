@@ -48,6 +48,9 @@ func TestTemplate_outputs_name_what_the_operator_tool_needs(t *testing.T) {
 	}
 	routes, _ := value("OutboxRoutes").(map[string]any)
 	sub, _ := routes["Fn::Sub"].(string)
+	if env, _ := relayEnv[config.OutboxRouteList].(map[string]any); env["Fn::Sub"] != sub {
+		t.Errorf("OutboxRoutes = %q; want the relay's %s, %v", sub, config.OutboxRouteList, env["Fn::Sub"])
+	}
 	got := map[string][]string{}
 	for _, route := range strings.Split(sub, ",") {
 		typ, queue, _ := strings.Cut(route, "=")

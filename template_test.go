@@ -367,8 +367,9 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 	}
 }
 
-// The relay sends each event type to every queue config.OutboxRoutes names: each of those
-// variables must be set on the relay to a queue of the template, and the relay may send to it.
+// The relay sends each event type to every queue its OUTBOX_ROUTES names (and, for a relay
+// configured the first way, config.OutboxRoutes's variables): each must be a queue of the
+// template the relay may send to, and the two must agree where both are set.
 func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *testing.T) {
 	tpl := translated(t)
 	relay := get(tpl, "Resources", "OutboxRelayFunction")
@@ -382,17 +383,58 @@ func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *test
 		}
 	}
 	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	routes := relayRoutes(t, tpl)
 	for typ, names := range config.OutboxRoutes {
 		for _, name := range names {
 			q := refTarget(vars[name])
 			if queues[q] == nil || !allowed[q] {
 				t.Errorf("%s routes %s to %v (queue %q): want a queue of the template the relay may send to", name, typ, vars[name], q)
 			}
+			if !slices.Contains(routes[typ], q) {
+				t.Errorf("%s routes %s to %s; %s does not: want the same routes", name, typ, q, config.OutboxRouteList)
+			}
+		}
+	}
+	for typ, qs := range routes {
+		for _, q := range qs {
+			if queues[q] == nil || !allowed[q] {
+				t.Errorf("%s routes %s to queue %q: want a queue of the template the relay may send to", config.OutboxRouteList, typ, q)
+			}
 		}
 	}
 	if got := config.OutboxRoutes["note.created"]; !slices.Contains(got, config.NotificationsQueueURL) || !slices.Contains(got, config.NotesQueueURL) {
 		t.Errorf("note.created routes to %v; want the notes and the notifications queues", got)
 	}
+	if got := routes["note.created"]; !slices.Contains(got, "NotesQueue") || !slices.Contains(got, "NotificationsQueue") {
+		t.Errorf("%s routes note.created to %v; want the notes and the notifications queues", config.OutboxRouteList, got)
+	}
+}
+
+// relayRoutes reads the relay's OUTBOX_ROUTES, !Sub "TYPE=${Queue},...": the logical ids of
+// each type's queues.
+func relayRoutes(t *testing.T, tpl doc) map[string][]string {
+	t.Helper()
+	sub, _ := get(tpl, "Resources", "OutboxRelayFunction", "Properties", "Environment", "Variables", config.OutboxRouteList, "Fn::Sub").(string)
+	return subRoutes(t, config.OutboxRouteList, sub)
+}
+
+// subRoutes reads routes written TYPE=${Queue}, comma-separated, as config.ParseRoutes does.
+func subRoutes(t *testing.T, what, sub string) map[string][]string {
+	t.Helper()
+	routes, err := config.ParseRoutes(sub)
+	if err != nil || len(routes) == 0 {
+		t.Fatalf("%s = %q: %v; want a !Sub of TYPE=${Queue} routes", what, sub, err)
+	}
+	for typ, qs := range routes {
+		for i, q := range qs {
+			m := regexp.MustCompile(`^\$\{(\w+)\}$`).FindStringSubmatch(q)
+			if m == nil {
+				t.Fatalf("%s: route %s=%s: want TYPE=${Queue}", what, typ, q)
+			}
+			qs[i] = m[1]
+		}
+	}
+	return routes
 }
 
 // TestTemplate_records_outlive_every_redelivery_path checks that an idempotency record lives
