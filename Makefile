@@ -71,6 +71,14 @@ logical_id     = $(shell echo '$(1)' | sed -E 's/(^|-)([a-z])/\U\2/g')Function
 build-%Function:
 	$(LAMBDA_BUILD) ./functions/$(call kebab,$*)
 
+## consumer: a new consumer of the application's events, NAME=word-count TYPE=note.created[,...]:
+##   its handler and test (internal/<name without ->/), its main (functions/NAME/main.go), a sample
+##   batch (events/NAME-batch.json) and its part of template.yaml (docs/consumer.md)
+.PHONY: consumer
+consumer:
+	@test -n "$(NAME)" -a -n "$(TYPE)" || { echo "usage: make consumer NAME=<name> TYPE=<event type>[,<event type>...]"; exit 2; }
+	@$(GO) run ./cmd/newconsumer -name '$(NAME)' -type '$(TYPE)'
+
 ## build: every function's bootstrap for this machine, into .local/build/<fn>/bootstrap
 build:
 	@for fn in $(FUNCTIONS); do \
