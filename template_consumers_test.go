@@ -114,6 +114,19 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 	return out
 }
 
+// sqsConsumers returns the logical ids of the functions of tpl with an SQS event source.
+func sqsConsumers(tpl doc) []string {
+	var out []string
+	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
+		for _, ev := range get(fn, "Properties", "Events").(doc) {
+			if get(ev, "Type") == "SQS" {
+				out = append(out, id)
+			}
+		}
+	}
+	return out
+}
+
 // sendsTo returns the resources fn's inline policy may sqs:SendMessage to.
 func sendsTo(fn any) map[string]bool {
 	out := map[string]bool{}
