@@ -11,7 +11,7 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
-// make consumer's part of the template, spliced into a copy of template.yaml, passes the check
+// make consumer's part of the template (a name no guide uses, so that the test passes beside the guide's consumer), spliced into a copy of template.yaml, passes the check
 // of every consumer's part, and its dashboard still parses; a second run with the same name is
 // refused and leaves the files as they were.
 func TestMakeConsumer_writes_a_part_every_consumer_check_accepts(t *testing.T) {
@@ -30,12 +30,12 @@ func TestMakeConsumer_writes_a_part_every_consumer_check_accepts(t *testing.T) {
 	}
 	_ = os.WriteFile(filepath.Join(root, "template.yaml"), tpl, 0o644)
 	scaffold := func() ([]byte, error) {
-		return exec.Command(goTool(t), "run", "./cmd/newconsumer", "-name", "word-count", "-type", "note.created,note.archived", "-dir", root).CombinedOutput()
+		return exec.Command(goTool(t), "run", "./cmd/newconsumer", "-name", "scaffold-check", "-type", "note.created,note.archived", "-dir", root).CombinedOutput()
 	}
 	if out, err := scaffold(); err != nil {
 		t.Fatalf("newconsumer: %v\n%s", err, out)
 	}
-	for _, f := range []string{"internal/wordcount/wordcount.go", "internal/wordcount/wordcount_test.go", "functions/word-count/main.go", "events/word-count-batch.json"} {
+	for _, f := range []string{"internal/scaffoldcheck/scaffoldcheck.go", "internal/scaffoldcheck/scaffoldcheck_test.go", "functions/scaffold-check/main.go", "events/scaffold-check-batch.json"} {
 		if _, err := os.Stat(filepath.Join(root, f)); err != nil {
 			t.Errorf("no %s: %v", f, err)
 		}
@@ -50,11 +50,11 @@ func TestMakeConsumer_writes_a_part_every_consumer_check_accepts(t *testing.T) {
 			t.Errorf("%s: %s", id, p)
 		}
 	}
-	if !slices.Contains(sqsConsumers(got), "WordCountFunction") {
-		t.Fatalf("consumers %v; want WordCountFunction among them", sqsConsumers(got))
+	if !slices.Contains(sqsConsumers(got), "ScaffoldCheckFunction") {
+		t.Fatalf("consumers %v; want ScaffoldCheckFunction among them", sqsConsumers(got))
 	}
-	if r := relayRoutes(t, got); !slices.Contains(r["note.created"], "WordCountQueue") || !slices.Equal(r["note.archived"], []string{"WordCountQueue"}) {
-		t.Errorf("relay routes %v; want note.created and note.archived to WordCountQueue too", r)
+	if r := relayRoutes(t, got); !slices.Contains(r["note.created"], "ScaffoldCheckQueue") || !slices.Equal(r["note.archived"], []string{"ScaffoldCheckQueue"}) {
+		t.Errorf("relay routes %v; want note.created and note.archived to ScaffoldCheckQueue too", r)
 	}
 	body, _ := get(got, "Resources", "Dashboard", "Properties", "DashboardBody", "Fn::Sub").(string)
 	if !json.Valid([]byte(body)) {
