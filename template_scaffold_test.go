@@ -11,9 +11,10 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
-// make consumer's part of the template (a name no guide uses, so that the test passes beside the guide's consumer), spliced into a copy of template.yaml, passes the check
+// make consumer's part of the template, spliced into a copy of template.yaml, passes the check
 // of every consumer's part, and its dashboard still parses; a second run with the same name is
-// refused and leaves the files as they were.
+// refused and leaves the files as they were. (A name no guide uses, so that the test passes in
+// a clone that followed docs/consumer.md.)
 func TestMakeConsumer_writes_a_part_every_consumer_check_accepts(t *testing.T) {
 	root := t.TempDir()
 	tpl, err := os.ReadFile("template.yaml")
