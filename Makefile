@@ -60,26 +60,31 @@ validate:
 # (BuildMethod: makefile) into $(ARTIFACTS_DIR)/bootstrap: static, arm64, provided.al2023.
 # `make build` builds every function for this machine into .local/build/<fn>/bootstrap.
 # ---------------------------------------------------------------------------------------------
-FUNCTIONS     := api outbox-relay note-tagger ledger note-notifier
+# Every directory under functions/ is a function; its logical id is its name in CamelCase with
+# "Function" after it (note-tagger: NoteTaggerFunction), as infra/localcloud finds it too.
+FUNCTIONS     := $(notdir $(wildcard functions/*))
 LAMBDA_FLAGS  := -tags lambda.norpc -trimpath -ldflags "-s -w"
 # Without ARTIFACTS_DIR (set by `sam build`) the target would write /bootstrap: refused.
 LAMBDA_BUILD   = $(if $(ARTIFACTS_DIR),,$(error ARTIFACTS_DIR is not set: `sam build` sets it; by hand: make $@ ARTIFACTS_DIR=.local/artifacts/$(@:build-%=%), or `make build` for every function))GOOS=linux GOARCH=arm64 CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(ARTIFACTS_DIR)/bootstrap
 SAM           ?= sam
+# kebab turns NoteTagger into note-tagger; logical_id turns note-tagger into NoteTaggerFunction.
+kebab          = $(shell echo '$(1)' | sed -E 's/([a-z0-9])([A-Z])/\1-\2/g' | tr A-Z a-z)
+logical_id     = $(shell echo '$(1)' | sed -E 's/(^|-)([a-z])/\U\2/g')Function
 
-.PHONY: build build-ApiFunction build-OutboxRelayFunction build-NoteTaggerFunction build-LedgerFunction \
-	build-NoteNotifierFunction \
-	sam-build deploy $(addprefix invoke-,$(FUNCTIONS))
+.PHONY: build sam-build deploy $(addprefix invoke-,$(FUNCTIONS))
 
-build-ApiFunction:
-	$(LAMBDA_BUILD) ./functions/api
-build-OutboxRelayFunction:
-	$(LAMBDA_BUILD) ./functions/outbox-relay
-build-NoteTaggerFunction:
-	$(LAMBDA_BUILD) ./functions/note-tagger
-build-LedgerFunction:
-	$(LAMBDA_BUILD) ./functions/ledger
-build-NoteNotifierFunction:
-	$(LAMBDA_BUILD) ./functions/note-notifier
+# build-<LogicalId> (build-ApiFunction, build-NoteTaggerFunction, ...): ./functions/<kebab name>.
+# A pattern rule, so a new function needs no line here (and, as a pattern, it is not .PHONY).
+build-%Function:
+	$(LAMBDA_BUILD) ./functions/$(call kebab,$*)
+
+## consumer: a new consumer of the application's events, NAME=word-count TYPE=note.created[,...]:
+##   its handler and test (internal/<name without ->/), its main (functions/NAME/main.go), a sample
+##   batch (events/NAME-batch.json) and its part of template.yaml (docs/consumer.md)
+.PHONY: consumer
+consumer:
+	@test -n "$(NAME)" -a -n "$(TYPE)" || { echo "usage: make consumer NAME=<name> TYPE=<event type>[,<event type>...]"; exit 2; }
+	@$(GO) run ./cmd/newconsumer -name '$(NAME)' -type '$(TYPE)'
 
 ## build: every function's bootstrap for this machine, into .local/build/<fn>/bootstrap
 build:
@@ -100,14 +105,8 @@ deploy: sam-build
 ## EVENT=events/<file>.json picks another sample
 invoke-api:          EVENT ?= events/api-create-note.json
 invoke-outbox-relay: EVENT ?= events/outbox-relay-insert.json
-invoke-note-tagger:  EVENT ?= events/note-tagger-batch.json
-invoke-ledger:       EVENT ?= events/ledger-batch.json
-invoke-note-notifier: EVENT ?= events/note-notifier-batch.json
-invoke-api:          FN := ApiFunction
-invoke-outbox-relay: FN := OutboxRelayFunction
-invoke-note-tagger:  FN := NoteTaggerFunction
-invoke-ledger:       FN := LedgerFunction
-invoke-note-notifier: FN := NoteNotifierFunction
+$(addprefix invoke-,$(FUNCTIONS)): EVENT ?= events/$(@:invoke-%=%)-batch.json
+$(addprefix invoke-,$(FUNCTIONS)): FN = $(call logical_id,$(@:invoke-%=%))
 $(addprefix invoke-,$(FUNCTIONS)): sam-build
 	$(SAM) local invoke $(FN) -e $(EVENT)
 
@@ -192,6 +191,16 @@ queue: $(LOCALCLOUD)
 
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)
+
+# The report's browser test (infra/workload/browser_test.go) looks at the report in Debian's
+# Chromium: installed when it is missing (as root, or through sudo).
+CHROMIUM := /usr/bin/chromium
+test: $(CHROMIUM)
+$(CHROMIUM):
+	@echo "installing Chromium from Debian's packages, for the report's browser test"
+	@$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq chromium >/dev/null || \
+	  { echo "could not install Chromium: run apt-get update && apt-get install -y chromium as root"; exit 1; }
 
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud

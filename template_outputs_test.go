@@ -39,15 +39,23 @@ func TestTemplate_outputs_name_what_the_operator_tool_needs(t *testing.T) {
 	}
 
 	relayEnv := m(m(m(resources, "OutboxRelayFunction"), "Properties"), "Environment")["Variables"].(map[string]any)
-	want := map[string][]string{}
+	// The relay's routes: its OUTBOX_ROUTES, which include the first consumers' variables.
+	env, _ := relayEnv[config.OutboxRouteList].(map[string]any)
+	envSub, _ := env["Fn::Sub"].(string)
+	want := subRoutes(t, config.OutboxRouteList, envSub)
 	for typ, vars := range config.OutboxRoutes {
 		for _, v := range vars {
 			ref, _ := relayEnv[v].(map[string]any)["Ref"].(string)
-			want[typ] = append(want[typ], ref)
+			if !slices.Contains(want[typ], ref) {
+				t.Errorf("the relay's %s routes %s to %s; its %s does not", v, typ, ref, config.OutboxRouteList)
+			}
 		}
 	}
 	routes, _ := value("OutboxRoutes").(map[string]any)
 	sub, _ := routes["Fn::Sub"].(string)
+	if envSub != sub {
+		t.Errorf("OutboxRoutes = %q; want the relay's %s, %q", sub, config.OutboxRouteList, envSub)
+	}
 	got := map[string][]string{}
 	for _, route := range strings.Split(sub, ",") {
 		typ, queue, _ := strings.Cut(route, "=")

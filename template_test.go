@@ -3,6 +3,7 @@ package onceflow_test
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -277,21 +278,35 @@ func kebab(logicalID string) string {
 	return strings.ToLower(regexp.MustCompile(`([a-z0-9])([A-Z])`).ReplaceAllString(name, "$1-$2"))
 }
 
+// loaders are internal/config's loaders by name; a function's main names the one it starts with
+// (app.Start(name, config.LoadX, ...)), so that a new function needs no line here.
+var loaders = map[string]func(func(string) string) error{
+	"LoadAPI":      func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
+	"LoadRelay":    func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
+	"LoadConsumer": func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
+	"LoadNotifier": func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
+}
+
+// mainLoader returns the name of the configuration loader that functions/<name>/main.go uses.
+func mainLoader(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("functions", name, "main.go"))
+	if err != nil {
+		t.Errorf("no functions/%s/main.go", name)
+		return ""
+	}
+	m := regexp.MustCompile(`config\.(Load\w+)`).FindSubmatch(src)
+	if m == nil {
+		t.Errorf("functions/%s/main.go names no config.LoadX loader", name)
+		return ""
+	}
+	return string(m[1])
+}
+
 func TestTemplate_every_function_has_a_build_target_sample_events_and_its_environment(t *testing.T) {
 	tpl := loadTemplate(t)
-	makefile, err := os.ReadFile("Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	loaders := map[string]func(func(string) string) error{
-		"ApiFunction":          func(g func(string) string) error { _, err := config.LoadAPI(g); return err },
-		"OutboxRelayFunction":  func(g func(string) string) error { _, err := config.LoadRelay(g); return err },
-		"NoteTaggerFunction":   func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
-		"LedgerFunction":       func(g func(string) string) error { _, err := config.LoadConsumer(g); return err },
-		"NoteNotifierFunction": func(g func(string) string) error { _, err := config.LoadNotifier(g); return err },
-	}
 	fns := resourcesOfType(tpl, "AWS::Serverless::Function")
-	for id := range loaders {
+	for _, id := range []string{"ApiFunction", "OutboxRelayFunction", "NoteTaggerFunction", "LedgerFunction", "NoteNotifierFunction"} {
 		if fns[id] == nil {
 			t.Errorf("function %s is missing from the template", id)
 		}
@@ -302,19 +317,19 @@ func TestTemplate_every_function_has_a_build_target_sample_events_and_its_enviro
 			if get(fn, "Metadata", "BuildMethod") != "makefile" {
 				t.Error("want Metadata.BuildMethod makefile")
 			}
-			if !regexp.MustCompile(`(?m)^build-` + id + `:`).Match(makefile) {
-				t.Errorf("Makefile has no build-%s target", id)
-			}
-			if _, err := os.Stat(filepath.Join("functions", name, "main.go")); err != nil {
-				t.Errorf("no functions/%s/main.go", name)
+			// SAM runs `make build-<LogicalId>` (a pattern rule): it must build functions/<name>.
+			dry, err := exec.Command("make", "-n", "build-"+id, "ARTIFACTS_DIR=/tmp/artifacts").CombinedOutput()
+			if err != nil || !strings.Contains(string(dry), "-o /tmp/artifacts/bootstrap ./functions/"+name+"\n") {
+				t.Errorf("make -n build-%s does not build ./functions/%s: %v\n%s", id, name, err, dry)
 			}
 			if samples, _ := filepath.Glob(filepath.Join("events", name+"-*.json")); len(samples) == 0 {
 				t.Errorf("no sample event events/%s-*.json", name)
 			}
 			set, _ := get(fn, "Properties", "Environment", "Variables").(doc)
-			load, ok := loaders[id]
+			loader := mainLoader(t, name)
+			load, ok := loaders[loader]
 			if !ok {
-				t.Fatalf("no configuration loader known for %s: read its environment in internal/config and add the loader here", id)
+				t.Fatalf("functions/%s/main.go loads its configuration with %q, not a loader known here: add it to loaders", name, loader)
 			}
 			var read []string
 			_ = load(func(k string) string { read = append(read, k); return "" })
@@ -367,8 +382,9 @@ func TestTemplate_alarms_watch_dead_letter_queues_and_message_age(t *testing.T) 
 	}
 }
 
-// The relay sends each event type to every queue config.OutboxRoutes names: each of those
-// variables must be set on the relay to a queue of the template, and the relay may send to it.
+// The relay sends each event type to every queue its OUTBOX_ROUTES names (and, for a relay
+// configured the first way, config.OutboxRoutes's variables): each must be a queue of the
+// template the relay may send to, and the two must agree where both are set.
 func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *testing.T) {
 	tpl := translated(t)
 	relay := get(tpl, "Resources", "OutboxRelayFunction")
@@ -382,17 +398,58 @@ func TestTemplate_relay_routes_every_event_type_to_queues_it_may_send_to(t *test
 		}
 	}
 	queues := resourcesOfType(tpl, "AWS::SQS::Queue")
+	routes := relayRoutes(t, tpl)
 	for typ, names := range config.OutboxRoutes {
 		for _, name := range names {
 			q := refTarget(vars[name])
 			if queues[q] == nil || !allowed[q] {
 				t.Errorf("%s routes %s to %v (queue %q): want a queue of the template the relay may send to", name, typ, vars[name], q)
 			}
+			if !slices.Contains(routes[typ], q) {
+				t.Errorf("%s routes %s to %s; %s does not: want the same routes", name, typ, q, config.OutboxRouteList)
+			}
+		}
+	}
+	for typ, qs := range routes {
+		for _, q := range qs {
+			if queues[q] == nil || !allowed[q] {
+				t.Errorf("%s routes %s to queue %q: want a queue of the template the relay may send to", config.OutboxRouteList, typ, q)
+			}
 		}
 	}
 	if got := config.OutboxRoutes["note.created"]; !slices.Contains(got, config.NotificationsQueueURL) || !slices.Contains(got, config.NotesQueueURL) {
 		t.Errorf("note.created routes to %v; want the notes and the notifications queues", got)
 	}
+	if got := routes["note.created"]; !slices.Contains(got, "NotesQueue") || !slices.Contains(got, "NotificationsQueue") {
+		t.Errorf("%s routes note.created to %v; want the notes and the notifications queues", config.OutboxRouteList, got)
+	}
+}
+
+// relayRoutes reads the relay's OUTBOX_ROUTES, !Sub "TYPE=${Queue},...": the logical ids of
+// each type's queues.
+func relayRoutes(t *testing.T, tpl doc) map[string][]string {
+	t.Helper()
+	sub, _ := get(tpl, "Resources", "OutboxRelayFunction", "Properties", "Environment", "Variables", config.OutboxRouteList, "Fn::Sub").(string)
+	return subRoutes(t, config.OutboxRouteList, sub)
+}
+
+// subRoutes reads routes written TYPE=${Queue}, comma-separated, as config.ParseRoutes does.
+func subRoutes(t *testing.T, what, sub string) map[string][]string {
+	t.Helper()
+	routes, err := config.ParseRoutes(sub)
+	if err != nil || len(routes) == 0 {
+		t.Fatalf("%s = %q: %v; want a !Sub of TYPE=${Queue} routes", what, sub, err)
+	}
+	for typ, qs := range routes {
+		for i, q := range qs {
+			m := regexp.MustCompile(`^\$\{(\w+)\}$`).FindStringSubmatch(q)
+			if m == nil {
+				t.Fatalf("%s: route %s=%s: want TYPE=${Queue}", what, typ, q)
+			}
+			qs[i] = m[1]
+		}
+	}
+	return routes
 }
 
 // TestTemplate_records_outlive_every_redelivery_path checks that an idempotency record lives

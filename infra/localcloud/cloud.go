@@ -19,6 +19,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 // Cloud is a running local cloud. Its methods are safe for concurrent use.
@@ -99,7 +101,7 @@ func (c *Cloud) start(ctx context.Context) error {
 	if err := c.createResources(ctx); err != nil {
 		return err
 	}
-	if c.ssmURL, err = c.serve(NewParameterStore(c.cfg.SSMParameters)); err != nil {
+	if c.ssmURL, err = c.serve(localaws.NewParameterStore(c.cfg.SSMParameters)); err != nil {
 		return err
 	}
 	if err := c.startFunctions(ctx); err != nil {

@@ -7,15 +7,18 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
-// The fixed identity of the local cloud: functions, pollers and clients all use it, so that
-// DynamoDB Local (which partitions data by access key and region) shows everyone one database.
+// The fixed identity of the local cloud (localaws's): functions, pollers and clients all use
+// it, so that DynamoDB Local (which partitions data by access key and region) shows everyone
+// one database.
 const (
-	Region          = "us-east-1"
-	Account         = "000000000000"
-	AccessKeyID     = "local"
-	SecretAccessKey = "local"
+	Region          = localaws.Region
+	Account         = localaws.Account
+	AccessKeyID     = localaws.AccessKeyID
+	SecretAccessKey = localaws.SecretAccessKey
 )
 
 // RIEModule is the pinned AWS Lambda Runtime Interface Emulator.
@@ -41,7 +44,7 @@ type Config struct {
 	// referenced.
 	Parameters map[string]string
 	// SSMParameters are the values functions read from SSM Parameter Store, by parameter
-	// name: a loopback stand-in (ParameterStore) answers their GetParameter calls, which
+	// name: a loopback stand-in (localaws.ParameterStore) answers their GetParameter calls, which
 	// AWS_ENDPOINT_URL_SSM points at. Locally this is where secrets go, never the template.
 	SSMParameters map[string]string
 	// VisibilityTimeout, when positive, replaces every queue's VisibilityTimeout (seconds), so

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 // Endpoints is what a running local cloud offers; Start returns it and writes it to
@@ -76,12 +77,7 @@ func writeJSON(path string, v any) error {
 
 // AWSConfig is the configuration of the local identity: region and static credentials.
 // Clients built from it need a BaseEndpoint.
-func AWSConfig() aws.Config {
-	return aws.Config{
-		Region:      Region,
-		Credentials: credentials.NewStaticCredentialsProvider(AccessKeyID, SecretAccessKey, ""),
-	}
-}
+func AWSConfig() aws.Config { return localaws.Config() }
 
 // DynamoDBClient returns a DynamoDB client for the local emulator.
 func (e Endpoints) DynamoDBClient() *dynamodb.Client {

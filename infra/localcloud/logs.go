@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -112,13 +113,18 @@ func orderedFields(b []byte) ([]LogAttr, error) {
 var skipped = map[string]bool{"function": true, "requestId": true, "service": true, "function_name": true,
 	"function_request_id": true, "cold_start": true, "idempotency_key": true}
 
-// Format renders the line for a terminal: time, level, environment, message, then key=value.
+// Format renders the line for a terminal: time (UTC), level, environment, message, then
+// key=value; a text line has the time it was given and no level.
 func (l LogLine) Format() string {
+	at := l.Time.UTC().Format("15:04:05.000")
+	if l.Time.IsZero() {
+		at = "--:--:--.---"
+	}
 	if l.Text != "" {
-		return fmt.Sprintf("%-12s %-5s %s  %s", "", "", l.Env, l.Text)
+		return fmt.Sprintf("%s %-5s %s  %s", at, "", l.Env, l.Text)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s %-5s %s  %s", l.Time.Format("15:04:05.000"), l.Level, l.Env, l.Msg)
+	fmt.Fprintf(&b, "%s %-5s %s  %s", at, l.Level, l.Env, l.Msg)
 	for _, a := range l.Attrs {
 		if skipped[a.Key] {
 			continue
@@ -178,7 +184,11 @@ func ReadLogs(stateDir, function string) ([]LogLine, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read logs: %w", err)
 		}
-		lines, err := scanLog(env, f)
+		var written time.Time
+		if st, err := f.Stat(); err == nil {
+			written = st.ModTime()
+		}
+		lines, err := ParseLog(env, f, time.Time{}, written)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("read logs %s: %w", path, err)
@@ -189,13 +199,14 @@ func ReadLogs(stateDir, function string) ([]LogLine, error) {
 	return all, nil
 }
 
-// scanLog parses an environment's log; a text line takes the time of the record before it,
-// or, at the top of the file, of the first record after it.
-func scanLog(env string, f *os.File) ([]LogLine, error) {
+// ParseLog parses the lines of an environment's log read from r. A text line takes the time
+// of the record before it (before, for lines ahead of r's first record), else of the first
+// record after it, else fallback.
+func ParseLog(env string, r io.Reader, before, fallback time.Time) ([]LogLine, error) {
 	var out []LogLine
-	var last time.Time
-	pending := 0 // leading text lines still without a time
-	sc := bufio.NewScanner(f)
+	last := before
+	pending := 0 // text lines still without a time
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	for sc.Scan() {
 		l, ok := ParseLogLine(env, sc.Text())
@@ -215,6 +226,9 @@ func scanLog(env string, f *os.File) ([]LogLine, error) {
 		}
 		last = l.Time
 		out = append(out, l)
+	}
+	for i := len(out) - pending; i < len(out); i++ {
+		out[i].Time = fallback
 	}
 	return out, sc.Err()
 }

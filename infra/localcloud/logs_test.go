@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
@@ -77,5 +78,62 @@ func TestReadLogs_merges_a_functions_environments_in_time_order(t *testing.T) {
 	}
 	if ids := localcloud.LogFunctions(state); strings.Join(ids, ",") != "Fn,FnOther" {
 		t.Errorf("LogFunctions = %v, want [Fn FnOther]", ids)
+	}
+}
+
+// Every line make logs prints starts with a time: a text line (a panic's stack, the SDK's own
+// plain-text warning) the time of the record before it, or of the first after it at the top.
+func TestReadLogs_gives_every_line_a_timestamp(t *testing.T) {
+	state := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(state, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "text before any record\n" +
+		`{"timestamp":"2026-01-01T10:00:01.5Z","level":"INFO","message":"one"}` + "\n" +
+		"panic: boom\n\tgoroutine 1 [running]:\n" +
+		`{"timestamp":"2026-01-01T10:00:02.25Z","level":"WARN","message":"two"}` + "\n"
+	if err := os.WriteFile(filepath.Join(state, "logs", "Fn-1.log"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := localcloud.ReadLogs(state, "Fn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.Format())
+	}
+	want := []string{
+		"10:00:01.500       Fn-1  text before any record",
+		"10:00:01.500 INFO  Fn-1  one",
+		"10:00:01.500       Fn-1  panic: boom",
+		"10:00:01.500       Fn-1  \tgoroutine 1 [running]:",
+		"10:00:02.250 WARN  Fn-1  two",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("lines =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A file with no record at all still gives its lines a time: the file's last change.
+func TestReadLogs_text_without_any_record_takes_the_files_time(t *testing.T) {
+	state := t.TempDir()
+	path := filepath.Join(state, "logs", "Fn-1.log")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("fatal error: out of memory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 1, 1, 9, 30, 0, 0, time.Local)
+	if err := os.Chtimes(path, at, at); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := localcloud.ReadLogs(state, "Fn")
+	if err != nil || len(lines) != 1 {
+		t.Fatalf("ReadLogs = %v, %v; want one line", lines, err)
+	}
+	if got := lines[0].Format(); !strings.HasPrefix(got, at.UTC().Format("15:04:05.000")+" ") {
+		t.Errorf("line = %q, want it to start with %s", got, at.UTC().Format("15:04:05.000"))
 	}
 }

@@ -3,7 +3,6 @@ package workload
 import (
 	_ "embed"
 	"fmt"
-	"github.com/onceflow/onceflow/infra/localcloud"
 	"html/template"
 	"io"
 	"os"
@@ -20,7 +19,7 @@ var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap
 }).Parse(reportHTML))
 
 // WriteHTML writes the report as one self-contained HTML page to path (its directory is
-// created): tables and inline SVG charts, no script and nothing fetched, so it opens offline.
+// created): tables and inline SVG charts, nothing fetched, so it opens offline.
 func (r *Report) WriteHTML(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("write report: %w", err)
@@ -47,18 +46,22 @@ func (r *Report) RenderHTML(w io.Writer) error {
 	return nil
 }
 
-// page is what the HTML template shows.
+// page is what the HTML template shows, the proof first: the verdict, the invariants and the
+// claim chart, then what was injected and what it caused, then latency and throughput.
 type page struct {
 	Started, Duration string
 	Accepted, Commits int
-	OK                bool
+	OK, Chaos         bool
+	Passed, Checked   int
+	Invariants        []Invariant
+	ClaimChart        chart
+	Claim             []claimRow
+	OutcomeChart      chart
+	Injected, Caused  []factRow
 	Latency           []latencyRow
 	LatencyChart      chart
 	ThroughputChart   chart
-	OutcomeChart      chart
-	FaultChart        chart
 	Crash, Webhook    string
-	Invariants        []Invariant
 }
 
 type latencyRow struct {
@@ -69,7 +72,13 @@ type latencyRow struct {
 
 func (r *Report) page() page {
 	p := page{Started: r.Started.UTC().Format(time.RFC3339), Duration: r.Duration.String(), Accepted: r.Accepted,
-		Commits: len(r.Commits), OK: r.OK(), Crash: r.Crash, Webhook: r.Webhook, Invariants: r.Invariants}
+		Commits: len(r.Commits), OK: r.OK(), Chaos: r.Faults != nil, Checked: len(r.Invariants), Crash: r.Crash, Webhook: r.Webhook,
+		Invariants: r.Invariants}
+	for _, inv := range r.Invariants {
+		if inv.OK {
+			p.Passed++
+		}
+	}
 	for _, name := range append(r.consumerNames(), "") {
 		l := r.Latency(name)
 		label := name
@@ -78,10 +87,11 @@ func (r *Report) page() page {
 		}
 		p.Latency = append(p.Latency, latencyRow{label, l.N, ms(l.P50), ms(l.P90), ms(l.P99), ms(l.Max)})
 	}
+	p.ClaimChart, p.Claim = r.claimChart()
+	p.OutcomeChart = r.outcomeChart()
+	p.Injected, p.Caused = r.injected(), r.caused()
 	p.LatencyChart = r.latencyChart()
 	p.ThroughputChart = r.throughputChart()
-	p.OutcomeChart = r.outcomeChart()
-	p.FaultChart = r.faultChart()
 	return p
 }
 
@@ -95,16 +105,15 @@ func (r *Report) consumerNames() []string {
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
+// latencyChart is the histogram of every commit's latency, up to the slowest.
 func (r *Report) latencyChart() chart {
 	values := make([]float64, len(r.Commits))
 	for i, c := range r.Commits {
 		values[i] = millis(c.Latency())
 	}
 	l := r.Latency("")
-	// Up to a little above p99, so that a few late commits (a crash's batch, redelivered after
-	// its visibility timeout) do not squash the rest into one bar.
-	return histogram("End-to-end latency, every consumer", values, millis(l.P99)*1.1, 40,
-		[]mark{{"p50", millis(l.P50)}, {"p90", millis(l.P90)}, {"p99", millis(l.P99)}})
+	return histogram("End-to-end latency, every consumer: commits per latency bin", "milliseconds from API acceptance to consumer commit",
+		values, 48, []mark{{"p50", millis(l.P50)}, {"p90", millis(l.P90)}, {"p99", millis(l.P99)}, {"max", millis(l.Max)}})
 }
 
 // throughputChart counts, per second since the start, the events the API accepted and the
@@ -140,38 +149,15 @@ func (r *Report) throughputChart() chart {
 
 func (r *Report) outcomeChart() chart {
 	cats := []string{"applied", "duplicates", "rejected", "malformed", "dead-lettered"}
-	var gs []group
+	var rows []barRow
 	for _, c := range r.Consumers {
-		gs = append(gs, group{c.Name, []float64{float64(c.Applied), float64(c.Duplicates), float64(c.Rejected),
-			float64(c.Malformed), float64(c.DeadLettered)}})
-	}
-	return groupedBars("Outcomes per consumer (the engine's metrics)", "messages", cats, gs)
-}
-
-func (r *Report) faultChart() chart {
-	labels := []string{"API retries, same key or reference", "API retries after a 5xx or network error",
-		"events re-sent under a new dedup id", "re-sends deduplicated by SQS", "malformed messages injected",
-		"relay batches failed"}
-	values := []float64{float64(r.Retries), float64(r.TransientRetries), float64(r.Resent), float64(r.BrokerDedup),
-		float64(r.Malformed), float64(r.RelayFailedBatches)}
-	for _, c := range r.Consumers {
-		labels = append(labels, c.Name+": messages redelivered", c.Name+": environments restarted")
-		values = append(values, float64(c.Redelivered), float64(c.Restarts))
-	}
-	if r.Faults != nil { // make chaos: the cloud's faults by kind, and the dead letters redriven
-		for _, k := range localcloud.FaultKinds {
-			labels, values = append(labels, "injected: "+k), append(values, float64(r.Faults[k]))
+		for i, v := range []int{c.Applied, c.Duplicates, c.Rejected, c.Malformed, c.DeadLettered} {
+			rows = append(rows, barRow{Group: c.Name, Label: cats[i], Value: float64(v), Series: i})
 		}
-		moved := 0
-		for _, n := range r.Redriven {
-			moved += n
-		}
-		labels, values = append(labels, "dead letters redriven"), append(values, float64(moved))
 	}
-	if d := r.Drill; len(d.Poisoned) > 0 { // the recovery drill, with the operator's CLI
-		labels = append(labels, "drill: accounts poisoned", "drill: movements held behind", "drill: letters discarded",
-			"drill: blockers skipped", "drill: letters redriven")
-		values = append(values, float64(len(d.Poisoned)), float64(d.HeldBehind), float64(d.Discarded), float64(d.Skipped), float64(d.Redriven))
+	var legend []legendEntry
+	for i, n := range cats {
+		legend = append(legend, legendEntry{Name: n, Series: i})
 	}
-	return bars("Faults injected and redeliveries", labels, values)
+	return hbars("outcomes", "Outcomes per consumer (the engine's metrics)", rows, legend)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,20 +89,69 @@ func TestReport_WriteHTML_writes_a_self_contained_page_with_a_chart_per_view(t *
 		t.Errorf("page is not well-formed: %v", err)
 	}
 	if n := strings.Count(page, "<svg"); n != 4 {
-		t.Errorf("%d SVG charts; want 4: latency, throughput, outcomes, faults", n)
+		t.Errorf("%d SVG charts; want 4: the claim, outcomes, latency, throughput", n)
 	}
 	// The percentiles of smallReport, as the latency table shows them.
-	for _, want := range []string{"<td>ledger</td><td>100</td><td>50.0ms</td><td>90.0ms</td><td>99.0ms</td><td>100ms</td>",
-		"<td>all consumers</td><td>110</td><td>55.0ms</td><td>99.0ms</td><td>208ms</td><td>209ms</td>",
-		"p99 208.0 ms", "note-tagger committed", "ledger: messages redelivered"} {
+	for _, want := range []string{`<td>ledger</td><td class="n">100</td><td class="n">50.0ms</td><td class="n">90.0ms</td><td class="n">99.0ms</td><td class="n">100ms</td>`,
+		`<td>all consumers</td><td class="n">110</td><td class="n">55.0ms</td><td class="n">99.0ms</td><td class="n">208ms</td><td class="n">209ms</td>`,
+		"p99 208.0 ms", "max 209.0 ms", "note-tagger committed", "messages redelivered to consumers",
+		"effects applied twice", "duplicates caught", "deliveries (redeliveries included)"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	for _, banned := range []string{"://", "<script", "<link", "<img"} {
+	for _, banned := range []string{"://", "<script src", "<link", "<img", "@import"} {
 		if strings.Contains(page, banned) {
 			t.Errorf("page contains %q: it must open offline, with nothing fetched", banned)
 		}
+	}
+	// The proof comes first: the verdict, the invariants, the claim, then the rest.
+	order := []string{`id="verdict"`, `id="invariants"`, `id="claim"`, `id="outcomes"`, "Faults: what was injected",
+		"Faults: what they caused", "End-to-end latency", "Events per second"}
+	for i := 1; i < len(order); i++ {
+		if a, b := strings.Index(page, order[i-1]), strings.Index(page, order[i]); a < 0 || b < a {
+			t.Errorf("%q (at %d) is not before %q (at %d)", order[i-1], a, order[i], b)
+		}
+	}
+}
+
+// The claim counts, per consumer, outcomes beyond one record per event as effects applied
+// twice: zero when the outcomes match the records, the excess when they do not.
+func TestReport_claim_counts_outcomes_beyond_one_record_per_event(t *testing.T) {
+	rep := smallReport()
+	rep.Consumers[0].Records = 100                             // ledger: 90 applied + 10 rejected
+	rep.Consumers[1].Records, rep.Consumers[1].Applied = 8, 10 // note-tagger: 2 outcomes without a record of their own
+	var out strings.Builder
+	if err := rep.RenderHTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>ledger effects applied twice: 0</title>", "<title>note-tagger effects applied twice: 2</title>",
+		"ledger: 100 outcomes, 100 records; note-tagger: 10 outcomes, 8 records"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+// The latency histogram reaches the slowest commit, however far beyond p99 it is.
+func TestReport_latency_histogram_reaches_the_maximum(t *testing.T) {
+	rep := smallReport()
+	rep.Commits = append(rep.Commits, workload.Commit{Consumer: "ledger", Outcome: "applied", Accepted: rep.Started,
+		Committed: rep.Started.Add(6980 * time.Millisecond)})
+	var out strings.Builder
+	if err := rep.RenderHTML(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "max 6980.0 ms") {
+		t.Errorf("the histogram has no mark at the maximum, 6980 ms")
+	}
+	top := 0.0 // the upper bound of the last bin with a commit in it
+	for _, m := range regexp.MustCompile(`<title>[0-9.]+–([0-9.]+) ms: [1-9][0-9]*</title>`).FindAllStringSubmatch(out.String(), -1) {
+		v, _ := strconv.ParseFloat(m[1], 64)
+		top = max(top, v)
+	}
+	if top < 6980 {
+		t.Errorf("the histogram's last bin with a commit ends at %v ms; want it to hold the 6980 ms commit", top)
 	}
 }
 
@@ -146,7 +197,8 @@ func TestReport_of_a_chaos_run_shows_the_faults_by_kind(t *testing.T) {
 	}
 	var sum strings.Builder
 	rep.Print(&sum)
-	for _, want := range []string{"injected: throttle", "injected: reset-after", "injected: kill-after-commit", "dead letters redriven"} {
+	for _, want := range []string{"cloud fault: throttle", "cloud fault: reset-after", "cloud fault: kill-after-commit", "dead letters redriven",
+		"dead-lettered for: 9 malformed message"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %q", want)
 		}

@@ -62,13 +62,11 @@ func discover(c Cloud) (*topology, error) {
 			switch ev.Type {
 			case localcloud.EventDynamoDB:
 				t.relay, t.relayMapping = id, id+"/"+ev.Name
-				for typ, vars := range config.OutboxRoutes {
-					for _, v := range vars {
-						if url := f.Env[v]; url != "" {
-							t.routes[typ] = append(t.routes[typ], url)
-						}
-					}
+				relay, err := config.LoadRelay(func(k string) string { return f.Env[k] })
+				if err != nil {
+					return nil, fmt.Errorf("relay %s: %w", id, err)
 				}
+				t.routes = relay.Routes
 			case localcloud.EventSQS:
 				t.consumers = append(t.consumers, consumer{Function: id, Mapping: id + "/" + ev.Name,
 					Name: f.Env[config.ConsumerName], Queue: ev.Source, QueueURL: ep.Queues[ev.Source].URL,

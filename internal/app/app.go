@@ -67,6 +67,17 @@ func NewLedger(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
 	return newConsumer(cfg, ledger.Handler(cfg.AppTable), idempotency.HoldGroup, d)
 }
 
+// Consumer returns the build function of an idempotent consumer, what its main passes to Start:
+// newHandler makes the consumer's handler from the app table (CONSUMER_NAME, the tables and the
+// dead-letter queue come from config.Consumer), and policy says what a dead letter does to the
+// later messages of its group (idempotency.GoOn, idempotency.HoldGroup). A consumer of its own
+// needs no other code in this package (docs/consumer.md).
+func Consumer[H idempotency.Handler](newHandler func(appTable string) H, policy idempotency.GroupPolicy) func(config.Consumer, Deps) (*sqsbatch.Processor, error) {
+	return func(cfg config.Consumer, d Deps) (*sqsbatch.Processor, error) {
+		return newConsumer(cfg, newHandler(cfg.AppTable), policy, d)
+	}
+}
+
 // newConsumer returns an SQS batch handler that applies h's effects exactly once and moves
 // malformed messages, and messages that failed sqsbatch.DefaultMaxAttempts times, to the
 // configured dead-letter queue; policy says what their group does next.

@@ -6,8 +6,6 @@ import (
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -22,8 +20,8 @@ type Handler[In, Out any] interface {
 }
 
 // Start is the body of every function's main. Once, at init, it loads the configuration from
-// the environment with load, builds the JSON logger, the AWS configuration (which honours
-// AWS_ENDPOINT_URL_<SERVICE> for local runs), the SDK clients and the EMF metrics recorder
+// the environment with load, builds the JSON logger, the AWS configuration (LoadAWS), the SDK
+// clients (NewDynamoDB for DynamoDB) and the EMF metrics recorder
 // (dimension Consumer=<name> for a consumer, else Function=<function name>), has build make the handler from them, and hands its Handle method
 // to the Lambda runtime. A problem at any step is logged with the step and ends the process
 // before it serves an invocation: Lambda reports the init failure.
@@ -34,7 +32,7 @@ func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name 
 	if err != nil {
 		exit(logger, "invalid configuration", err)
 	}
-	awsCfg, err := awsconfig.LoadDefaultConfig(context.Background())
+	awsCfg, err := LoadAWS(context.Background(), logger)
 	if err != nil {
 		exit(logger, "load AWS configuration", err)
 	}
@@ -42,7 +40,7 @@ func Start[C interface{ Level() string }, In, Out any, H Handler[In, Out]](name 
 	if c, ok := any(cfg).(interface{ ConsumerName() string }); ok {
 		dims = map[string]string{"Consumer": c.ConsumerName()}
 	}
-	h, err := build(cfg, Deps{DynamoDB: dynamodb.NewFromConfig(awsCfg), SQS: sqs.NewFromConfig(awsCfg),
+	h, err := build(cfg, Deps{DynamoDB: NewDynamoDB(awsCfg), SQS: sqs.NewFromConfig(awsCfg),
 		S3:  s3.NewFromConfig(awsCfg),
 		SSM: ssm.NewFromConfig(awsCfg), Logger: logger,
 		Metrics: metrics.NewEMF(os.Stdout, Namespace, dims)})

@@ -19,7 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
-	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/localaws"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -127,7 +127,7 @@ func StreamRecords(tb testing.TB, client *dynamodbstreams.Client, arn string) []
 			if err != nil {
 				tb.Fatalf("get records: %v", err)
 			}
-			ev, err := localcloud.DynamoDBEvent(out.Records, arn)
+			ev, err := localaws.DynamoDBEvent(out.Records, arn)
 			if err != nil {
 				tb.Fatalf("stream records: %v", err)
 			}
@@ -163,16 +163,16 @@ func LoadEvent(tb testing.TB, name string, v any) {
 }
 
 // SQSEvent shapes received messages as the Lambda event source mapping delivers them: it is
-// localcloud.SQSEvent, the local cloud's SQS poller's own.
+// localaws.SQSEvent, the local cloud's SQS poller's own.
 func SQSEvent(msgs []sqstypes.Message, queueARN string) events.SQSEvent {
-	return localcloud.SQSEvent(msgs, queueARN)
+	return localaws.SQSEvent(msgs, queueARN)
 }
 
-// Parameters starts the local cloud's SSM parameter store serving values (name to value) and
+// Parameters starts the local SSM parameter store (localaws) serving values (name to value) and
 // returns a client of it. The store stops when the test ends.
 func Parameters(tb testing.TB, values map[string]string) *ssm.Client {
 	tb.Helper()
-	store, err := localcloud.StartParameterStore(values)
+	store, err := localaws.StartParameterStore(values)
 	if err != nil {
 		tb.Fatalf("start the parameter store: %v", err)
 	}

@@ -33,6 +33,10 @@ const (
 	// the values, which the note-notifier reads at init.
 	WebhookURLParameter    = "WEBHOOK_URL_PARAMETER"
 	WebhookSecretParameter = "WEBHOOK_SECRET_PARAMETER"
+	// OutboxRouteList is every route of the relay in one variable, TYPE=QUEUE_URL comma-separated
+	// (the template's OutboxRoutes output, resolved): when set, the relay reads its routes from
+	// it alone, so that a new consumer's route is a line of the template, not of this package.
+	OutboxRouteList = "OUTBOX_ROUTES"
 	// OutboxParkQueueURL is the FIFO queue where the relay parks outbox items SQS refuses.
 	OutboxParkQueueURL = "OUTBOX_PARK_QUEUE_URL"
 	// AuthScopePrefix is what the API's scopes are prefixed with in tokens (see API.ScopePrefix).
@@ -46,9 +50,9 @@ const (
 const DefaultNotifierName = "note-notifier"
 
 // OutboxRoutes maps each event type the outbox relay publishes to the environment variables
-// holding the URLs of the FIFO queues that receive it. An event type may go to several queues:
-// a new consumer with its own queue adds its variable to the type's list here and sets it on
-// OutboxRelayFunction in template.yaml; no relay code changes.
+// holding the URLs of the FIFO queues that receive it, read when OUTBOX_ROUTES is unset. The
+// template sets OUTBOX_ROUTES, which a new consumer extends (docs/consumer.md); these are the
+// first consumers' variables, kept for a relay configured by them.
 var OutboxRoutes = map[string][]string{
 	"note.created":     {NotesQueueURL, NotificationsQueueURL},
 	"account.credited": {LedgerQueueURL},
@@ -163,9 +167,15 @@ func (c API) Validate() error {
 	return errors.Join(append(errs, c.validate(), required(AppTable, c.AppTable))...)
 }
 
-// LoadRelay reads the outbox-relay function's configuration: every variable of OutboxRoutes.
+// LoadRelay reads the outbox-relay function's configuration: its routes from OUTBOX_ROUTES,
+// or, when that is unset, from every variable of OutboxRoutes.
 func LoadRelay(getenv func(string) string) (Relay, error) {
 	c := Relay{Common: loadCommon(getenv), Routes: map[string][]string{}, ParkQueueURL: getenv(OutboxParkQueueURL)}
+	if list := getenv(OutboxRouteList); list != "" {
+		routes, err := ParseRoutes(list)
+		c.Routes = routes
+		return c, errors.Join(err, c.Validate())
+	}
 	var errs []error
 	for _, typ := range slices.Sorted(maps.Keys(OutboxRoutes)) {
 		for _, name := range OutboxRoutes[typ] {
@@ -178,6 +188,26 @@ func LoadRelay(getenv func(string) string) (Relay, error) {
 		}
 	}
 	return c, errors.Join(append(errs, c.Validate())...)
+}
+
+// ParseRoutes reads routes written TYPE=QUEUE_URL, comma-separated (OUTBOX_ROUTES, and the
+// template's OutboxRoutes output): the queues of each type in the order written.
+func ParseRoutes(list string) (map[string][]string, error) {
+	routes := map[string][]string{}
+	var errs []error
+	for _, r := range strings.Split(list, ",") {
+		typ, url, ok := strings.Cut(strings.TrimSpace(r), "=")
+		if !ok || typ == "" || url == "" {
+			errs = append(errs, fmt.Errorf("%s: route %q: want TYPE=QUEUE_URL", OutboxRouteList, r))
+			continue
+		}
+		if slices.Contains(routes[typ], url) {
+			errs = append(errs, fmt.Errorf("%s: route %q: given twice", OutboxRouteList, r))
+			continue
+		}
+		routes[typ] = append(routes[typ], url)
+	}
+	return routes, errors.Join(errs...)
 }
 
 // Validate reports every problem of c.

@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,24 @@ func TestLoadRelay_routes_each_event_type_to_its_queues(t *testing.T) {
 	for typ, urls := range want {
 		if got := c.Routes[typ]; !slices.Equal(got, urls) {
 			t.Errorf("route %s = %v; want %v", typ, got, urls)
+		}
+	}
+}
+
+func TestLoadRelay_reads_every_route_from_OUTBOX_ROUTES_alone_when_set(t *testing.T) {
+	c, err := config.LoadRelay(env(map[string]string{"NOTES_QUEUE_URL": "old", "OUTBOX_PARK_QUEUE_URL": "p",
+		"OUTBOX_ROUTES": "note.created=n, note.created=w,account.credited=l"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{"note.created": {"n", "w"}, "account.credited": {"l"}}
+	if !maps.EqualFunc(c.Routes, want, slices.Equal) {
+		t.Errorf("routes = %v; want %v (OUTBOX_ROUTES only)", c.Routes, want)
+	}
+	for _, bad := range []string{"note.created", "=q", "note.created=", "a=q,a=q"} {
+		if _, err := config.LoadRelay(env(map[string]string{"OUTBOX_PARK_QUEUE_URL": "p", "OUTBOX_ROUTES": bad})); err == nil ||
+			!strings.Contains(err.Error(), "OUTBOX_ROUTES") {
+			t.Errorf("OUTBOX_ROUTES=%q: error %v; want one naming OUTBOX_ROUTES", bad, err)
 		}
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 var seq atomic.Int64
@@ -36,9 +36,9 @@ func endpoint(tb testing.TB, name, what string) string {
 }
 
 // Config returns SDK configuration for the local emulators: the local cloud's identity
-// (localcloud.AWSConfig), so that tests and locally run functions see one DynamoDB Local
+// (localaws.Config), so that tests and locally run functions see one DynamoDB Local
 // database. Clients built from it need a BaseEndpoint.
-func Config() aws.Config { return localcloud.AWSConfig() }
+func Config() aws.Config { return localaws.Config() }
 
 // DynamoDB returns a client for DynamoDB Local at $DYNAMODB_ENDPOINT; opts adjust it.
 func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {

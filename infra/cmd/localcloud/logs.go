@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -65,13 +67,30 @@ func sizes(files map[string]string) map[string]int64 {
 }
 
 // followLogs prints the complete lines appended to the function's log files after offsets,
-// every 250 ms, starting a file over when it shrinks (a new `make up` emptied it).
+// every 250 ms, those of all environments merged in time order, starting a file over when it
+// shrinks (a new `make up` emptied it).
 func followLogs(ctx context.Context, state, id string, offsets map[string]int64, w io.Writer) error {
+	last := map[string]time.Time{} // per environment, the time of its last line printed
 	for {
+		var lines []localcloud.LogLine
 		for env, path := range localcloud.LogFiles(state, id) {
-			if err := printNew(env, path, offsets, w); err != nil {
+			ls, err := readNew(env, path, offsets, last[env])
+			if err != nil {
 				return err
 			}
+			if len(ls) > 0 {
+				last[env] = ls[len(ls)-1].Time
+			}
+			lines = append(lines, ls...)
+		}
+		sort.SliceStable(lines, func(i, j int) bool {
+			if !lines[i].Time.Equal(lines[j].Time) {
+				return lines[i].Time.Before(lines[j].Time)
+			}
+			return lines[i].Env < lines[j].Env // one environment's lines stay together
+		})
+		for _, l := range lines {
+			fmt.Fprintln(w, l.Format())
 		}
 		select {
 		case <-ctx.Done():
@@ -81,18 +100,20 @@ func followLogs(ctx context.Context, state, id string, offsets map[string]int64,
 	}
 }
 
-func printNew(env, path string, offsets map[string]int64, w io.Writer) error {
+// readNew parses the complete lines appended to path after its offset; a text line ahead of
+// their first record takes before, the time of the environment's last line.
+func readNew(env, path string, offsets map[string]int64, before time.Time) ([]localcloud.LogLine, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	off := offsets[path]
 	if st.Size() < off {
@@ -100,14 +121,9 @@ func printNew(env, path string, offsets map[string]int64, w io.Writer) error {
 	}
 	buf := make([]byte, st.Size()-off)
 	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
-		return err
+		return nil, err
 	}
-	end := strings.LastIndexByte(string(buf), '\n') + 1 // complete lines only
-	for _, line := range strings.Split(string(buf[:end]), "\n") {
-		if l, ok := localcloud.ParseLogLine(env, line); ok {
-			fmt.Fprintln(w, l.Format())
-		}
-	}
+	end := bytes.LastIndexByte(buf, '\n') + 1 // complete lines only
 	offsets[path] = off + int64(end)
-	return nil
+	return localcloud.ParseLog(env, bytes.NewReader(buf[:end]), before, st.ModTime())
 }

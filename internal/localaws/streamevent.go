@@ -1,4 +1,4 @@
-package localcloud
+package localaws
 
 import (
 	"fmt"

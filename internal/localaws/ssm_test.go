@@ -1,4 +1,4 @@
-package localcloud_test
+package localaws_test
 
 import (
 	"context"
@@ -9,16 +9,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/aws-sdk-go-v2/service/ssm/types"
 
-	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 func TestParameterStore_answers_GetParameter_as_SSM_does(t *testing.T) {
-	store, err := localcloud.StartParameterStore(map[string]string{"/app/secret": "s3cr3t"})
+	store, err := localaws.StartParameterStore(map[string]string{"/app/secret": "s3cr3t"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	client := ssm.NewFromConfig(localcloud.AWSConfig(), func(o *ssm.Options) { o.BaseEndpoint = aws.String(store.URL) })
+	client := ssm.NewFromConfig(localaws.Config(), func(o *ssm.Options) { o.BaseEndpoint = aws.String(store.URL) })
 	ctx := context.Background()
 
 	out, err := client.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/app/secret"), WithDecryption: aws.Bool(true)})

@@ -1,4 +1,4 @@
-package localcloud
+package localaws
 
 import (
 	"github.com/aws/aws-lambda-go/events"

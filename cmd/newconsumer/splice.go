@@ -1,0 +1,72 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+)
+
+// The places of template.yaml a consumer's part goes. CloudFormation has no loop that the
+// local cloud, the SAM translator and cfn-lint all read, so the part is written out, each piece
+// where it belongs; the template tests then check every consumer's part as the first ones'.
+const (
+	markLeadingKeys = "    # make consumer: a consumer's LeadingKeys above this line\n"
+	markRelayQueues = "                # make consumer: a consumer's queue above this line\n"
+	dashboardEnd    = "\n          ]}\n"
+	outputsStart    = "\nOutputs:\n"
+)
+
+var (
+	relayRoutes  = regexp.MustCompile(`(?m)^(\s+OUTBOX_ROUTES: !Sub ")([^"]*)(")`)
+	outputRoutes = regexp.MustCompile(`(?m)^(  OutboxRoutes:\n(?:    .*\n)*?    Value: !Sub ")([^"]*)(")`)
+	consumerList = regexp.MustCompile(`(?m)^(  ConsumerNames:\n(?:    .*\n)*?    Value: )(.*)$`)
+)
+
+// splice returns tpl with the consumer's part in it.
+func (c *consumer) splice(tpl []byte) ([]byte, error) {
+	s := string(tpl)
+	if strings.Contains(s, "\n  "+c.ID+"Function:\n") {
+		return nil, fmt.Errorf("%sFunction exists: choose another name", c.ID)
+	}
+	for _, anchor := range []string{markLeadingKeys, markRelayQueues, dashboardEnd, outputsStart} {
+		if n := strings.Count(s, anchor); n != 1 {
+			return nil, fmt.Errorf("%d places %q; want one", n, strings.TrimSpace(anchor))
+		}
+	}
+	var records []string
+	for _, p := range idempotency.KeyPrefixes(c.Name) {
+		records = append(records, fmt.Sprintf("%q", p+"*"))
+	}
+	s = strings.Replace(s, markLeadingKeys, fmt.Sprintf("    %sFunction:\n      Writes: [\"%s#*\"]\n      Records: [%s]\n",
+		c.ID, c.Prefix, strings.Join(records, ", "))+markLeadingKeys, 1)
+	s = strings.Replace(s, markRelayQueues, "                - !GetAtt "+c.ID+"Queue.Arn\n"+markRelayQueues, 1)
+	var routes string
+	for _, t := range c.Types {
+		routes += "," + t + "=${" + c.ID + "Queue}"
+	}
+	for _, re := range []*regexp.Regexp{relayRoutes, outputRoutes} {
+		if n := len(re.FindAllStringIndex(s, -1)); n != 1 {
+			return nil, fmt.Errorf("%d places %s; want one", n, re)
+		}
+		s = re.ReplaceAllString(s, "${1}${2}"+strings.ReplaceAll(routes, "$", "$$")+"${3}")
+	}
+	if n := len(consumerList.FindAllStringIndex(s, -1)); n != 1 {
+		return nil, fmt.Errorf("%d places %s; want one", n, consumerList)
+	}
+	s = consumerList.ReplaceAllString(s, "${1}${2},"+c.Name)
+	widgets, err := c.execute("widgets.json.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	s = strings.Replace(s, dashboardEnd, ",\n"+string(bytes.TrimRight(widgets, "\n"))+dashboardEnd, 1)
+	resources, err := c.execute("resources.yaml.tmpl")
+	if err != nil {
+		return nil, err
+	}
+	s = strings.Replace(s, outputsStart, "\n"+strings.TrimRight(string(resources), "\n")+"\n"+outputsStart, 1)
+	s = strings.TrimRight(s, "\n") + fmt.Sprintf("\n  %[1]sQueueUrl:\n    Value: !Ref %[1]sQueue\n  %[1]sDeadLetterQueueUrl:\n    Value: !Ref %[1]sDeadLetterQueue\n", c.ID)
+	return []byte(s), nil
+}
