@@ -10,7 +10,7 @@ test:
 	infra/emulators.sh $(GO) test -race -count=1 $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
-##   table (see README); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
+##   table (see docs/benchmarks.md); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
 ##   with the issue's targets and the cost model; then the three ports (SQS, DynamoDB Streams,
 ##   Kinesis) packed and unpacked; raw output in .local/bench*.txt
 BENCH_N ?= 2000
@@ -204,7 +204,7 @@ $(CHROMIUM):
 
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
-# (--local), AWS=1 against AWS with the default credential chain. Examples (README, runbook):
+# (--local), AWS=1 against AWS with the default credential chain. Examples (docs/cli.md, docs/runbook.md):
 #   make ops ARGS="dlq list --queue LedgerDeadLetterQueue"
 #   make ops ARGS="dlq redrive --queue LedgerDeadLetterQueue --dry-run"
 #   make ops ARGS="record get --consumer ledger <event id>"

@@ -1,16 +1,13 @@
 package onceflow_test
 
 import (
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
-// Every test docs/runbook.md names as the proof of a path exists, so the page cannot point at
-// a test that was renamed or removed.
+// docs/runbook.md names a test as the proof of each path: at least one per incident kind, and
+// each one exists (TestDocs_cite_only_what_exists checks every page's names the same way).
 func TestRunbook_names_only_tests_that_exist(t *testing.T) {
 	page, err := os.ReadFile("docs/runbook.md")
 	if err != nil {
@@ -20,28 +17,9 @@ func TestRunbook_names_only_tests_that_exist(t *testing.T) {
 	if len(named) < 5 {
 		t.Fatalf("docs/runbook.md names %d tests; want one per incident kind at least", len(named))
 	}
-	var sources strings.Builder
-	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != "." && (d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".")) {
-			return filepath.SkipDir
-		}
-		if strings.HasSuffix(path, "_test.go") {
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			sources.Write(b)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := readRepo(t)
 	for _, m := range named {
-		if !strings.Contains(sources.String(), "func "+m[1]+"(") {
+		if !r.hasFunc(m[1], false) {
 			t.Errorf("docs/runbook.md names %s, which no test file defines", m[1])
 		}
 	}

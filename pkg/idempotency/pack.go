@@ -13,7 +13,7 @@ import (
 // limits allow (100 items, 4 MB, one operation per item), so that a batch costs one round trip
 // instead of one per message. Each event keeps its own outcome, record, log line and metrics,
 // as if it had been applied alone; a pack DynamoDB cancels is resolved per event from its
-// cancellation reasons (see commitPack).
+// cancellation reasons.
 //
 // A Pack serves one batch. Each member calls Leave once it will apply nothing more, or the
 // others wait for it.

@@ -56,8 +56,9 @@ func newProcessor(handle func(context.Context, *batch.Session, record) error, ap
 	return &Processor{port: port}, nil
 }
 
-// Handle is the Lambda handler. It never returns an error and never panics: every message it
-// did not acknowledge is listed in BatchItemFailures, in batch order, and SQS redelivers it.
+// Handle is the Lambda handler. Its error is always nil and it never panics: a failure is a
+// message's, never the batch's, so every message it did not acknowledge is listed in the
+// response's BatchItemFailures, in batch order, and SQS redelivers it.
 func (p *Processor) Handle(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	recs := make([]record, len(ev.Records))
 	var held map[int]bool

@@ -24,7 +24,7 @@ type chaosFlags struct {
 }
 
 // The default rates make every kind happen well over a hundred times in a default run
-// (EVENTS=20000); see README "make chaos".
+// (EVENTS=20000); see docs/chaos.md.
 func newChaosFlags(fs *flag.FlagSet) *chaosFlags {
 	c := &chaosFlags{}
 	fs.IntVar(&c.events, "events", 20000, "events (API requests accepted): a fifth notes, the rest credits/debits")
