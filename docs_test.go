@@ -9,11 +9,6 @@ import (
 	"testing"
 )
 
-// pendingPages are pages the README links that other branches write (issue 22 item 4, issue
-// 20): a link to one is allowed while the page is absent, and checked, anchor and all, once
-// it exists. Delete an entry when its page is merged.
-var pendingPages = map[string]bool{"docs/consumer.md": true, "docs/ports.md": true}
-
 // The README and docs/ cite only what exists: every make target is the Makefile's, every file
 // path is the repository's, every test, benchmark or example is defined by a test file, every
 // `onceflow <command> <subcommand>` is one cmd/onceflow runs, and every relative link names an
@@ -118,9 +113,6 @@ func linkProblem(name, page, target string) string {
 		file = filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(name), file)))
 		b, err := os.ReadFile(file)
 		if err != nil {
-			if pendingPages[file] && os.IsNotExist(err) {
-				return ""
-			}
 			if info, serr := os.Stat(file); serr == nil && info.IsDir() && anchor == "" {
 				return ""
 			}
