@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -100,6 +101,9 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 				_, err := process(ctx, f.leased(t, "notifier", db, never, withLease(lease, heartbeat)), msg)
 				if !errors.Is(err, idempotency.ErrLeaseLost) || permanent(err) {
 					t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
+				}
+				if err != nil && strings.Contains(err.Error(), "%!") {
+					t.Errorf("effect past its lease = %q; want a readable reason", err)
 				}
 				done <- time.Now()
 			}()

@@ -145,6 +145,10 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 	expiry := time.AfterFunc(c.untilStop(l), func() {
 		mu.Lock()
 		defer mu.Unlock()
+		if lastErr == nil { // the lease ran out before any extension answered
+			cancel(fmt.Errorf("lease of %s ran out before its heartbeat extended it: %w", l.rec.Key, ErrLeaseLost))
+			return
+		}
 		cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
 	})
 	defer expiry.Stop()
