@@ -3,9 +3,6 @@ package kinesisbatch
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -13,7 +10,6 @@ import (
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
 // Decoder turns a Kinesis record into the event applied. Its ID is the idempotency key: the
@@ -62,30 +58,13 @@ type Processor struct {
 // New returns a Processor applying each record's event with e, through the engine's whole
 // contract; it logs and counts with e's Logger and Metrics.
 func New(e idempotency.Engine, cfg Config) (*Processor, error) {
-	if e == nil {
-		return nil, errors.New("kinesisbatch: the idempotency.Engine is nil")
-	}
-	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
-	if err != nil {
-		return nil, fmt.Errorf("kinesisbatch config: %w", err)
-	}
-	r, err := batch.New(batch.Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
-		Logger: e.Logger(), Metrics: e.Metrics()})
-	if err != nil {
-		return nil, fmt.Errorf("kinesisbatch config: %w", err)
-	}
 	dec := cfg.Decoder
 	if dec == nil {
 		dec = DecoderFunc(Record)
 	}
-	h := handler{dec: dec, e: e}
-	pc := batch.PortConfig[events.KinesisEventRecord]{Runner: r, Applier: a, Item: item, Handle: h.handle}
-	if cfg.DeadLetter != nil {
-		pc.DeadLetter = func(ctx context.Context, rec events.KinesisEventRecord, reason error) error {
-			return cfg.DeadLetter.DeadLetter(ctx, Message(rec), reason)
-		}
-	}
-	port, err := batch.NewPort(pc)
+	port, err := batch.NewStream(e, batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking},
+		batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message})
 	if err != nil {
 		return nil, err
 	}
@@ -104,25 +83,8 @@ func (p *Processor) Handle(ctx context.Context, ev events.KinesisEvent) (events.
 	return resp, nil
 }
 
-type handler struct {
-	dec Decoder
-	e   idempotency.Engine
-}
-
-func (h handler) handle(ctx context.Context, s *batch.Session, rec events.KinesisEventRecord) error {
-	d := idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Kinesis.SequenceNumber, Group: rec.Kinesis.PartitionKey}
-	ev, err := h.dec.Decode(ctx, rec)
-	if err != nil && !idempotency.IsPermanent(err) {
-		return fmt.Errorf("decode record %s: %w", rec.EventID, err)
-	}
-	if err != nil {
-		h.e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
-			slog.String("consumer", h.e.Name()), slog.String("messageId", rec.EventID),
-			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
-		h.e.Metrics().Count(metrics.Malformed, 1)
-		return s.Hold(ctx, d, "", err)
-	}
-	return s.Apply(ctx, ev, d)
+func delivery(rec events.KinesisEventRecord) idempotency.Delivery {
+	return idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Kinesis.SequenceNumber, Group: rec.Kinesis.PartitionKey}
 }
 
 func item(rec events.KinesisEventRecord) batch.Item {

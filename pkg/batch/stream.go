@@ -1,0 +1,82 @@
+package batch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// Stream is what a stream port (DynamoDB Streams, Kinesis) says of its records; everything
+// else, from decoding errors to dead letters, is the same for every stream and lives here.
+type Stream[R any] struct {
+	Name     string                                                     // the port's name, in errors
+	Item     func(R) Item                                               // the record's id and its ordered group (the key)
+	Delivery func(R) idempotency.Delivery                               // what the record says of its delivery
+	Decode   func(ctx context.Context, rec R) (cloudevent.Event, error) // the event to apply
+	Message  func(R) events.SQSMessage                                  // the record as a dead letter
+}
+
+// StreamConfig tunes a stream port; the ports' own Configs carry the same fields.
+type StreamConfig struct {
+	Concurrency    int
+	DeadlineMargin time.Duration
+	DeadLetter     interface {
+		DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
+	} // nil: what can never succeed is reported failed
+	MaxAttempts int
+	NoPacking   bool
+}
+
+// NewStream returns the Port of a stream applying each record's event with e: a permanent
+// decoding error is malformed (logged, counted, dead-lettered holding its key under
+// HoldGroup), any other fails the record.
+func NewStream[R any](e idempotency.Engine, cfg StreamConfig, s Stream[R]) (*Port[R], error) {
+	if e == nil {
+		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
+	}
+	if s.Item == nil || s.Delivery == nil || s.Decode == nil || s.Message == nil {
+		return nil, errors.New("batch: a Stream needs Item, Delivery, Decode and Message")
+	}
+	a, err := NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
+	if err != nil {
+		return nil, fmt.Errorf("%s config: %w", s.Name, err)
+	}
+	r, err := New(Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		Logger: e.Logger(), Metrics: e.Metrics()})
+	if err != nil {
+		return nil, fmt.Errorf("%s config: %w", s.Name, err)
+	}
+	pc := PortConfig[R]{Runner: r, Applier: a, Item: s.Item, Handle: func(ctx context.Context, ss *Session, rec R) error {
+		return s.handle(ctx, e, ss, rec)
+	}}
+	if dl := cfg.DeadLetter; dl != nil {
+		pc.DeadLetter = func(ctx context.Context, rec R, reason error) error {
+			return dl.DeadLetter(ctx, s.Message(rec), reason)
+		}
+	}
+	return NewPort(pc)
+}
+
+func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session, rec R) error {
+	d := s.Delivery(rec)
+	ev, err := s.Decode(ctx, rec)
+	if err != nil && !idempotency.IsPermanent(err) {
+		return fmt.Errorf("decode record %s: %w", d.MessageID, err)
+	}
+	if err != nil {
+		e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
+			slog.String("consumer", e.Name()), slog.String("messageId", d.MessageID),
+			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
+		e.Metrics().Count(metrics.Malformed, 1)
+		return ss.Hold(ctx, d, "", err)
+	}
+	return ss.Apply(ctx, ev, d)
+}
