@@ -194,7 +194,7 @@ test: $(RIE)
 
 # The report's browser test (infra/workload/browser_test.go) looks at the report in Debian's
 # Chromium: installed when it is missing (as root, or through sudo).
-CHROMIUM := /usr/bin/chromium
+CHROMIUM ?= /usr/bin/chromium
 test: $(CHROMIUM)
 $(CHROMIUM):
 	@echo "installing Chromium from Debian's packages, for the report's browser test"

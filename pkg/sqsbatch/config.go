@@ -80,8 +80,8 @@ type Config struct {
 	// no redrive policy. When set, a Processor built by NewFor on a consumer that holds groups
 	// (idempotency.HoldGroup) writes the hold of a message's group naming it before handling
 	// it on its last BackstopReceives receives, so that a message the queue moves leaves its
-	// group held too; the message's own commit releases the hold. It costs one write on those
-	// receives only. Set it from the same value as the queue's (a template test can check).
+	// group held too; the message's own commit releases the hold. On those receives only, it
+	// costs the hold's write and a second transaction (the first finds the group held). Set it from the same value as the queue's (a template test can check).
 	MaxReceiveCount int
 	// Logger is where decisions are logged, for New; default slog.Default(). NewFor and
 	// NewConsumer refuse it: they log with the consumer's logger.
@@ -148,9 +148,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxAttempts is %d; want 1 or more (0 means %d)",
 			c.MaxAttempts, DefaultMaxAttempts))
 	}
-	if c.MaxReceiveCount < 0 {
-		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, or 0 when it has none",
-			c.MaxReceiveCount))
+	if c.MaxReceiveCount < 0 || c.MaxReceiveCount > 0 && c.MaxReceiveCount <= BackstopReceives {
+		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, above %d (the backstop would hold every group on every receive), or 0 when it has none",
+			c.MaxReceiveCount, BackstopReceives))
 	}
 	if v, ok := c.Decoder.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {

@@ -478,11 +478,12 @@ func TestProcessor_logs_skipped_group_with_count(t *testing.T) {
 }
 
 func TestNew_reports_every_config_problem(t *testing.T) {
-	_, err := sqsbatch.New(nil, sqsbatch.Config{Concurrency: -1, DeadlineMargin: -time.Second})
+	_, err := sqsbatch.New(nil, sqsbatch.Config{Concurrency: -1, DeadlineMargin: -time.Second,
+		MaxReceiveCount: sqsbatch.BackstopReceives})
 	if err == nil {
 		t.Fatal("New accepted a nil handler and a negative config")
 	}
-	for _, want := range []string{"MessageHandler is nil", "Concurrency", "DeadlineMargin"} {
+	for _, want := range []string{"MessageHandler is nil", "Concurrency", "DeadlineMargin", "MaxReceiveCount"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
