@@ -1,16 +1,10 @@
 package sqsbatch_test
 
 import (
-	"context"
-	"io"
-	"log/slog"
 	"slices"
 	"testing"
-	"time"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // a/1 commits, a/2 behind it in the same batch makes every invocation time out (Lambda kills
@@ -20,30 +14,7 @@ import (
 // take it off. The queue moves both. Once the cause is fixed and the letters are redriven in
 // order, the group must go on: a/3 applied after a/1 and a/2, nothing held.
 func TestReview_an_applied_message_received_again_is_not_left_on_the_hold(t *testing.T) {
-	const maxReceiveCount = 4
-	r := newRedrive(t)
-	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, "a/2"): true}}
-	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
-	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
-		sqsbatch.Config{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond, MaxReceiveCount: maxReceiveCount})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := newFIFOQueue(t, maxReceiveCount, "a/1", "a/2")
-	for range 3 * maxReceiveCount {
-		ev := q.receive()
-		if len(ev.Records) == 0 {
-			break
-		}
-		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
-		handle(t, p, ctx, ev) // timed out: Lambda acknowledges nothing of the batch
-		cancel()
-	}
-	if !slices.Equal(q.redriven, []string{"a/1", "a/2"}) {
-		t.Fatalf("the queue moved %v; want a/1 and a/2", q.redriven)
-	}
+	r, h, p, q, records := movedByTheQueue(t, "a/2", false) // timed out: nothing acknowledged
 	admin := idempotency.NewAdmin(r.db, records)
 	hold, _, _ := admin.Hold(t.Context(), "ledger", "a")
 	t.Logf("hold after the queue moved both: %v", hold.Held)
