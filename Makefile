@@ -80,11 +80,18 @@ build-%Function:
 
 ## consumer: a new consumer of the application's events, NAME=word-count TYPE=note.created[,...]:
 ##   its handler and test (internal/<name without ->/), its main (functions/NAME/main.go), a sample
-##   batch (events/NAME-batch.json) and its part of template.yaml (docs/consumer.md)
-.PHONY: consumer
+##   batch (events/NAME-batch.json) and its part of template.yaml (docs/consumer.md); a type no
+##   producer publishes is refused (NEW_TYPE=1 accepts one whose producer is yet to come)
+.PHONY: consumer remove-consumer
 consumer:
-	@test -n "$(NAME)" -a -n "$(TYPE)" || { echo "usage: make consumer NAME=<name> TYPE=<event type>[,<event type>...]"; exit 2; }
-	@$(GO) run ./cmd/newconsumer -name '$(NAME)' -type '$(TYPE)'
+	@test -n "$(NAME)" -a -n "$(TYPE)" || { echo "usage: make consumer NAME=<name> TYPE=<event type>[,<event type>...] [NEW_TYPE=1]"; exit 2; }
+	@$(GO) run ./cmd/newconsumer -name '$(NAME)' -type '$(TYPE)'$(if $(NEW_TYPE), -new-type)
+
+## remove-consumer: take a consumer make consumer wrote out again, NAME=word-count: its files and
+##   its part of template.yaml (refused, changing nothing, where that part was edited past recognition)
+remove-consumer:
+	@test -n "$(NAME)" || { echo "usage: make remove-consumer NAME=<name>"; exit 2; }
+	@$(GO) run ./cmd/newconsumer -remove -name '$(NAME)'
 
 ## build: every function's bootstrap for this machine, into .local/build/<fn>/bootstrap
 build:

@@ -18,7 +18,7 @@ var tmpl = template.Must(template.ParseFS(templates, "templates/*.tmpl"))
 
 // scaffold writes the consumer's files under root and splices its part into root/template.yaml;
 // it returns the files written. Nothing is written unless every part could be made.
-func (c *consumer) scaffold(root string) ([]string, error) {
+func (c *consumer) scaffold(root string, newType bool) ([]string, error) {
 	files := map[string][]byte{}
 	for path, name := range map[string]string{
 		filepath.Join("internal", c.Pkg, c.Pkg+".go"):      "handler.go.tmpl",
@@ -38,15 +38,18 @@ func (c *consumer) scaffold(root string) ([]string, error) {
 			return nil, fmt.Errorf("%s exists: choose another name", dir)
 		}
 	}
+	tpl, err := os.ReadFile(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.checkTypes(string(tpl), newType); err != nil {
+		return nil, err
+	}
 	sample, err := c.sample(root)
 	if err != nil {
 		return nil, err
 	}
 	files[filepath.Join("events", c.Name+"-batch.json")] = sample
-	tpl, err := os.ReadFile(filepath.Join(root, "template.yaml"))
-	if err != nil {
-		return nil, err
-	}
 	if files["template.yaml"], err = c.splice(tpl); err != nil {
 		return nil, fmt.Errorf("template.yaml: %w", err)
 	}
