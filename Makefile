@@ -196,6 +196,12 @@ scan: $(LOCALCLOUD)
 queue: $(LOCALCLOUD)
 	@$(LOCALCLOUD) queue $(Q)
 
+## send: send BODY as written to queue Q of the running cloud (GROUP=poison on a FIFO queue, a fresh
+##   deduplication id each time): a bad message to follow the runbook from its first step
+.PHONY: send
+send: $(LOCALCLOUD)
+	@$(LOCALCLOUD) send $(if $(GROUP),-group '$(GROUP)') '$(Q)' '$(BODY)'
+
 # The tests run functions under the Runtime Interface Emulator.
 test: $(RIE)
 

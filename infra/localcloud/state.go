@@ -50,29 +50,44 @@ func Running(stateDir string) (supervisor int, ok bool) {
 // its children), then kills the process group of every recorded process still alive. It is
 // a no-op when nothing is recorded.
 func Down(stateDir string) error {
+	_, err := Stop(stateDir)
+	return err
+}
+
+// Stop is Down, returning what it stopped: the supervisor and each recorded process that was
+// running, as "name (pid N)"; none when nothing was recorded or everything had ended.
+func Stop(stateDir string) (stopped []string, err error) {
 	s, err := ReadState(stateDir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("down: %w", err)
+		return nil, fmt.Errorf("down: %w", err)
+	}
+	var running []ProcessState
+	for _, p := range s.Processes {
+		if alive(p.PID) {
+			running = append(running, p)
+		}
 	}
 	if s.Supervisor > 0 && s.Supervisor != os.Getpid() && alive(s.Supervisor) {
 		_ = syscall.Kill(s.Supervisor, syscall.SIGTERM)
 		waitGone(s.Supervisor, 20*time.Second)
+		stopped = append(stopped, fmt.Sprintf("supervisor (pid %d)", s.Supervisor))
 	}
 	var errs []error
-	for _, p := range s.Processes {
-		if !alive(p.PID) {
-			continue
-		}
-		_ = syscall.Kill(-p.PID, syscall.SIGTERM)
-		if !waitGone(p.PID, 5*time.Second) {
-			_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+	for _, p := range running {
+		if alive(p.PID) {
+			_ = syscall.Kill(-p.PID, syscall.SIGTERM)
 			if !waitGone(p.PID, 5*time.Second) {
-				errs = append(errs, fmt.Errorf("down: %s (pid %d) still running", p.Name, p.PID))
+				_ = syscall.Kill(-p.PID, syscall.SIGKILL)
+				if !waitGone(p.PID, 5*time.Second) {
+					errs = append(errs, fmt.Errorf("down: %s (pid %d) still running", p.Name, p.PID))
+					continue
+				}
 			}
 		}
+		stopped = append(stopped, fmt.Sprintf("%s (pid %d)", p.Name, p.PID))
 	}
 	if s.Supervisor > 0 && alive(s.Supervisor) {
 		_ = syscall.Kill(s.Supervisor, syscall.SIGKILL)
@@ -81,7 +96,7 @@ func Down(stateDir string) error {
 		_ = os.Remove(filepath.Join(stateDir, "state.json"))
 		_ = os.Remove(filepath.Join(stateDir, "endpoints.json"))
 	}
-	return errors.Join(errs...)
+	return stopped, errors.Join(errs...)
 }
 
 // alive reports whether pid runs and is not a zombie.

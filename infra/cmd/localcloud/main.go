@@ -41,6 +41,8 @@ func main() {
 		err = scanCmd(args)
 	case "queue":
 		err = queueCmd(args)
+	case "send":
+		err = sendCmd(args)
 	default:
 		usage()
 	}
@@ -59,7 +61,8 @@ func usage() {
   localcloud invoke [-state .local] FUNCTION EVENT.json|-
   localcloud logs [-state .local] [-f] FUNCTION
   localcloud scan [-state .local] [-limit 50] [TABLE]
-  localcloud queue [-state .local] [QUEUE]`)
+  localcloud queue [-state .local] [QUEUE]
+  localcloud send [-state .local] [-group G] QUEUE BODY|-`)
 	os.Exit(2)
 }
 
@@ -183,7 +186,14 @@ func down(args []string) error {
 	if _, err := o.flags("down", args); err != nil {
 		return err
 	}
-	return localcloud.Down(o.state)
+	stopped, err := localcloud.Stop(o.state)
+	switch {
+	case len(stopped) > 0:
+		fmt.Printf("down: stopped %d processes: %s\n", len(stopped), strings.Join(stopped, ", "))
+	case err == nil:
+		fmt.Printf("down: nothing was running (no local cloud recorded in %s)\n", o.state)
+	}
+	return err
 }
 
 // functionName resolves a function name of the running cloud (see localcloud.ResolveFunction).

@@ -91,11 +91,20 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 	if out := run(t, bin, "queue", "-state", state); !strings.Contains(out, "NotesQueue") || !strings.Contains(out, "visible") {
 		t.Errorf("queue: want every queue with its counts, got:\n%s", out)
 	}
+	if out := run(t, bin, "send", "-state", state, "-group", "g-1", "NotesQueue", "{not json"); !strings.Contains(out, "sent message ") ||
+		!strings.Contains(out, "to NotesQueue in group g-1 (9 bytes)") {
+		t.Errorf("send: want the message id, the queue and the group, got:\n%s", out)
+	}
+	if out, err := exec.Command(bin, "send", "-state", state, "NoSuchQueue", "x").CombinedOutput(); err == nil || !strings.Contains(string(out), `no queue "NoSuchQueue"; queues: [`) {
+		t.Errorf("send to an unknown queue: %v\n%s", err, out)
+	}
 	if out := run(t, bin, "scan", "-state", state); !strings.Contains(out, "items") {
 		t.Errorf("scan: want every table with its count, got:\n%s", out)
 	}
 
-	run(t, bin, "down", "-state", state)
+	if out := run(t, bin, "down", "-state", state); !strings.Contains(out, "down: stopped ") || !strings.Contains(out, "dynamodb-local (pid ") {
+		t.Errorf("down: want what it stopped, got:\n%s", out)
+	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, 0); err == nil && !zombie(pid) {
 			t.Errorf("pid %d still running after down", pid)
