@@ -19,7 +19,7 @@ func TestRecovery_a_skipped_letter_redriven_rejoins_after_the_tail_without_holdi
 			t.Parallel()
 			c := newCloud(t)
 			f := c.pipeline(t, pipelineConfig{})
-			e1, e2, e3 := "e1", "e2", "e3"
+			const e1, e2, e3 = "e1", "e2", "e3"
 			f.set(f.failing, true, e1)
 			f.sendNew(t, "acct", e1, e2)
 			f.consume(t)
@@ -41,13 +41,13 @@ func TestRecovery_a_skipped_letter_redriven_rejoins_after_the_tail_without_holdi
 			f.consume(t)
 
 			got := f.applied(t, "acct")
-			if i2, i3 := slices.Index(got, e2), slices.Index(got, e3); i2 < 0 || i3 < i2 {
-				t.Errorf("account applied %v; want e2 (the held tail), then e3 (live), at once: the skipped e1 holds nothing", got)
+			if rest := slices.DeleteFunc(slices.Clone(got), func(id string) bool { return id == e1 }); !slices.Equal(rest, []string{e2, e3}) || len(got)-len(rest) > 1 {
+				t.Errorf("account applied %v; want e2 (the held tail), then e3 (live), at once, and e1 once at most: the skipped e1 holds nothing", got)
 			}
 			f.wantFree(t, "acct", "after the skip and the redrive,")
 			if !fixed {
-				if ls := f.inView(t); f.letters(t) != 1 || len(ls) != 1 || ls[0].EventID != e1 || strings.Contains(ls[0].Reason, "held behind") {
-					t.Errorf("dead-letter queue holds %d letters, in view %s; want e1's letter alone, with its own failure as reason", f.letters(t), letterList(ls))
+				if ls := f.inView(t); f.letters(t) != 1 || len(ls) != 1 || ls[0].EventID != e1 {
+					t.Errorf("dead-letter queue holds %d letters, in view %s; want e1's letter alone, kept for later", f.letters(t), letterList(ls))
 				}
 				return
 			}
