@@ -294,8 +294,9 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	outboxPK := pkOf(t, movementOutbox.Put.Item)
 	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
 	reads := []string{"dynamodb:GetItem", "dynamodb:Query"}
-	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"} // records; failure counts
-	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	// records; failure counts, each in a transaction with a ConditionCheck of the event's record
+	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:ConditionCheckItem"}
+	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"}
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)

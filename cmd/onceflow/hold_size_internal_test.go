@@ -47,7 +47,7 @@ func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_b
 func fillHold(t *testing.T, e idempotency.Engine, group string, past int) int {
 	t.Helper()
 	id := func(kind string, i int) string { return fmt.Sprintf("%08d-%s-4b2a-9e1f-%012d", i, kind, i) } // 36 characters
-	if err := e.HoldGroup(t.Context(), group, id("0evt", 0), id("0msg", 0), errors.New("failed 5 times: downstream unavailable")); err != nil {
+	if err := e.HoldGroup(t.Context(), group, idempotency.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {
 		t.Fatal(err)
 	}
 	n, step, lost := 1, 500, 0

@@ -60,6 +60,10 @@ type pipelineConfig struct {
 	DynamoDB        []func(*dynamodb.Options)
 }
 
+// fixedEventTime is the time of every event the tests send: a re-send of an event is the same
+// payload.
+var fixedEventTime = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
 // functionTimeout is how long an invocation that handles a hanging event runs before Lambda
 // kills it.
 const functionTimeout = 500 * time.Millisecond
@@ -143,7 +147,7 @@ func (f *pipeline) loseAnswers(id string, n int) {
 // window), with data.
 func (f *pipeline) send(t *testing.T, group, id, dedup string, data any) {
 	t.Helper()
-	ev, err := cloudevent.New(id, "test", "account.credited", group, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC), data)
+	ev, err := cloudevent.New(id, "test", "account.credited", group, fixedEventTime, data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +376,9 @@ func (f *pipeline) cli(t *testing.T, args ...string) (int, string) {
 		args = append(args, "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--by", "ops", "--yes")
 	case "dlq redrive":
 		args = append(args, "--queue", "LedgerDeadLetterQueue")
-	case "hold skip", "hold release":
+	case "hold skip":
+		args = append(args, "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--yes")
+	case "hold release":
 		args = append(args, "--consumer", "ledger", "--yes")
 	}
 	return f.c.onceflow(t, "", args...)

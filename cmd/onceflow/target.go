@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // target is where the commands act: AWS, or the local cloud, and what the tool knows of the
@@ -121,4 +125,25 @@ func (t *target) table(name, def, usage string) (string, error) {
 		return "", usageError(fmt.Sprintf("%s has no table %s (output %sName): give --table", t.stack.from, def, def))
 	}
 	return t.stack.table(name)
+}
+
+// sourceQueue is the URL of the queue whose redrive policy moves messages to the dead-letter
+// queue at dlqURL, where a letter SQS moved by itself (naming no source queue) goes back to:
+// among the stack's queues, else as SQS lists it (ListDeadLetterSourceQueues, on AWS). ""
+// when none or several do; a redrive then leaves such a letter in place, saying why.
+func (t *target) sourceQueue(ctx context.Context, dlqURL string, s ioStreams) string {
+	if t.stack != nil && len(t.stack.queues) > 0 {
+		url, ok, err := deadletter.SourceQueue(ctx, t.sqs, dlqURL, slices.Sorted(maps.Values(t.stack.queues)))
+		if err != nil {
+			fmt.Fprintf(s.err, "the dead-letter queue's source queue not found among %s's: %v\n", t.stack.from, err)
+		}
+		if ok {
+			return url
+		}
+	}
+	out, err := t.sqs.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlqURL)})
+	if err != nil || len(out.QueueUrls) != 1 {
+		return ""
+	}
+	return out.QueueUrls[0]
 }

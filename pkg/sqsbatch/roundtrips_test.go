@@ -18,14 +18,16 @@ import (
 
 // The DynamoDB round trips of one batch under HoldGroup, counted by an SDK middleware on the
 // consumer's client, on the fast path (nothing held) and on each step of the recovery path,
-// printed as a table. Only the fast path is asserted: one TransactWriteItems per commit, and
-// one for a whole batch of different groups, whatever the recovery path costs.
+// printed as a table (docs/failure-path.md has it). Only the fast path is asserted: one
+// TransactWriteItems per commit, and one for a whole batch of different groups, whatever the
+// recovery path costs.
 func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *testing.T) {
 	const maxReceiveCount = backstop // the template's figures: 50, and MaxAttempts 5
 	r := newRedrive(t)
 	requests := &testenv.Requests{}
 	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
-	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
+	table := testenv.CreateTable(t, r.db, "idem", false)
+	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: table,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
@@ -73,6 +75,9 @@ func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *test
 		t.Errorf("10 messages of one group, nothing held: %d calls; want 10 (one per commit)", n)
 	}
 	batch("duplicate: an applied message delivered again", 0, "s/1")
+	q.send(t, "s/1") // the producer sends it again: a new message
+	q.msgs[len(q.msgs)-1].MessageId = "s/1-resent"
+	batch("duplicate: a producer's re-send of an applied event", 0)
 	r.failing[r.eventID(t, "f/1")] = true
 	batch("failure: its first failed attempt", 0, "f/1")
 	for n := 2; n < sqsbatch.DefaultMaxAttempts; n++ {
@@ -88,6 +93,15 @@ func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *test
 	q.msgs = append(q.msgs, events.SQSMessage{MessageId: "m/1", Body: "not a CloudEvent", EventSourceARN: fifoARN,
 		Attributes: map[string]string{"MessageGroupId": "m"}})
 	batch("malformed: holds its group, dead-lettered", 0)
+	r.malformed[r.eventID(t, "h/1")] = true
+	batch("malformed by its handler: holds its group, dead-lettered", 0, "h/1")
+	q.send(t, "d/1") // an event an operator discarded, sent again; its handler still fails
+	if _, err := idempotency.NewAdmin(r.db, table).Discard(t.Context(), idempotency.Discard{Consumer: "ledger", EventID: r.eventID(t, "d/1"),
+		MessageID: "d/0", Group: "d", Body: q.msgs[len(q.msgs)-1].Body, By: "ops", Why: "bad"}); err != nil {
+		t.Fatal(err)
+	}
+	r.failing[r.eventID(t, "d/1")] = true
+	batch("decided: a discarded event sent again, its handler failing", 0)
 
 	var b strings.Builder
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
