@@ -22,15 +22,11 @@ import (
 // holds the group no more. The group's held messages are then applied as they come.
 func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
 	shown.exists = true
+	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // its pages go too
+		return err
+	}
 	next := shown.clone()
 	next.Held = nil
-	if !shown.loaded { // only its own item was read: its pages go too
-		shown.Held = shown.Held[:0:0]
-		for _, n := range shown.Pages {
-			shown.Held = append(shown.Held, Held{page: n})
-		}
-		shown.loaded, next.loaded = true, true
-	}
 	return a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID))
 }
 
@@ -44,6 +40,9 @@ func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Ho
 	shown.exists = true
 	if !shown.held() {
 		return shown, fmt.Errorf("group %s: nothing held to skip", shown.Group)
+	}
+	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // a page may move into its own item
+		return shown, err
 	}
 	next := shown.clone()
 	now := time.Now()

@@ -136,10 +136,13 @@ type holdGetter interface {
 	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 }
 
-// loadPages reads h's pages, consistently, and appends their entries to its list: h is then
-// the whole list (loaded). A page that is gone was emptied by a change after h was read: a
-// write conditional on h's version then fails, and reads the hold again.
+// loadPages reads h's pages, consistently, and appends their entries to its list, unless it
+// has (h.loaded): h is then the whole list. A page that is gone was emptied by a change after
+// h was read: a write conditional on h's version then fails, and reads the hold again.
 func loadPages(ctx context.Context, db holdGetter, table string, h *Hold, optFns ...func(*dynamodb.Options)) error {
+	if h.loaded {
+		return nil
+	}
 	for _, n := range h.Pages {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table),
 			Key: Record{Key: pageKey(h.Consumer, h.Group, n)}.key(), ConsistentRead: aws.Bool(true)}, optFns...)
@@ -224,7 +227,7 @@ func holdWrites(table string, prev, next Hold, cond expression.ConditionBuilder,
 	for _, n := range pages {
 		before, after := prev.entriesOf(n), next.entriesOf(n)
 		switch {
-		case prev.loaded && slices.Equal(before, after):
+		case slices.Equal(before, after):
 		case len(after) == 0:
 			writes = append(writes, types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(table),
 				Key: Record{Key: pageKey(next.Consumer, next.Group, n)}.key()}})

@@ -179,9 +179,6 @@ func (c *core) holdFrom(ctx context.Context, group string, start *Hold) (Hold, e
 			return Hold{}, err
 		}
 	}
-	if h.loaded {
-		return h, nil
-	}
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	return h, loadPages(callCtx, c.db, c.cfg.Table, &h)
