@@ -63,16 +63,25 @@ func Evaluate(policies []Policy, r Request) Decision {
 			if st.Effect != Allow {
 				continue
 			}
+			// Closeness: the action, else one of the same service; the resource by its own
+			// pattern rather than "*"; the conditions.
 			score := 0
 			var miss []string
-			if action {
+			switch {
+			case action:
+				score += 8
+			case st.sameService(r.Action):
 				score += 4
-			} else {
+				miss = append(miss, "its actions do not include "+r.Action)
+			default:
 				miss = append(miss, "its actions do not include "+r.Action)
 			}
-			if resource {
-				score += 2
-			} else {
+			switch {
+			case resource && st.specific(r.Resource):
+				score += 3
+			case resource:
+				score++
+			default:
 				miss = append(miss, "its resources do not match "+r.Resource)
 			}
 			if cond == "" {
@@ -97,6 +106,17 @@ func (st Statement) action(a string) bool {
 		return slices.ContainsFunc(st.Actions, func(p string) bool { return actionMatches(p, a) })
 	}
 	return !slices.ContainsFunc(st.NotActions, func(p string) bool { return actionMatches(p, a) })
+}
+
+// sameService reports whether the statement names an action of a's service.
+func (st Statement) sameService(a string) bool {
+	svc, _, _ := strings.Cut(strings.ToLower(a), ":")
+	return slices.ContainsFunc(st.Actions, func(p string) bool { return strings.HasPrefix(strings.ToLower(p), svc+":") })
+}
+
+// specific reports whether a resource pattern other than "*" matches r.
+func (st Statement) specific(r string) bool {
+	return slices.ContainsFunc(st.Resources, func(p string) bool { return p != "*" && like(p, r) })
 }
 
 func (st Statement) resource(r string) bool {

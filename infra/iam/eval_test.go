@@ -72,6 +72,10 @@ func TestEvaluate_decides_as_IAM_does(t *testing.T) {
 			st{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "arn:aws:sqs:us-east-1:000000000000:dlq"},
 			st{"Effect": "Allow", "Action": "sqs:ReceiveMessage", "Resource": "arn:aws:sqs:us-east-1:000000000000:q"}},
 			iam.Request{Action: "sqs:SendMessage", Resource: "arn:aws:sqs:us-east-1:000000000000:q"}, false, false, 0, "resources", 0, false},
+		{"closest: a statement of the action's service on the resource, not a logs statement on *", []any{
+			st{"Effect": "Allow", "Action": []any{"logs:CreateLogGroup", "logs:PutLogEvents"}, "Resource": "*"}, ledger},
+			iam.Request{Action: "dynamodb:ConditionCheckItem", Resource: table, Context: keys("#hold#ledger#a")}, false, false, 1,
+			"do not include dynamodb:ConditionCheckItem", 0, false},
 		{"StringEquals on a missing key fails; StringNotEquals on it holds", []any{
 			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringEquals": st{"s3:prefix": "a/"}}},
 			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringNotEquals": st{"s3:delimiter": "/"}}}},

@@ -83,6 +83,10 @@ type Config struct {
 	// Chaos injects faults between the functions and the emulators, and kills environments
 	// (see Chaos); every injected fault is counted in Stats.Faults. The zero value injects none.
 	Chaos Chaos
+	// Ungated runs without the gatekeeper: functions and pollers reach the emulators directly
+	// and nothing is authorised, as before the local cloud checked IAM. It exists to measure
+	// what the gatekeeper costs (`make run UNGATED=1`); every other run authorises every call.
+	Ungated bool
 }
 
 func (c Config) withDefaults() (Config, error) {
