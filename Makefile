@@ -143,16 +143,17 @@ infra/node_modules/.package-lock.json: infra/package-lock.json
 
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
 up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
-	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
 ##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`;
-##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does)
+##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does;
+##   every call is authorised by the gatekeeper; UNGATED=1 turns it off, only to measure its cost)
 NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## chaos: the run workload at scale with faults injected between every function and DynamoDB/SQS
 ##   (throttling, 500s, TransactionConflict, connection resets before and after the answer,

@@ -404,7 +404,6 @@ func signed(t *testing.T, method, url, service, body, contentType string) *http.
 	return req
 }
 
-
 func sha256sum(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]

@@ -44,7 +44,7 @@ type Cloud struct {
 	fnSQS      string
 	gate       *gatekeeper.Gatekeeper // nil with Config.Ungated
 	pollerGate string                 // the gatekeeper's endpoint for the event source pollers
-	api        *apiShim // the HTTP API's routes, once the servers run
+	api        *apiShim               // the HTTP API's routes, once the servers run
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -281,7 +281,9 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 func (c *Cloud) streamMapping(function string, ev Event, timeout time.Duration, client *sqs.Client) *streamMapping {
 	return &streamMapping{function: function, event: ev, invoker: c, timeout: timeout,
 		onError: c.log.Warn, count: c.counter(function, ev),
-		send: func(ctx context.Context, queueARN, body string) error { return c.sendToQueue(ctx, client, queueARN, body) }}
+		send: func(ctx context.Context, queueARN, body string) error {
+			return c.sendToQueue(ctx, client, queueARN, body)
+		}}
 }
 
 func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {

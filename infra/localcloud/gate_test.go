@@ -81,7 +81,9 @@ func TestGatekeeper_authorises_each_function_as_its_role(t *testing.T) {
 	if d := after.ByPrincipal["StreamConsumer"].Denied - before.ByPrincipal["StreamConsumer"].Denied; d != 1 {
 		t.Errorf("StreamConsumer denied %d more calls; want 1", d)
 	}
-	i := slices.IndexFunc(after.Denials, func(d gatekeeper.Denial) bool { return d.Principal == "StreamConsumer" && d.Action == "dynamodb:PutItem" })
+	i := slices.IndexFunc(after.Denials, func(d gatekeeper.Denial) bool {
+		return d.Principal == "StreamConsumer" && d.Action == "dynamodb:PutItem"
+	})
 	if i < 0 || after.Denials[i].Resource != "arn:aws:dynamodb:us-east-1:000000000000:table/"+table ||
 		!strings.Contains(after.Denials[i].Closest, "StreamConsumerRolePolicy0 statement 0") || !strings.Contains(after.Denials[i].Why, "other#gk-"+id) {
 		t.Errorf("denials %+v; want StreamConsumer's PutItem on its table, its statement the closest, the key named", after.Denials)

@@ -184,4 +184,3 @@ func asList(v any) []any {
 	}
 	return []any{v}
 }
-
