@@ -11,9 +11,9 @@ import (
 	"github.com/onceflow/onceflow/internal/localaws"
 )
 
-// The fixed identity of the local cloud (localaws's): functions, pollers and clients all use
-// it, so that DynamoDB Local (which partitions data by access key and region) shows everyone
-// one database.
+// The fixed identity of the local cloud (localaws's): the cloud and its clients use it at the
+// emulators, which authorise nothing. Functions and pollers call with their own keys through
+// the gatekeeper (Endpoints.Principals).
 const (
 	Region          = localaws.Region
 	Account         = localaws.Account
