@@ -37,7 +37,8 @@ usage: onceflow <command> <subcommand> [flags] [args]
                                                          re-send outbox events to their queues
 
 Every subcommand takes --stack NAME (a deployed stack: its outputs name the queues, tables,
-routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state),
+routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state;
+--as PRINCIPAL calls through its gatekeeper as a function's role or a managed policy's),
 --region and --help, after the subcommand's name. With either, queues and tables are named by
 logical id (LedgerDeadLetterQueue, AppTable) and --table has a default; without, give URLs
 and names (--queue URL, --table NAME, --route TYPE=QUEUE). record, hold and outbox take

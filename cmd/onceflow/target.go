@@ -27,6 +27,7 @@ type target struct {
 type targetFlags struct {
 	local  bool
 	state  string
+	as     string
 	stack  string
 	region string
 }
@@ -34,6 +35,7 @@ type targetFlags struct {
 func (f *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.local, "local", false, "act on the local cloud (make up), whose endpoints are in <state>/endpoints.json")
 	fs.StringVar(&f.state, "state", ".local", "the local cloud's state directory (with --local)")
+	fs.StringVar(&f.as, "as", "", "with --local, call through the local cloud's gatekeeper as this principal (a function or managed policy of the template, by logical id), authorised as AWS would authorise it")
 	fs.StringVar(&f.stack, "stack", "", "the deployed CloudFormation stack whose outputs name the queues, tables, routes and consumers")
 	fs.StringVar(&f.region, "region", "", "AWS region (default: the credential chain's)")
 }
@@ -48,8 +50,13 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 			return nil, err
 		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
-		t.sqs, t.dynamodb = e.clients()
+		if t.sqs, t.dynamodb, err = e.clients(f.as); err != nil {
+			return nil, err
+		}
 		return t, nil
+	}
+	if f.as != "" {
+		return nil, usageError("--as names a principal of the local cloud: give --local too")
 	}
 	var opts []func(*awsconfig.LoadOptions) error
 	if f.region != "" {
