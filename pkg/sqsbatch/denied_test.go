@@ -297,3 +297,27 @@ func TestProcessor_a_message_denied_until_the_queue_moves_it_holds_its_group_unt
 		t.Errorf("group a still held: %+v, %v, %v; want nothing held once the letter was applied", h, ok, err)
 	}
 }
+
+// The backstop hold, written before the batch on a message's last receives, denied: the
+// denial is logged and counted as any other, and the batch is handled as usual (the message
+// may succeed; refusing it would let the queue move it unheld).
+func TestProcessor_a_denied_backstop_hold_is_reported_and_the_batch_handled(t *testing.T) {
+	const maxReceiveCount = 4
+	s := newDeniedStack(t, maxReceiveCount)
+	s.ddb.Set(testenv.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"})
+	q := newFIFOQueue(t, maxReceiveCount, "a/1")
+	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers: received again unsettled
+		q.receive()
+	}
+	if failed := s.run(t, q); len(failed) != 0 {
+		t.Fatalf("failed %v; want a/1 applied on its last receives although its backstop hold was denied", failed)
+	}
+	lines := testenv.CheckDenied(t, s.logs, s.emf, "dynamodb:PutItem", "AccessDeniedException")
+	if len(lines) != 1 || !strings.Contains(fmt.Sprint(lines[0]["during"]), "before its messages' last receives") {
+		t.Errorf("denials %v; want the backstop hold's, once", lines)
+	}
+	if got := s.r.applied(t, "a"); len(got) != 1 {
+		t.Errorf("applied %v; want a/1 once", got)
+	}
+	s.checkClean(t, "a/1")
+}
