@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
@@ -57,10 +56,9 @@ func (e endpoints) stack(from string) *stack {
 	return s
 }
 
-// clients returns SQS and DynamoDB clients of the emulators. The local cloud's emulators take
-// any static credentials.
-func (e endpoints) clients() (*sqs.Client, *dynamodb.Client) {
-	cfg := aws.Config{Region: e.Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+// clients returns SQS and DynamoDB clients of the local cloud's endpoints, signing with creds.
+func (e endpoints) clients(creds aws.CredentialsProvider) (*sqs.Client, *dynamodb.Client) {
+	cfg := aws.Config{Region: e.Region, Credentials: creds}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}

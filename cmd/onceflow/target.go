@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -25,10 +25,13 @@ type target struct {
 
 // targetFlags are the flags every command takes.
 type targetFlags struct {
-	local  bool
-	state  string
-	stack  string
-	region string
+	local    bool
+	state    string
+	stack    string
+	region   string
+	endpoint string
+	imds     bool
+	envCreds bool
 }
 
 func (f *targetFlags) register(fs *flag.FlagSet) {
@@ -36,32 +39,48 @@ func (f *targetFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.state, "state", ".local", "the local cloud's state directory (with --local)")
 	fs.StringVar(&f.stack, "stack", "", "the deployed CloudFormation stack whose outputs name the queues, tables, routes and consumers")
 	fs.StringVar(&f.region, "region", "", "AWS region (default: the credential chain's)")
+	fs.StringVar(&f.endpoint, "endpoint-url", "", "send every AWS call to this URL instead of AWS's (a proxy, an emulator); credentials are still the chain's")
+	fs.BoolVar(&f.imds, "imds", false, "on EC2, let the credential chain ask the instance metadata service for the instance role's credentials (off by default)")
+	fs.BoolVar(&f.envCreds, "env-credentials", false, "with --local, sign with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) instead of the local cloud's own identity: act as the principal they name")
 }
 
 func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	if f.local {
-		if f.stack != "" {
-			return nil, usageError("--local and --stack: choose one")
+		if f.stack != "" || f.endpoint != "" {
+			return nil, usageError("--local takes its endpoints from endpoints.json: not with --stack or --endpoint-url")
 		}
 		e, err := readEndpoints(f.state)
 		if err != nil {
 			return nil, err
 		}
+		creds, err := f.localCredentials(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
-		t.sqs, t.dynamodb = e.clients()
+		t.sqs, t.dynamodb = e.clients(creds)
 		return t, nil
 	}
-	var opts []func(*awsconfig.LoadOptions) error
-	if f.region != "" {
-		opts = append(opts, awsconfig.WithRegion(f.region))
+	if f.envCreds {
+		return nil, usageError("--env-credentials is for --local: elsewhere the credential chain reads the environment first")
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := f.config(ctx, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("aws configuration: %w", err)
+		return nil, err
 	}
-	t := &target{sqs: sqs.NewFromConfig(cfg), dynamodb: dynamodb.NewFromConfig(cfg)}
+	at := func(def *string) *string { // --endpoint-url, else the SDK's own (AWS_ENDPOINT_URL_<SERVICE>, ...)
+		if f.endpoint != "" {
+			return aws.String(f.endpoint)
+		}
+		return def
+	}
+	t := &target{
+		sqs:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+		dynamodb: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+	}
 	if f.stack != "" {
-		outputs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.BaseEndpoint = at(o.BaseEndpoint) })
+		outputs, err := stackOutputs(ctx, cfn, f.stack)
 		if err != nil {
 			return nil, err
 		}

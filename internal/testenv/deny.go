@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,7 @@ type DenyProxy struct {
 	mu     sync.Mutex
 	deny   []Deny
 	denied map[string]int // action (lower case) → requests denied
+	calls  []Call
 }
 
 // NewDenyProxy starts a DenyProxy in front of target (an emulator's URL) denying what denials
@@ -71,7 +73,9 @@ func NewDenyProxy(tb testing.TB, target string, denials ...Deny) *DenyProxy {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if c, ok := p.match(classifyRequest(r, body)); ok {
+		calls := classifyRequest(r, body)
+		p.record(r, calls)
+		if c, ok := p.match(calls); ok {
 			p.answer(w, r, c)
 			return
 		}
@@ -103,6 +107,39 @@ type call struct {
 	action   string // as IAM names it
 	resource string // its ARN
 	key      string // the item's partition key, the object's key, the queue's name
+}
+
+// Call is one authorisation a request through the proxy needed, as IAM would read it.
+type Call struct {
+	Action    string // as IAM names it: dynamodb:PutItem (each item of a transaction), sqs:SendMessage (a batch too)
+	Resource  string // the ARN, in the local cloud's account 000000000000 and us-east-1
+	Key       string // the item's partition key (dynamodb:LeadingKeys), the object's key, the queue's name
+	AccessKey string // the access key id the request was signed with
+	Session   string // its session token (X-Amz-Security-Token), if any
+}
+
+// Calls returns every authorisation the requests through the proxy needed, in order, denied
+// or not.
+func (p *DenyProxy) Calls() []Call {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Call(nil), p.calls...)
+}
+
+// signer matches the access key id of a SigV4 Authorization header.
+var signer = regexp.MustCompile(`Credential=([^/,\s]+)/`)
+
+func (p *DenyProxy) record(r *http.Request, calls []call) {
+	var key string
+	if m := signer.FindStringSubmatch(r.Header.Get("Authorization")); m != nil {
+		key = m[1]
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range calls {
+		p.calls = append(p.calls, Call{Action: c.action, Resource: c.resource, Key: c.key, AccessKey: key,
+			Session: r.Header.Get("X-Amz-Security-Token")})
+	}
 }
 
 func (p *DenyProxy) match(calls []call) (deniedCall, bool) {
