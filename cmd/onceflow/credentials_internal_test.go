@@ -90,3 +90,31 @@ func TestOnceflow_without_credentials_says_so_in_one_line_and_calls_nothing(t *t
 		t.Errorf("with --imds: exit %d, stderr %q, %d connections to the instance metadata service; want it asked", code, stderr, imdsHits.Load())
 	}
 }
+
+// With credentials, an explicit endpoint takes every call: --endpoint-url, or the SDK's own
+// AWS_ENDPOINT_URL_<SERVICE> (a dead listener here, so each call fails after reaching it).
+func TestOnceflow_sends_its_calls_to_an_explicit_endpoint(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	goCmd(t, "build", "-o", bin, ".")
+	creds := []string{"AWS_ACCESS_KEY_ID=operator", "AWS_SECRET_ACCESS_KEY=operator-secret", "AWS_REGION=us-east-1", "AWS_MAX_ATTEMPTS=1"}
+	dlqList := []string{"dlq", "list", "--queue", "https://sqs.us-east-1.amazonaws.com/123456789012/q.fifo"}
+	for _, tt := range []struct {
+		name string
+		run  func(url string) (env, args []string)
+	}{
+		{"--endpoint-url", func(url string) ([]string, []string) { return nil, append(dlqList, "--endpoint-url", url) }},
+		{"AWS_ENDPOINT_URL_SQS", func(url string) ([]string, []string) { return []string{"AWS_ENDPOINT_URL_SQS=" + url}, dlqList }},
+		{"AWS_ENDPOINT_URL_DYNAMODB", func(url string) ([]string, []string) {
+			return []string{"AWS_ENDPOINT_URL_DYNAMODB=" + url}, []string{"record", "get", "--table", "t", "--consumer", "ledger", "e-1"}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			url, hits := listener(t)
+			env, args := tt.run(url)
+			code, _, stderr := runBare(t, bin, append(creds, env...), args...)
+			if code != 1 || hits.Load() == 0 || strings.Contains(stderr, "no AWS credentials") {
+				t.Errorf("exit %d, %d connections to %s, stderr %q; want the call sent there", code, hits.Load(), url, stderr)
+			}
+		})
+	}
+}
