@@ -65,11 +65,12 @@ func (e endpoints) stack(from string) *stack {
 	return s
 }
 
-// clients returns SQS and DynamoDB clients of the emulators, which take the local cloud's own
-// identity and authorise nothing; or, as a principal of the local cloud, clients of its
-// gatekeeper with that principal's local credentials, which authorises each call as AWS would.
-func (e endpoints) clients(as string) (*sqs.Client, *dynamodb.Client, error) {
-	cfg := aws.Config{Region: e.Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+// clients returns SQS and DynamoDB clients of the emulators, signing with creds (which the
+// emulators take whatever they are, authorising nothing); or, as principal as of the local
+// cloud, clients of its gatekeeper with that principal's local credentials, which authorises
+// each call as AWS would.
+func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Client, *dynamodb.Client, error) {
+	cfg := aws.Config{Region: e.Region, Credentials: creds}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
