@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,13 +117,20 @@ func build(t *testing.T) string {
 	return bin
 }
 
-type localCLI struct{ bin, state string }
+type localCLI struct {
+	bin, state string
+	as         string // the principal it calls as (--as), unless args name one
+}
 
 // run runs the tool with args on the local cloud and returns its exit status and output.
 func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	var out strings.Builder
-	cmd := exec.CommandContext(t.Context(), c.bin, append(args, "--local", "--state", c.state)...)
+	args = append(args, "--local", "--state", c.state)
+	if c.as != "" && !slices.Contains(args, "--as") {
+		args = append(args, "--as", c.as)
+	}
+	cmd := exec.CommandContext(t.Context(), c.bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &out
 	err := cmd.Run()
 	var ee *exec.ExitError
