@@ -23,6 +23,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/infra/iam"
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -154,7 +155,7 @@ func (s *operatorStack) allowedBy(sts map[string]opStatement, c testenv.Call) (s
 		if !slices.ContainsFunc(st.resources, func(id string) bool { return s.arn(id) == c.Resource }) {
 			continue
 		}
-		if st.keys == nil || slices.ContainsFunc(st.keys, func(p string) bool { return like(p, c.Key) }) {
+		if st.keys == nil || slices.ContainsFunc(st.keys, func(p string) bool { return iam.Like(p, c.Key) }) {
 			return sid, true
 		}
 	}
