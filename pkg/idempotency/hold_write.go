@@ -149,6 +149,9 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, check 
 			}
 			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, ErrChanged)
 		}
+		if IsAccessDenied(err) { // denied again on a retry: the deployment's fault
+			return Hold{}, fmt.Errorf("change hold: %w", err)
+		}
 		if refused(err) { // retrying cannot help
 			if tooLarge(err) {
 				err = fmt.Errorf("%w (%d messages held): %v", ErrHoldFull, len(next.Held), err)
