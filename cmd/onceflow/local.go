@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -26,6 +28,12 @@ type endpoints struct {
 		Name string `json:"name"`
 	} `json:"tables"`
 	Outputs map[string]string `json:"outputs"`
+	// Gatekeeper authorises every call as the principal whose local credentials sign it.
+	Gatekeeper string `json:"gatekeeper"`
+	Principals map[string]struct {
+		AccessKeyID     string `json:"accessKeyId"`
+		SecretAccessKey string `json:"secretAccessKey"`
+	} `json:"principals"`
 }
 
 // readEndpoints reads stateDir/endpoints.json.
@@ -57,13 +65,29 @@ func (e endpoints) stack(from string) *stack {
 	return s
 }
 
-// clients returns SQS and DynamoDB clients of the emulators. The local cloud's emulators take
-// any static credentials.
-func (e endpoints) clients() (*sqs.Client, *dynamodb.Client) {
-	cfg := aws.Config{Region: e.Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+// clients returns SQS and DynamoDB clients of the emulators, signing with creds (which the
+// emulators take whatever they are, authorising nothing); or, as principal as of the local
+// cloud, clients of its gatekeeper with that principal's local credentials, which authorises
+// each call as AWS would.
+func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Client, *dynamodb.Client, error) {
+	cfg := aws.Config{Region: e.Region, Credentials: creds}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(e.SQS) }),
-		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(e.DynamoDB) })
+	sqsURL, ddbURL := e.SQS, e.DynamoDB
+	if as != "" {
+		p, ok := e.Principals[as]
+		if e.Gatekeeper == "" || !ok {
+			names := make([]string, 0, len(e.Principals))
+			for n := range e.Principals {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, nil, usageError(fmt.Sprintf("--as %s: the local cloud has no such principal (it has %s)", as, strings.Join(names, ", ")))
+		}
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(p.AccessKeyID, p.SecretAccessKey, "")
+		sqsURL, ddbURL = e.Gatekeeper, e.Gatekeeper
+	}
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsURL) }),
+		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbURL) }), nil
 }

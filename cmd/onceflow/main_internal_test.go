@@ -164,7 +164,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := consumer.HoldGroup(t.Context(), "acct-9", "debit-8", "m-8", errors.New("failed 5 times")); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")
@@ -239,7 +239,13 @@ func TestOnceflow_usage(t *testing.T) {
 		{"--local and --stack", []string{"dlq", "list", "--local", "--state", c.state, "--stack", "prod", "--queue", "X"}, 2},
 		{"no stack and no --table", []string{"record", "get", "--consumer", "ledger", "e-1"}, 2},
 		{"no stack and no --route", []string{"outbox", "republish", "--table", "app", "--event-id", "e-1"}, 2},
+		{"--local and --endpoint-url", []string{"dlq", "list", "--local", "--state", c.state, "--endpoint-url", "http://127.0.0.1:1", "--queue", "X"}, 2},
+		{"--env-credentials without --local", []string{"dlq", "list", "--env-credentials", "--queue", "X"}, 2},
 	}
+	// Credentials from the environment, as on AWS: without any, every command without --local
+	// stops before its usage is checked (TestOnceflow_without_credentials_says_so_in_one_line_and_calls_nothing).
+	t.Setenv("AWS_ACCESS_KEY_ID", "operator")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "operator-secret")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -4,13 +4,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // target is where the commands act: AWS, or the local cloud, and what the tool knows of the
@@ -25,43 +29,72 @@ type target struct {
 
 // targetFlags are the flags every command takes.
 type targetFlags struct {
-	local  bool
-	state  string
-	stack  string
-	region string
+	local    bool
+	state    string
+	as       string
+	stack    string
+	region   string
+	endpoint string
+	imds     bool
+	envCreds bool
 }
 
 func (f *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.local, "local", false, "act on the local cloud (make up), whose endpoints are in <state>/endpoints.json")
 	fs.StringVar(&f.state, "state", ".local", "the local cloud's state directory (with --local)")
+	fs.StringVar(&f.as, "as", "", "with --local, call through the local cloud's gatekeeper as this principal (a function or managed policy of the template, by logical id), authorised as AWS would authorise it")
 	fs.StringVar(&f.stack, "stack", "", "the deployed CloudFormation stack whose outputs name the queues, tables, routes and consumers")
 	fs.StringVar(&f.region, "region", "", "AWS region (default: the credential chain's)")
+	fs.StringVar(&f.endpoint, "endpoint-url", "", "send every AWS call to this URL instead of AWS's (a proxy, an emulator); credentials are still the chain's")
+	fs.BoolVar(&f.imds, "imds", false, "on EC2, let the credential chain ask the instance metadata service for the instance role's credentials (off by default)")
+	fs.BoolVar(&f.envCreds, "env-credentials", false, "with --local, sign with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) instead of the local cloud's own identity: act as the principal they name")
 }
 
 func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	if f.local {
-		if f.stack != "" {
-			return nil, usageError("--local and --stack: choose one")
+		if f.stack != "" || f.endpoint != "" {
+			return nil, usageError("--local takes its endpoints from endpoints.json: not with --stack or --endpoint-url")
 		}
 		e, err := readEndpoints(f.state)
 		if err != nil {
 			return nil, err
 		}
+		if f.as != "" && f.envCreds {
+			return nil, usageError("--as and --env-credentials both choose who signs: give one")
+		}
+		creds, err := f.localCredentials(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
-		t.sqs, t.dynamodb = e.clients()
+		if t.sqs, t.dynamodb, err = e.clients(creds, f.as); err != nil {
+			return nil, err
+		}
 		return t, nil
 	}
-	var opts []func(*awsconfig.LoadOptions) error
-	if f.region != "" {
-		opts = append(opts, awsconfig.WithRegion(f.region))
+	switch {
+	case f.as != "":
+		return nil, usageError("--as names a principal of the local cloud: give --local too")
+	case f.envCreds:
+		return nil, usageError("--env-credentials is for --local: elsewhere the credential chain reads the environment first")
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := f.config(ctx, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("aws configuration: %w", err)
+		return nil, err
 	}
-	t := &target{sqs: sqs.NewFromConfig(cfg), dynamodb: dynamodb.NewFromConfig(cfg)}
+	at := func(def *string) *string { // --endpoint-url, else the SDK's own (AWS_ENDPOINT_URL_<SERVICE>, ...)
+		if f.endpoint != "" {
+			return aws.String(f.endpoint)
+		}
+		return def
+	}
+	t := &target{
+		sqs:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+		dynamodb: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+	}
 	if f.stack != "" {
-		outputs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.BaseEndpoint = at(o.BaseEndpoint) })
+		outputs, err := stackOutputs(ctx, cfn, f.stack)
 		if err != nil {
 			return nil, err
 		}
@@ -121,4 +154,39 @@ func (t *target) table(name, def, usage string) (string, error) {
 		return "", usageError(fmt.Sprintf("%s has no table %s (output %sName): give --table", t.stack.from, def, def))
 	}
 	return t.stack.table(name)
+}
+
+// sourceQueue finds the source queue of the dead-letter queue at dlqURL, for a letter that names
+// none (SQS moved it): the one queue SQS lists as its source (ListDeadLetterSourceQueues), else,
+// where SQS cannot answer (an emulator), the one queue among the stack's consumer queues (the
+// relay's routes, else every queue of the stack) whose redrive policy targets it; "" when none
+// is found.
+func (t *target) sourceQueue(ctx context.Context, dlqURL string, s ioStreams) string {
+	out, err := t.sqs.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlqURL)})
+	if err == nil && len(out.QueueUrls) == 1 {
+		return out.QueueUrls[0]
+	}
+	if t.stack == nil || len(t.stack.queues) == 0 {
+		return ""
+	}
+	candidates := slices.Sorted(maps.Values(t.stack.queues))
+	if rt, err := t.routes(ctx, nil); err == nil && len(rt) > 0 {
+		candidates = nil
+		for _, urls := range rt {
+			for _, u := range urls {
+				if !slices.Contains(candidates, u) {
+					candidates = append(candidates, u)
+				}
+			}
+		}
+		slices.Sort(candidates)
+	}
+	url, ok, err := deadletter.SourceQueue(ctx, t.sqs, dlqURL, candidates)
+	if err != nil {
+		fmt.Fprintf(s.err, "the dead-letter queue's source queue not found among %s's: %v\n", t.stack.from, err)
+	}
+	if !ok {
+		return ""
+	}
+	return url
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 )
 
 // Report is what a workload did and whether the invariants held.
@@ -41,10 +43,13 @@ type Report struct {
 	Crash string // what the crash injection did
 	// Faults are the faults the cloud injected by kind (localcloud.Stats.Faults), nil without;
 	// Redriven the dead letters moved back to their source queues, by why they were dead-lettered.
-	Faults     map[string]int
-	Redriven   map[string]int
-	Webhook    string // what the webhook receiver saw, "" without a notifier
-	Drill      Drill  // the recovery drill, zero without one (Config.Poison)
+	Faults   map[string]int
+	Redriven map[string]int
+	Webhook  string // what the webhook receiver saw, "" without a notifier
+	Drill    Drill  // the recovery drill, zero without one (Config.Poison)
+	// Access is what the local cloud's gatekeeper authorised and denied (localcloud.Stats.Access),
+	// nil when it ran without one (localcloud.Config.Ungated).
+	Access     *gatekeeper.Stats
 	Invariants []Invariant
 }
 
@@ -54,6 +59,8 @@ type Drill struct {
 	HeldBehind int      // live movements held behind the bad messages when the drill found them
 	Discarded  int      // letters discarded (dlq discard)
 	Skipped    int      // blockers skipped (hold skip)
+	Requeued   int      // skipped letters redriven after their held tail, dead-lettered again unheld, then discarded
+	Returned   int      // discarded events the producer sent again, answered from their records (no letter, no hold)
 	Redriven   int      // letters moved by its redrives (dlq redrive)
 	Redrives   int      // redrives it ran until nothing was held
 	Commands   int      // CLI commands it ran
@@ -110,6 +117,8 @@ func (r *Report) printDrill(w io.Writer) {
 		len(d.Poisoned), strings.Join(d.Poisoned, ", "), d.HeldBehind)
 	fmt.Fprintf(w, "  with the CLI: %d letters discarded, %d skipped, %d redriven in %d redrives (%d commands)\n",
 		d.Discarded, d.Skipped, d.Redriven, d.Redrives, d.Commands)
+	fmt.Fprintf(w, "  %d skipped letters came back after their held tail, unheld, and were discarded; %d discarded events sent again were answered from their records\n",
+		d.Requeued, d.Returned)
 	if d.Redrives > 1 {
 		fmt.Fprintln(w, "  (a redrive again: live movements of a held account dead-lettered while one ran come after it, and letters behind their group's head are out of its view)")
 	}
@@ -185,6 +194,11 @@ func (r *Report) Print(w io.Writer) {
 	r.printDrill(w)
 	if r.Webhook != "" {
 		fmt.Fprintf(w, "webhook: %s\n", r.Webhook)
+	}
+	if r.Access != nil {
+		fmt.Fprintln(w, r.Access.Summary())
+	} else {
+		fmt.Fprintln(w, "gatekeeper: off (ungated: no call authorised)")
 	}
 	fmt.Fprintln(w, "\ninvariants:")
 	for _, inv := range r.Invariants {

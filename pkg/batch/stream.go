@@ -76,7 +76,7 @@ func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session
 			slog.String("consumer", e.Name()), slog.String("messageId", d.MessageID),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		e.Metrics().Count(metrics.Malformed, 1)
-		return ss.Hold(ctx, d, "", err)
+		return ss.Hold(ctx, d, cloudevent.Event{}, err)
 	}
 	return ss.Apply(ctx, ev, d)
 }

@@ -35,6 +35,7 @@ type prepared struct {
 	cond        expression.Expression // the record's condition: no live record
 	recordIndex int                   // of the record's Put in items
 	heldIndex   int                   // of the hold's release in items, or -1
+	passing     bool                  // items[heldIndex] is passHold's write, not the plain release check
 }
 
 // withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
@@ -97,19 +98,22 @@ func (c *Consumer) commit(ctx context.Context, p prepared) (Result, error) {
 // retried (err then says why).
 func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error) (Result, bool, error) {
 	res := p.res
+	if p.passing { // passHold's write passing is no sign that the group is not held
+		v.holdFree = false
+	}
 	switch v.kind {
 	case committed:
 		res.Outcome = Applied
 		c.remember(p.rec, Applied, "")
 		return res, true, nil
 	case recordExists:
-		res, err = c.releasedAfter(ctx, p.rec)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
+		res, err = c.releasedAfter(ctx, p.rec, v)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
 		return res, true, err
 	case held:
 		return c.throughHold(ctx, p, v.old)
 	case effectFailed:
 		if p.effect.provesDuplicate(v.failed) {
-			res, err = c.releasedAfter(ctx, p.rec)(duplicateByEffect(res), nil)
+			res, err = c.releasedAfter(ctx, p.rec, v)(duplicateByEffect(res), nil)
 			return res, true, err
 		}
 		reason := p.effect[v.index].Reason()
@@ -120,6 +124,9 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
+	case denied: // another attempt is denied too: the message is delivered again once granted
+		res.Outcome = Failed
+		return res, true, fmt.Errorf("commit %s: %w", p.rec.Key, err)
 	}
 	return res, false, err
 }
@@ -158,7 +165,8 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 	case errors.As(err, &ccf):
 		res, err = c.existing(ctx, res, ccf.Item, rec.PayloadHash)
 		return res, true, err
-	default:
-		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
+	default: // a denial is not retried: another attempt is denied too
+		res.Outcome = Failed
+		return res, IsAccessDenied(err), fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	}
 }

@@ -51,7 +51,9 @@ type Record struct {
 }
 
 // held is the record's event as its group's held list knows it.
-func (r Record) held() Held { return Held{EventID: r.EventID, MessageID: r.origin} }
+func (r Record) held() Held {
+	return Held{EventID: r.EventID, MessageID: r.origin, PayloadHash: r.PayloadHash}
+}
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.
@@ -63,6 +65,14 @@ func Key(consumer, eventID string) string { return consumer + keySeparator + eve
 // own items with a dynamodb:LeadingKeys condition of these prefixes followed by *.
 func KeyPrefixes(consumer string) []string {
 	return []string{Key(consumer, ""), attemptsKey(consumer, ""), holdKey(consumer, "")}
+}
+
+// AdminKeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
+// KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's policy
+// confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of these
+// prefixes followed by *.
+func AdminKeyPrefixes(consumer string) []string {
+	return append(KeyPrefixes(consumer), discardedKey(consumer, ""))
 }
 
 // keySeparator separates the consumer name from the event id in a key; consumer names may not
