@@ -79,9 +79,15 @@ func (c *consumer) unsplice(tpl string) (string, error) {
 		}
 		s = re.ReplaceAllString(s, "")
 	}
+	for _, in := range c.insertions() {
+		if n := strings.Count(s, in.text+in.mark); n != 1 {
+			problems = append(problems, fmt.Errorf("%s: found %d times above %q as make consumer wrote it; want once (edited since?)",
+				in.what, n, strings.TrimSpace(in.mark)))
+			continue
+		}
+		s = strings.Replace(s, in.text+in.mark, in.mark, 1)
+	}
 	id := regexp.QuoteMeta(c.ID)
-	cut("its LeadingKeys", regexp.MustCompile(`(?m)^    `+id+`Function:\n      Writes: .*\n      Records: .*\n`))
-	cut("its queue in the relay's sqs:SendMessage list", regexp.MustCompile(`(?m)^                - !GetAtt `+id+`Queue\.Arn\n`))
 	cut("its outputs", regexp.MustCompile(`(?m)^  `+id+`QueueUrl:\n    Value: !Ref `+id+`Queue\n  `+id+`DeadLetterQueueUrl:\n    Value: !Ref `+id+`DeadLetterQueue\n`))
 	route := regexp.MustCompile(`,[A-Za-z0-9][A-Za-z0-9._-]*=\$\{` + id + `Queue\}`)
 	for _, re := range []*regexp.Regexp{relayRoutes, outputRoutes} {

@@ -29,31 +29,47 @@ var (
 	consumerList = regexp.MustCompile(`(?m)^(  ConsumerNames:\n(?:    .*\n)*?    Value: )(.*)$`)
 )
 
+// insertion is text of the consumer's part that goes right above a marker line of the template.
+type insertion struct{ what, mark, text string }
+
+// insertions are the consumer's lines that go above the template's markers: its LeadingKeys,
+// its queue in the relay's grant, and its dead-letter queue, queue and keys in the operator's.
+func (c *consumer) insertions() []insertion {
+	var records []string
+	for _, p := range idempotency.KeyPrefixes(c.Name) {
+		records = append(records, fmt.Sprintf("%q", p+"*"))
+	}
+	var keys string
+	for _, p := range idempotency.AdminKeyPrefixes(c.Name) {
+		keys += fmt.Sprintf("                  - %q\n", p+"*")
+	}
+	return []insertion{
+		{"its LeadingKeys", markLeadingKeys, fmt.Sprintf("    %sFunction:\n      Writes: [\"%s#*\"]\n      Records: [%s]\n",
+			c.ID, c.Prefix, strings.Join(records, ", "))},
+		{"its queue in the relay's sqs:SendMessage list", markRelayQueues, "                - !GetAtt " + c.ID + "Queue.Arn\n"},
+		{"its dead-letter queue in the operator's policy", markOperatorDLQs, "              - !GetAtt " + c.ID + "DeadLetterQueue.Arn\n"},
+		{"its queue in the operator's policy", markOperatorQueue, "              - !GetAtt " + c.ID + "Queue.Arn\n"},
+		{"its keys in the operator's policy", markOperatorKeys, keys},
+	}
+}
+
 // splice returns tpl with the consumer's part in it.
 func (c *consumer) splice(tpl []byte) ([]byte, error) {
 	s := string(tpl)
 	if strings.Contains(s, "\n  "+c.ID+"Function:\n") {
 		return nil, fmt.Errorf("%sFunction exists: choose another name", c.ID)
 	}
-	for _, anchor := range []string{markLeadingKeys, markRelayQueues, markOperatorDLQs, markOperatorQueue, markOperatorKeys, dashboardEnd, outputsStart} {
+	for _, anchor := range []string{dashboardEnd, outputsStart} {
 		if n := strings.Count(s, anchor); n != 1 {
 			return nil, fmt.Errorf("%d places %q; want one", n, strings.TrimSpace(anchor))
 		}
 	}
-	var records []string
-	for _, p := range idempotency.KeyPrefixes(c.Name) {
-		records = append(records, fmt.Sprintf("%q", p+"*"))
+	for _, in := range c.insertions() {
+		if n := strings.Count(s, in.mark); n != 1 {
+			return nil, fmt.Errorf("%d places %q; want one", n, strings.TrimSpace(in.mark))
+		}
+		s = strings.Replace(s, in.mark, in.text+in.mark, 1)
 	}
-	s = strings.Replace(s, markLeadingKeys, fmt.Sprintf("    %sFunction:\n      Writes: [\"%s#*\"]\n      Records: [%s]\n",
-		c.ID, c.Prefix, strings.Join(records, ", "))+markLeadingKeys, 1)
-	s = strings.Replace(s, markRelayQueues, "                - !GetAtt "+c.ID+"Queue.Arn\n"+markRelayQueues, 1)
-	s = strings.Replace(s, markOperatorDLQs, "              - !GetAtt "+c.ID+"DeadLetterQueue.Arn\n"+markOperatorDLQs, 1)
-	s = strings.Replace(s, markOperatorQueue, "              - !GetAtt "+c.ID+"Queue.Arn\n"+markOperatorQueue, 1)
-	var keys string
-	for _, p := range idempotency.AdminKeyPrefixes(c.Name) {
-		keys += fmt.Sprintf("                  - %q\n", p+"*")
-	}
-	s = strings.Replace(s, markOperatorKeys, keys+markOperatorKeys, 1)
 	var routes string
 	for _, t := range c.Types {
 		routes += "," + t + "=${" + c.ID + "Queue}"
