@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // TestEngine_is_importable_by_another_module builds and tests pkg/testdata/shop, a module of
@@ -13,9 +15,8 @@ import (
 // outside this repository would: a package moved back under internal/, or a public API change
 // that breaks importers, fails here. Its tests run against the emulators of `make test`.
 func TestEngine_is_importable_by_another_module(t *testing.T) {
-	if os.Getenv("DYNAMODB_ENDPOINT") == "" || os.Getenv("SQS_ENDPOINT") == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT are not set: run `make test`, or `infra/emulators.sh go test .`")
-	}
+	testkit.Emulator(t, testkit.EndpointVariable)
+	testkit.Emulator(t, testkit.SQSEndpointVariable)
 	cmd := exec.Command(goTool(t), "test", "-count=1", "./...")
 	cmd.Dir = filepath.Join("pkg", "testdata", "shop")
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly", "GOWORK=off")

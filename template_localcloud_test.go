@@ -2,13 +2,14 @@ package onceflow_test
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // TestLocalCloud_creates_what_the_translated_template_deploys starts the local cloud of
@@ -18,9 +19,8 @@ import (
 // so that one start serves both.
 func TestLocalCloud_creates_what_the_translated_template_deploys(t *testing.T) {
 	tpl := translated(t)
-	if os.Getenv("DYNAMODB_ENDPOINT") == "" || os.Getenv("SQS_ENDPOINT") == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT are not set: run `make test`, or `infra/emulators.sh go test .`")
-	}
+	testkit.Emulator(t, testkit.EndpointVariable)
+	testkit.Emulator(t, testkit.SQSEndpointVariable)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	// The template's own visibility timeouts, not the shorter ones other tests run with.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The tool's tests reach DynamoDB Local and fauxqs themselves, as the tool does: with the
@@ -27,24 +28,20 @@ func uniqueName(prefix string) string {
 	return fmt.Sprintf("cli-%s-%d-%d", prefix, time.Now().UnixNano()%1e9, seq.Add(1))
 }
 
-func emulator(t *testing.T, env, what string) string {
+func emulator(t *testing.T, env string) string {
 	t.Helper()
-	v := os.Getenv(env)
-	if v == "" {
-		t.Fatalf("%s is not set: this test needs %s. Run it with `make test`, or `infra/emulators.sh go test ./cmd/onceflow/`", env, what)
-	}
-	return v
+	return testkit.Emulator(t, env)
 }
 
 var emulatorConfig = aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
 
 func dynamoDB(t *testing.T) *dynamodb.Client {
-	url := emulator(t, "DYNAMODB_ENDPOINT", "Amazon DynamoDB Local")
+	url := emulator(t, testkit.EndpointVariable)
 	return dynamodb.NewFromConfig(emulatorConfig, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 }
 
 func sqsClient(t *testing.T) *sqs.Client {
-	url := emulator(t, "SQS_ENDPOINT", "the fauxqs SQS emulator")
+	url := emulator(t, testkit.SQSEndpointVariable)
 	return sqs.NewFromConfig(emulatorConfig, func(o *sqs.Options) { o.BaseEndpoint = aws.String(url) })
 }
 

@@ -26,6 +26,8 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // pipeline is the ledger's path through the cloud's emulators, as the runbook's operator meets
@@ -83,7 +85,7 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 	db := c.db
 	if len(cfg.DynamoDB) > 0 {
 		db = dynamodb.NewFromConfig(emulatorConfig, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
-			o.BaseEndpoint = aws.String(emulator(t, "DYNAMODB_ENDPOINT", "Amazon DynamoDB Local"))
+			o.BaseEndpoint = aws.String(emulator(t, testkit.EndpointVariable))
 		}}, cfg.DynamoDB...)...)
 	}
 	consumer := idempotency.Config{Name: "ledger", Table: c.tableName("IdempotencyTable"), AfterDeadLetter: idempotency.HoldGroup,

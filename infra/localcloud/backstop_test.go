@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -26,6 +25,8 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // killer stands between the functions and DynamoDB Local and kills the ledger's environment
@@ -62,10 +63,7 @@ func (k *killer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // wrote the hold naming it before handling it on its last receives. The account's later
 // movements are held (dead-lettered behind it), never applied; other accounts go on.
 func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *testing.T) {
-	ddbURL, sqsURL := os.Getenv("DYNAMODB_ENDPOINT"), os.Getenv("SQS_ENDPOINT")
-	if ddbURL == "" || sqsURL == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT unset: run with `make test` or infra/emulators.sh")
-	}
+	ddbURL, sqsURL := testkit.Emulator(t, testkit.EndpointVariable), testkit.Emulator(t, testkit.SQSEndpointVariable)
 	target, err := url.Parse(ddbURL)
 	if err != nil {
 		t.Fatal(err)

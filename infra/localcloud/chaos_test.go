@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"testing"
 	"time"
@@ -18,15 +17,14 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // Every fault the proxy injects reaches the SDK as an error its standard retryer retries,
 // with the service's own error code, and never as another answer.
 func TestFaultProxy_every_fault_is_an_error_the_SDK_retries(t *testing.T) {
-	ddbURL, sqsURL := os.Getenv("DYNAMODB_ENDPOINT"), os.Getenv("SQS_ENDPOINT")
-	if ddbURL == "" || sqsURL == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT unset: run with `make test` or infra/emulators.sh")
-	}
+	ddbURL, sqsURL := testkit.Emulator(t, testkit.EndpointVariable), testkit.Emulator(t, testkit.SQSEndpointVariable)
 	ctx := context.Background()
 	table := createTable(t, ddbURL)
 	cases := []struct {

@@ -19,6 +19,8 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // conditionCheck is the ledger's statement that lets its commits check their account's hold;
@@ -67,16 +69,13 @@ func mutatedBackstop(t *testing.T, old, new string) string {
 // came closest, and nothing of the credit is applied. (With the statement, the backstop test
 // above applies the ledger's movements.)
 func TestGatekeeper_refuses_the_ledgers_commit_without_ConditionCheckItem(t *testing.T) {
-	sqsURL := os.Getenv("SQS_ENDPOINT")
-	if os.Getenv("DYNAMODB_ENDPOINT") == "" || sqsURL == "" {
-		t.Fatal("DYNAMODB_ENDPOINT and SQS_ENDPOINT unset: run with `make test` or infra/emulators.sh")
-	}
+	ddbURL, sqsURL := testkit.Emulator(t, testkit.EndpointVariable), testkit.Emulator(t, testkit.SQSEndpointVariable)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	c, err := localcloud.Start(ctx, localcloud.Config{
 		Template: mutatedBackstop(t, conditionCheck, ""), StateDir: t.TempDir(), Prefix: "gl" + suffix,
-		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), SQSEndpoint: sqsURL, VisibilityTimeout: 1,
+		DynamoDBEndpoint: ddbURL, SQSEndpoint: sqsURL, VisibilityTimeout: 1,
 		Environments: map[string]int{"LedgerFunction": 1},
 	})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -14,16 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // kinesisEndpoint is the kinesalite of `make test` (infra/emulators.sh exports it).
 func kinesisEndpoint(t *testing.T) string {
 	t.Helper()
-	ep := os.Getenv("KINESIS_ENDPOINT")
-	if ep == "" {
-		t.Fatal("KINESIS_ENDPOINT is not set: run the tests with `make test` or infra/emulators.sh go test ./infra/localcloud/")
-	}
-	return ep
+	return testkit.Emulator(t, testkit.KinesisEndpointVariable)
 }
 
 func TestKinesalite_listens_on_loopback_and_serves_the_SDK(t *testing.T) {

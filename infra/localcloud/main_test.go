@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The tests share one local cloud of testdata/template.yaml, started on first use. It uses the
@@ -41,6 +43,7 @@ func TestMain(m *testing.M) {
 
 func cloud(t *testing.T) *localcloud.Cloud {
 	t.Helper()
+	testkit.SkipShort(t)
 	shared.once.Do(func() {
 		state, err := os.MkdirTemp("", "localcloud-test-")
 		shared.state = state

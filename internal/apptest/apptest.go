@@ -21,6 +21,8 @@ import (
 
 	"github.com/onceflow/onceflow/internal/localaws"
 	"github.com/onceflow/onceflow/internal/testenv"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // AppTable creates an app table (string keys pk and sk, stream with new images) and returns
@@ -61,10 +63,7 @@ func IdempotencyTable(tb testing.TB, db *dynamodb.Client) string {
 // Streams returns a DynamoDB Streams client for DynamoDB Local.
 func Streams(tb testing.TB) *dynamodbstreams.Client {
 	tb.Helper()
-	url := os.Getenv("DYNAMODB_ENDPOINT")
-	if url == "" {
-		tb.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, or `infra/emulators.sh go test ./...`")
-	}
+	url := testkit.Emulator(tb, testkit.EndpointVariable)
 	return dynamodbstreams.NewFromConfig(testenv.Config(), func(o *dynamodbstreams.Options) { o.BaseEndpoint = aws.String(url) })
 }
 

@@ -23,6 +23,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // Deny is one permission a DenyProxy takes away: every request that needs Action (as IAM names
@@ -298,21 +300,21 @@ func (p *DenyProxy) answer(w http.ResponseWriter, r *http.Request, c deniedCall)
 // denials say, and the proxy.
 func DynamoDBDenying(tb testing.TB, denials ...Deny) (*dynamodb.Client, *DenyProxy) {
 	tb.Helper()
-	p := NewDenyProxy(tb, endpoint(tb, "DYNAMODB_ENDPOINT", "Amazon DynamoDB Local"), denials...)
+	p := NewDenyProxy(tb, endpoint(tb, testkit.EndpointVariable), denials...)
 	return DynamoDB(tb, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(p.URL) }), p
 }
 
 // SQSDenying returns a client of fauxqs's SQS through a new DenyProxy, and the proxy.
 func SQSDenying(tb testing.TB, denials ...Deny) (*sqs.Client, *DenyProxy) {
 	tb.Helper()
-	p := NewDenyProxy(tb, endpoint(tb, "SQS_ENDPOINT", "the fauxqs SQS emulator"), denials...)
+	p := NewDenyProxy(tb, endpoint(tb, testkit.SQSEndpointVariable), denials...)
 	return SQS(tb, func(o *sqs.Options) { o.BaseEndpoint = aws.String(p.URL) }), p
 }
 
 // S3Denying returns a client of fauxqs's S3 (path-style) through a new DenyProxy, and the proxy.
 func S3Denying(tb testing.TB, denials ...Deny) (*s3.Client, *DenyProxy) {
 	tb.Helper()
-	p := NewDenyProxy(tb, endpoint(tb, "SQS_ENDPOINT", "the fauxqs SQS and S3 emulator"), denials...)
+	p := NewDenyProxy(tb, endpoint(tb, testkit.SQSEndpointVariable), denials...)
 	return S3(tb, func(o *s3.Options) { o.BaseEndpoint = aws.String(p.URL) }), p
 }
 

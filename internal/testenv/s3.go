@@ -7,12 +7,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // S3 returns a client for the S3 that fauxqs serves on the same port as SQS ($SQS_ENDPOINT),
 // addressed path-style (http://127.0.0.1:<port>/<bucket>/<key>), as fauxqs wants.
 func S3(tb testing.TB, opts ...func(*s3.Options)) *s3.Client {
-	url := endpoint(tb, "SQS_ENDPOINT", "the fauxqs SQS and S3 emulator")
+	url := endpoint(tb, testkit.SQSEndpointVariable)
 	return s3.NewFromConfig(Config(), append([]func(*s3.Options){func(o *s3.Options) {
 		o.BaseEndpoint = aws.String(url)
 		o.UsePathStyle = true

@@ -3,7 +3,6 @@ package testenv
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/internal/localaws"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 var seq atomic.Int64
@@ -26,13 +26,9 @@ func Name(prefix string) string {
 	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1e9, seq.Add(1))
 }
 
-func endpoint(tb testing.TB, name, what string) string {
+func endpoint(tb testing.TB, name string) string {
 	tb.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		tb.Fatalf("%s is not set: this test needs %s. Run it with `make test`, or `infra/emulators.sh go test ./...`", name, what)
-	}
-	return v
+	return testkit.Emulator(tb, name)
 }
 
 // Config returns SDK configuration for the local emulators: the local cloud's identity
@@ -42,7 +38,7 @@ func Config() aws.Config { return localaws.Config() }
 
 // DynamoDB returns a client for DynamoDB Local at $DYNAMODB_ENDPOINT; opts adjust it.
 func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
-	url := endpoint(tb, "DYNAMODB_ENDPOINT", "Amazon DynamoDB Local")
+	url := endpoint(tb, testkit.EndpointVariable)
 	return dynamodb.NewFromConfig(Config(), append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(url)
 	}}, opts...)...)
@@ -50,7 +46,7 @@ func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 
 // SQS returns a client for the fauxqs emulator at $SQS_ENDPOINT.
 func SQS(tb testing.TB, opts ...func(*sqs.Options)) *sqs.Client {
-	url := endpoint(tb, "SQS_ENDPOINT", "the fauxqs SQS emulator")
+	url := endpoint(tb, testkit.SQSEndpointVariable)
 	return sqs.NewFromConfig(Config(), append([]func(*sqs.Options){func(o *sqs.Options) {
 		o.BaseEndpoint = aws.String(url)
 	}}, opts...)...)

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -18,16 +17,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // client returns an SQS client for the emulator that SQS_ENDPOINT points at.
 func client(t *testing.T) *sqs.Client {
 	t.Helper()
-	endpoint := os.Getenv("SQS_ENDPOINT")
-	if endpoint == "" {
-		t.Fatal("SQS_ENDPOINT is not set: run `make test` or `infra/emulators.sh go test ./pkg/deadletter/`, " +
-			"which start the fauxqs SQS emulator and set it")
-	}
+	endpoint := testkit.Emulator(t, testkit.SQSEndpointVariable)
 	return sqs.New(sqs.Options{
 		Region:           "us-east-1",
 		Credentials:      credentials.NewStaticCredentialsProvider("local", "local", ""),

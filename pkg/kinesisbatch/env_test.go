@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -26,6 +25,8 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // streamEnv is a Kinesis stream of kinesalite (one shard, as a Lambda batch is of one shard)
@@ -51,10 +52,7 @@ type amount struct {
 
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
-	ep := os.Getenv("KINESIS_ENDPOINT")
-	if ep == "" {
-		t.Fatal("KINESIS_ENDPOINT is not set: run the tests with `make test`, or `infra/emulators.sh go test ./pkg/kinesisbatch/`")
-	}
+	ep := testkit.Emulator(t, testkit.KinesisEndpointVariable)
 	e := &streamEnv{db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{},
 		kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) })}
 	ctx := context.Background()

@@ -3,34 +3,22 @@ package testkit
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// EndpointVariable names the environment variable holding DynamoDB Local's URL.
-const EndpointVariable = "DYNAMODB_ENDPOINT"
-
 // DynamoDB returns a client for the DynamoDB at $DYNAMODB_ENDPOINT (Amazon DynamoDB Local),
-// with fixed local credentials and region; opts adjust it. Without the variable the test fails,
-// saying how to start the emulator.
+// with fixed local credentials and region; opts adjust it. See Emulator for when it skips or
+// fails the test.
 func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	tb.Helper()
-	url := os.Getenv(EndpointVariable)
-	if url == "" {
-		tb.Fatalf("%s is not set: this test needs Amazon DynamoDB Local. Start it "+
-			"(java -Djava.library.path=DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port 8000, "+
-			"or: docker run -p 8000:8000 amazon/dynamodb-local) and run the test with %s=http://127.0.0.1:8000; "+
-			"in the onceflow repository `infra/emulators.sh go test ./...` does both", EndpointVariable, EndpointVariable)
-	}
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("testkit", "testkit", "")}
-	return dynamodb.NewFromConfig(cfg, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+	url := Emulator(tb, EndpointVariable)
+	return dynamodb.NewFromConfig(localConfig, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(url)
 	}}, opts...)...)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func run(t *testing.T, bin string, args ...string) string {
@@ -25,6 +27,7 @@ func run(t *testing.T, bin string, args ...string) string {
 }
 
 func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
+	testkit.SkipShort(t) // it starts a local cloud of its own
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "localcloud")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

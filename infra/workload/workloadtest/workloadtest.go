@@ -15,6 +15,8 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
 	"github.com/onceflow/onceflow/internal/webhooktest"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // Cloud is a local cloud started for one test.
@@ -33,6 +35,7 @@ type Cloud struct {
 // test failed: then the logs of every process are kept, and where is logged.
 func Start(ctx context.Context, t testing.TB, template, prefix string, set func(*localcloud.Config)) Cloud {
 	t.Helper()
+	testkit.SkipShort(t)
 	recv, err := workload.NewReceiver(nil)
 	if err != nil {
 		t.Fatal(err)

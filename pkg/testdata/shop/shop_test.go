@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -41,10 +40,7 @@ type local struct {
 
 func newLocal(t *testing.T) *local {
 	t.Helper()
-	sq := os.Getenv("SQS_ENDPOINT")
-	if sq == "" {
-		t.Fatal("SQS_ENDPOINT is not set: run `make test` in the onceflow repository")
-	}
+	sq := testkit.Emulator(t, testkit.SQSEndpointVariable)
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("shop", "shop", "")}
 	l := &local{
 		db:     testkit.DynamoDB(t),
