@@ -47,11 +47,20 @@ FUZZTIME ?= 30s
 fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/cloudevent/
 
-## lint: gofmt and go vet (of this module and of pkg/testdata/shop, the module importing the engine)
-lint:
+## lint: gofmt, go vet and golangci-lint (errcheck, staticcheck, unused, govet, ineffassign;
+##   .golangci.yml) on this module and on pkg/testdata/shop, the module importing the engine
+GOLANGCI := .local/bin/golangci-lint
+# Built from infra/tools/go.mod, which pins it by a tool line (a module of its own, so that the
+# linter's dependencies never enter the engine's module graph).
+$(GOLANGCI): infra/tools/go.mod infra/tools/go.sum
+	@echo "building golangci-lint (pinned in infra/tools/go.mod)"
+	@cd infra/tools && $(GO) build -o $(CURDIR)/$(GOLANGCI) github.com/golangci/golangci-lint/v2/cmd/golangci-lint
+lint: $(GOLANGCI)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
 	cd pkg/testdata/shop && $(GO) vet ./...
+	$(GOLANGCI) run ./...
+	cd pkg/testdata/shop && $(CURDIR)/$(GOLANGCI) run ./...
 
 ## validate: template.yaml through the real SAM translator and cfn-lint, as `make test` checks it
 ##   (needs Python 3: pip install aws-sam-translator==1.110.0 cfn-lint==1.51.0 awscli); see docs/deploy.md

@@ -73,7 +73,7 @@ func (r repo) problems(name, page string, checked map[string]int) []string {
 		}
 		if p, ok := r.citedPath(code); ok {
 			checked["path"]++
-			if !r.hasPath(p) && !(fileLike.MatchString(p) && r.hasBase(p)) {
+			if !r.hasPath(p) && (!fileLike.MatchString(p) || !r.hasBase(p)) {
 				out = append(out, "`"+p+"`: no such file in the repository")
 			}
 		}

@@ -1,10 +1,10 @@
 package onceflow_test
 
 import (
+	"go/build"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
@@ -29,7 +29,7 @@ func TestEngine_is_importable_by_another_module(t *testing.T) {
 
 // goTool is the go command of the toolchain running this test, or the one on PATH.
 func goTool(t *testing.T) string {
-	if root := runtime.GOROOT(); root != "" {
+	if root := build.Default.GOROOT; root != "" {
 		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
 			return p
 		}

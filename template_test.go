@@ -13,6 +13,8 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+
+	"strconv"
 )
 
 // doc is template.yaml as CloudFormation reads it, with its short-form intrinsics in their long
@@ -46,8 +48,7 @@ func num(v any) int {
 	case float64: // a JSON number (the translation)
 		return int(n)
 	case string:
-		var i int
-		fmt.Sscan(n, &i)
+		i, _ := strconv.Atoi(strings.TrimSpace(n)) // not a number: 0, as for any other type
 		return i
 	}
 	return 0

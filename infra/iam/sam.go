@@ -90,7 +90,7 @@ func functionRole(id string, props, globals, params map[string]any) (Role, error
 	}
 	for i, p := range list(props["Policies"]) {
 		if err := r.addPolicy(i, p); err != nil {
-			return Role{}, fmt.Errorf("Policies[%d]: %w", i, err)
+			return Role{}, fmt.Errorf("policy %d of Policies: %w", i, err)
 		}
 	}
 	events, _ := props["Events"].(map[string]any)

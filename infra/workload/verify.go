@@ -310,7 +310,7 @@ func (r *run) tagProblems(items []map[string]ddbtypes.AttributeValue) ([]string,
 			want, ok := sent[n.ID]
 			if !ok {
 				p = append(p, "note "+n.ID+" was not created by the workload")
-			} else if !slices.Equal(n.Tags, want) && !(len(n.Tags) == 0 && len(want) == 0) {
+			} else if !slices.Equal(n.Tags, want) && (len(n.Tags) != 0 || len(want) != 0) {
 				p = append(p, fmt.Sprintf("note %s is tagged %v, its text has %v", n.ID, n.Tags, want))
 			}
 			for _, t := range n.Tags {

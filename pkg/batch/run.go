@@ -37,7 +37,7 @@ type Config struct {
 func (c Config) Validate() error {
 	var errs []error
 	if c.Concurrency < 0 {
-		errs = append(errs, fmt.Errorf("Concurrency is %d; want 1 or more (0 means %d)", c.Concurrency, DefaultConcurrency))
+		errs = append(errs, fmt.Errorf("batch: Concurrency is %d; want 1 or more (0 means %d)", c.Concurrency, DefaultConcurrency))
 	}
 	if c.DeadlineMargin < 0 {
 		errs = append(errs, fmt.Errorf("DeadlineMargin is %s; want a positive duration (0 means %s)", c.DeadlineMargin, DefaultDeadlineMargin))

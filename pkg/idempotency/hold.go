@@ -90,7 +90,7 @@ func (h Hold) held() bool { return len(h.Held) > 0 }
 // skippedAs returns the operator's skip of e, if e was skipped (nil if not).
 func (h Hold) skippedAs(e Held) *Decision {
 	for i := range h.Skipped {
-		if h.Skipped[i].Held.same(e) {
+		if h.Skipped[i].same(e) {
 			return &h.Skipped[i]
 		}
 	}

@@ -1,6 +1,10 @@
 package samtest
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 func get(v any, path ...string) any {
 	for _, p := range path {
@@ -36,8 +40,7 @@ func num(v any) int {
 	case int:
 		return n
 	case string:
-		var i int
-		fmt.Sscan(n, &i)
+		i, _ := strconv.Atoi(strings.TrimSpace(n)) // not a number: 0, as for any other type
 		return i
 	}
 	return 0
