@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // Queue builds the SQS messages a Lambda function receives from one queue, with the attributes
@@ -90,8 +92,37 @@ func Again(m events.SQSMessage) events.SQSMessage {
 
 // Resent is m's body sent again as a new message of its group: a new message id, deduplication
 // id and sequence number. That is what a producer's retry after SQS's five-minute deduplication
-// window, a redrive from a dead-letter queue, or a second publish call sends; only the
-// consumer's record makes it a duplicate.
+// window or a second publish call sends; only the consumer's record makes it a duplicate. (A
+// redrive from a dead-letter queue carries more: Redriven.)
 func (q *Queue) Resent(m events.SQSMessage) events.SQSMessage {
 	return q.Message(m.Attributes["MessageGroupId"], m.Body)
+}
+
+// Redriven is m as `onceflow dlq redrive` (deadletter.Redrive) sends it back to its source
+// queue, and so as the consumer receives it again: a new message of its group (a new message
+// id, deduplication id and sequence number) with m's own message attributes and the id m was
+// first sent as (deadletter.AttrOriginalMessageID: m's own, if m was redriven before, else its
+// message id), by which its group's hold knows it.
+func (q *Queue) Redriven(m events.SQSMessage) events.SQSMessage {
+	r := q.Message(m.Attributes["MessageGroupId"], m.Body)
+	r.MessageAttributes = maps.Clone(m.MessageAttributes)
+	if r.MessageAttributes == nil {
+		r.MessageAttributes = map[string]events.SQSMessageAttribute{}
+	}
+	if _, ok := r.MessageAttributes[deadletter.AttrOriginalMessageID]; !ok {
+		id := m.MessageId
+		r.MessageAttributes[deadletter.AttrOriginalMessageID] = events.SQSMessageAttribute{DataType: "String", StringValue: &id}
+	}
+	return r
+}
+
+// Group returns a new message of group for each body, in order (increasing sequence numbers):
+// with Batch, the several messages of one group that Lambda hands a function in one batch from a
+// FIFO queue.
+func (q *Queue) Group(group string, bodies ...string) []events.SQSMessage {
+	msgs := make([]events.SQSMessage, len(bodies))
+	for i, b := range bodies {
+		msgs[i] = q.Message(group, b)
+	}
+	return msgs
 }
