@@ -24,12 +24,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/infra/iam"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // operatorStack is the stack's queues and tables in the emulators, by logical id, that the
@@ -52,12 +52,12 @@ func newOperatorStack(t *testing.T) *operatorStack {
 	queues := map[string]any{}
 	for _, id := range []string{"NotesQueue", "LedgerQueue", "NotificationsQueue", "NotesDeadLetterQueue", "LedgerDeadLetterQueue",
 		"NotificationsDeadLetterQueue", "OutboxParkedQueue"} {
-		s.urls[id] = apptest.FIFOQueue(t, s.sqs, strings.ToLower(id))
+		s.urls[id] = testenv.FIFOQueue(t, s.sqs, strings.ToLower(id))
 		s.names[id] = s.urls[id][strings.LastIndex(s.urls[id], "/")+1:]
 		queues[id] = map[string]string{"url": s.urls[id]}
 	}
-	s.names["AppTable"], _ = apptest.AppTable(t, s.db)
-	s.names["IdempotencyTable"] = apptest.IdempotencyTable(t, s.db)
+	s.names["AppTable"], _ = testenv.AppTable(t, s.db)
+	s.names["IdempotencyTable"] = testkit.IdempotencyTable(t, s.db)
 	q := func(id string) string { return s.urls[id] }
 	b, _ := json.Marshal(map[string]any{"dynamodb": s.ddb.URL, "sqs": s.sqsRec.URL, "region": "us-east-1", "queues": queues,
 		"tables": map[string]any{"AppTable": map[string]string{"name": s.names["AppTable"]}, "IdempotencyTable": map[string]string{"name": s.names["IdempotencyTable"]}},

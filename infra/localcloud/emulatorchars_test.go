@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -22,7 +21,7 @@ import (
 func TestFauxqs_refuses_the_characters_SQS_refuses_and_every_one_beyond_U_FFFF(t *testing.T) {
 	t.Parallel()
 	client := testenv.SQS(t)
-	q := apptest.FIFOQueue(t, client, "chars")
+	q := testenv.FIFOQueue(t, client, "chars")
 	cases := []struct {
 		r             rune
 		sqs, emulator bool // accepted by SQS (documented), by fauxqs (measured)

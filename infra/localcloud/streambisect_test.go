@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -66,7 +65,7 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 		t.Run(fmt.Sprintf("bisect=%t", bisect), func(t *testing.T) {
 			t.Parallel()
 			db := testenv.DynamoDB(t)
-			table, arn := apptest.AppTable(t, db)
+			table, arn := testenv.AppTable(t, db)
 			var want []string
 			for i := range 8 {
 				want = append(want, fmt.Sprintf("%02d", i))
@@ -78,7 +77,7 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 			fn := &poisonFunction{poison: want[5], poisoned: true}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := localcloud.RunStreamPollerWith(ctx, apptest.Streams(t), arn, 1, 8, localcloud.StreamOptions{Bisect: bisect, MaxRecordAge: -1}, fn); err != nil {
+			if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 8, localcloud.StreamOptions{Bisect: bisect, MaxRecordAge: -1}, fn); err != nil {
 				t.Fatal(err)
 			}
 			if bisect {
@@ -117,7 +116,7 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 func TestStreamPoller_gives_up_a_failing_record_older_than_MaximumRecordAgeInSeconds(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)
-	table, arn := apptest.AppTable(t, db)
+	table, arn := testenv.AppTable(t, db)
 	for _, sk := range []string{"00", "01"} {
 		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
 			"pk": &types.AttributeValueMemberS{Value: "k"}, "sk": &types.AttributeValueMemberS{Value: sk}}}); err != nil {
@@ -127,7 +126,7 @@ func TestStreamPoller_gives_up_a_failing_record_older_than_MaximumRecordAgeInSec
 	fn := &poisonFunction{poison: "00", poisoned: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := localcloud.RunStreamPollerWith(ctx, apptest.Streams(t), arn, 1, 1, localcloud.StreamOptions{MaxRecordAge: 1}, fn); err != nil {
+	if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 1, localcloud.StreamOptions{MaxRecordAge: 1}, fn); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 20*time.Second, func() error {

@@ -16,7 +16,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -59,7 +58,7 @@ func (f *partialFunction) calls() [][]string {
 func putRecords(t *testing.T, n int) (arn string, sks []string) {
 	t.Helper()
 	db := testenv.DynamoDB(t)
-	table, arn := apptest.AppTable(t, db)
+	table, arn := testenv.AppTable(t, db)
 	for i := range n {
 		sks = append(sks, fmt.Sprintf("%02d", i))
 		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
@@ -133,7 +132,7 @@ func TestStreamPoller_partial_batch_responses(t *testing.T) {
 			}}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := localcloud.RunStreamPollerWith(ctx, apptest.Streams(t), arn, 1, 4, localcloud.StreamOptions{Bisect: tc.bisect, MaxRecordAge: -1}, fn); err != nil {
+			if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 4, localcloud.StreamOptions{Bisect: tc.bisect, MaxRecordAge: -1}, fn); err != nil {
 				t.Fatal(err)
 			}
 			calls := waitCalls(t, fn, 2)

@@ -15,7 +15,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 )
 
@@ -70,7 +69,7 @@ func (f *shardFunction) snapshot() (map[string][]string, int) {
 func TestStreamPoller_virtual_shards_keep_each_partition_key_in_order_and_run_concurrently(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)
-	table, arn := apptest.AppTable(t, db)
+	table, arn := testenv.AppTable(t, db)
 	keys := []string{"blocked", "a", "b", "c", "d", "e", "f", "g"}
 	var want []string
 	for i := range 10 {
@@ -85,7 +84,7 @@ func TestStreamPoller_virtual_shards_keep_each_partition_key_in_order_and_run_co
 	fn := &shardFunction{seen: map[string][]string{}, blocked: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := localcloud.RunStreamPoller(ctx, apptest.Streams(t), arn, 4, 3, fn); err != nil {
+	if err := localcloud.RunStreamPoller(ctx, testenv.Streams(t), arn, 4, 3, fn); err != nil {
 		t.Fatal(err)
 	}
 	// While "blocked" keeps failing, the keys of the other virtual shards flow; then it is

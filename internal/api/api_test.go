@@ -35,7 +35,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	t.Parallel()
 	f := &fixture{db: testenv.DynamoDB(t)}
-	f.table, _ = apptest.AppTable(t, f.db)
+	f.table, _ = testenv.AppTable(t, f.db)
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

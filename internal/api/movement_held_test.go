@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/internal/api"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // countedHolds counts the hold reads of a real Admin of the idempotency table.
@@ -28,7 +28,7 @@ func (c *countedHolds) Hold(ctx context.Context, consumer, group string) (idempo
 // and an unknown one's are answered without it.
 func TestAPI_movement_status_reads_the_hold_only_while_pending(t *testing.T) {
 	f := newFixture(t)
-	holds := &countedHolds{Admin: idempotency.NewAdmin(f.db, apptest.IdempotencyTable(t, f.db))}
+	holds := &countedHolds{Admin: idempotency.NewAdmin(f.db, testkit.IdempotencyTable(t, f.db))}
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: func() time.Time { return now }, Holds: holds, LedgerConsumer: "ledger"})
 	if err != nil {
 		t.Fatal(err)

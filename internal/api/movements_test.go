@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/internal/api"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -32,7 +31,7 @@ func newClockedFixture(t *testing.T) (*fixture, *clock) {
 	t.Helper()
 	t.Parallel()
 	f := &fixture{db: testenv.DynamoDB(t)}
-	f.table, _ = apptest.AppTable(t, f.db)
+	f.table, _ = testenv.AppTable(t, f.db)
 	c := &clock{t: now}
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: c.Now})
 	if err != nil {

@@ -1,13 +1,13 @@
 package app_test
 
 import (
+	"github.com/onceflow/onceflow/internal/testenv"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/onceflow/onceflow/internal/app"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -33,7 +33,7 @@ func TestConsumer_builds_a_consumer_from_its_handler_on_the_configured_tables_an
 		t.Errorf("tag travel = %d %s; want count 1 after the batch and its redelivery", status, body)
 	}
 	handle(t, c, sqsSample(t, "note-tagger-malformed.json"))
-	if got := apptest.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
+	if got := testenv.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
 		t.Errorf("dead-letter queue holds %d messages; want the malformed one", len(got))
 	}
 }

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/app"
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/config"
+	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -63,7 +63,7 @@ func TestNoteNotifier_a_note_delivered_again_after_its_record_expired_calls_agai
 			t.Fatal(err)
 		}
 	}
-	params := apptest.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
+	params := testenv.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
 	fresh, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem,
 		DeadLetterQueueURL: s.notificationsDLQ, Retention: config.DefaultRetention,
 		WebhookURLParameter: "/test/webhook/url", WebhookSecretParameter: "/test/webhook/secret"},

@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // TestCredit_that_would_overflow_the_balance_is_rejected_with_a_reason commits credits on an
@@ -33,8 +33,8 @@ func TestCredit_that_would_overflow_the_balance_is_rejected_with_a_reason(t *tes
 		{"the largest credit is rejected", ledger.MaxAmount, idempotency.Rejected, start},
 	}
 	db := testenv.DynamoDB(t)
-	app, _ := apptest.AppTable(t, db)
-	c, err := idempotency.New(db, ledger.Handler(app), idempotency.Config{Name: "ledger", Table: apptest.IdempotencyTable(t, db)})
+	app, _ := testenv.AppTable(t, db)
+	c, err := idempotency.New(db, ledger.Handler(app), idempotency.Config{Name: "ledger", Table: testkit.IdempotencyTable(t, db)})
 	if err != nil {
 		t.Fatal(err)
 	}

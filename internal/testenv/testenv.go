@@ -7,11 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 
@@ -19,12 +17,8 @@ import (
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
-var seq atomic.Int64
-
-// Name returns a name unique in this test process and across runs, for tables and queues.
-func Name(prefix string) string {
-	return fmt.Sprintf("%s-%d-%d", prefix, time.Now().UnixNano()%1e9, seq.Add(1))
-}
+// Name returns a name unique in this test process and across runs, for tables and queues: testkit.Name.
+func Name(prefix string) string { return testkit.Name(prefix) }
 
 func endpoint(tb testing.TB, name string) string {
 	tb.Helper()
@@ -63,31 +57,11 @@ func CreateTable(tb testing.TB, db *dynamodb.Client, prefix string, withSort boo
 }
 
 // CreateTableKeyed creates an on-demand table whose string key is hash (and range, if given),
-// waits until it is active and deletes it when the test ends. It returns the table's name.
+// waits until it is active and deletes it when the test ends (testkit.Table). It returns the
+// table's name.
 func CreateTableKeyed(tb testing.TB, db *dynamodb.Client, prefix, hash string, rangeKey ...string) string {
 	tb.Helper()
-	name := Name(prefix)
-	in := &dynamodb.CreateTableInput{TableName: aws.String(name), BillingMode: types.BillingModePayPerRequest}
-	for i, k := range append([]string{hash}, rangeKey...) {
-		kind := types.KeyTypeHash
-		if i > 0 {
-			kind = types.KeyTypeRange
-		}
-		in.AttributeDefinitions = append(in.AttributeDefinitions,
-			types.AttributeDefinition{AttributeName: aws.String(k), AttributeType: types.ScalarAttributeTypeS})
-		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k), KeyType: kind})
-	}
-	ctx := context.Background()
-	if _, err := db.CreateTable(ctx, in); err != nil {
-		tb.Fatalf("create table %s: %v", name, err)
-	}
-	if err := dynamodb.NewTableExistsWaiter(db).Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)}, 30*time.Second); err != nil {
-		tb.Fatalf("wait for table %s: %v", name, err)
-	}
-	tb.Cleanup(func() {
-		_, _ = db.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-	})
-	return name
+	return testkit.Table(tb, db, prefix, hash, rangeKey...)
 }
 
 // Requests counts the API requests a client sends, retries included.

@@ -19,10 +19,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // streamEnv is a source table whose stream (DynamoDB Local's) the port consumes, and a totals
@@ -43,9 +43,9 @@ type streamEnv struct {
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
 	e := &streamEnv{db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
-	e.source, e.arn = apptest.AppTable(t, e.db)
+	e.source, e.arn = testenv.AppTable(t, e.db)
 	e.totals = testenv.CreateTable(t, e.db, "totals", false)
-	e.idem = apptest.IdempotencyTable(t, e.db)
+	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
 
@@ -122,7 +122,7 @@ func (e *streamEnv) applied(t *testing.T, item string) []int {
 // records reads the stream's records as Lambda delivers them.
 func (e *streamEnv) records(t *testing.T) []events.DynamoDBEventRecord {
 	t.Helper()
-	return apptest.StreamRecords(t, apptest.Streams(t), e.arn)
+	return testenv.StreamRecords(t, testenv.Streams(t), e.arn)
 }
 
 // from is the batch Lambda delivers again after a partial failure: the records from the

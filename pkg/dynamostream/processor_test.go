@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamostream"
@@ -87,7 +86,7 @@ func TestProcessor_poison_record_is_dead_lettered_and_holds_its_item(t *testing.
 	t.Parallel()
 	e := newStreamEnv(t)
 	sq := testenv.SQS(t)
-	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	dlq := testenv.FIFOQueue(t, sq, "stream-dlq")
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	e.write(t, "a", -1)
@@ -107,7 +106,7 @@ func TestProcessor_poison_record_is_dead_lettered_and_holds_its_item(t *testing.
 	if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2}) {
 		t.Errorf("item b applied %v; want [1 2]", got)
 	}
-	letters := apptest.Drain(t, sq, dlq)
+	letters := testenv.Drain(t, sq, dlq)
 	if len(letters) != 2 {
 		t.Fatalf("dead letters = %d; want 2 (the poison record, then the one held behind it)", len(letters))
 	}
@@ -127,7 +126,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	t.Parallel()
 	e := newStreamEnv(t)
 	sq := testenv.SQS(t)
-	dlq := apptest.FIFOQueue(t, sq, "stream-dlq")
+	dlq := testenv.FIFOQueue(t, sq, "stream-dlq")
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
@@ -146,7 +145,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	if got := e.applied(t, "a"); !slices.Equal(got, []int{2}) {
 		t.Errorf("item a applied %v; want [2] (GoOn: a1 dead-lettered, a2 applied)", got)
 	}
-	letters := apptest.Drain(t, sq, dlq)
+	letters := testenv.Drain(t, sq, dlq)
 	if len(letters) != 1 || !strings.Contains(aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue), "failed 2 times") {
 		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	ktypes "github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -73,7 +72,7 @@ func newStreamEnv(t *testing.T) *streamEnv {
 	}
 	e.arn = aws.ToString(desc.StreamDescription.StreamARN)
 	e.totals = testenv.CreateTable(t, e.db, "totals", false)
-	e.idem = apptest.IdempotencyTable(t, e.db)
+	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
 

@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -88,7 +87,7 @@ func TestProcessor_poison_record_is_dead_lettered_and_holds_its_key(t *testing.T
 	t.Parallel()
 	e := newStreamEnv(t)
 	sq := testenv.SQS(t)
-	dlq := apptest.FIFOQueue(t, sq, "kinesis-dlq")
+	dlq := testenv.FIFOQueue(t, sq, "kinesis-dlq")
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	e.write(t, "a", -1)
@@ -108,7 +107,7 @@ func TestProcessor_poison_record_is_dead_lettered_and_holds_its_key(t *testing.T
 	if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2}) {
 		t.Errorf("key b applied %v; want [1 2]", got)
 	}
-	letters := apptest.Drain(t, sq, dlq)
+	letters := testenv.Drain(t, sq, dlq)
 	if len(letters) != 2 {
 		t.Fatalf("dead letters = %d; want 2 (the poison record, then the one held behind it)", len(letters))
 	}
@@ -182,7 +181,7 @@ func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *tes
 	t.Parallel()
 	e := newStreamEnv(t)
 	sq := testenv.SQS(t)
-	dlq := apptest.FIFOQueue(t, sq, "kinesis-dlq")
+	dlq := testenv.FIFOQueue(t, sq, "kinesis-dlq")
 	e.put(t, "compte é 1", []byte(`{"item":"é","n":-1}`))
 	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{DeadLetter: deadletter.New(sq, dlq)})
 	if err != nil {
@@ -191,7 +190,7 @@ func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *tes
 	if failed := handle(t, p, e.records(t)); len(failed) > 0 {
 		t.Fatalf("BatchItemFailures = %v; want none: the record dead-lettered", failed)
 	}
-	letters := apptest.Drain(t, sq, dlq)
+	letters := testenv.Drain(t, sq, dlq)
 	if len(letters) != 1 {
 		t.Fatalf("dead letters = %d; want 1", len(letters))
 	}

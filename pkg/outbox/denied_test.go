@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -20,7 +19,7 @@ import (
 // rest, each event once.
 func TestRelay_a_denied_send_is_retried_in_order_never_parked_and_reported(t *testing.T) {
 	var ev events.DynamoDBEvent
-	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
 	q := newQueues(t)
 	denying, proxy := testenv.SQSDenying(t, testenv.Deny{Action: "sqs:SendMessage", Prefix: "ledger-", QueryError: true})
 	p, err := publish.New(denying, publish.Config{Attempts: 2, Backoff: time.Millisecond})

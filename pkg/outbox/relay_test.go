@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -27,8 +26,8 @@ type queues struct {
 
 func newQueues(t *testing.T) queues {
 	c := testenv.SQS(t)
-	return queues{client: c, notes: apptest.FIFOQueue(t, c, "notes"), ledger: apptest.FIFOQueue(t, c, "ledger"),
-		parked: apptest.FIFOQueue(t, c, "parked")}
+	return queues{client: c, notes: testenv.FIFOQueue(t, c, "notes"), ledger: testenv.FIFOQueue(t, c, "ledger"),
+		parked: testenv.FIFOQueue(t, c, "parked")}
 }
 
 func (q queues) routes() map[string][]string {
@@ -41,7 +40,7 @@ func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := outbox.RelayConfig{Sender: p, Routes: routes, ParkQueue: apptest.FIFOQueue(t, client, "parked")}
+	cfg := outbox.RelayConfig{Sender: p, Routes: routes, ParkQueue: testenv.FIFOQueue(t, client, "parked")}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -57,7 +56,7 @@ func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string, opts
 func received(t *testing.T, q queues, url string) []string {
 	t.Helper()
 	var got []string
-	for _, m := range apptest.Drain(t, q.client, url) {
+	for _, m := range testenv.Drain(t, q.client, url) {
 		ev, err := cloudevent.Decode([]byte(aws.ToString(m.Body)))
 		if err != nil {
 			t.Fatalf("received body is not an event: %v", err)
@@ -74,7 +73,7 @@ func received(t *testing.T, q queues, url string) []string {
 func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)
-	table, stream := apptest.AppTable(t, db)
+	table, stream := testenv.AppTable(t, db)
 	placed, _ := cloudevent.New("order-placed-o1", "shop", "order.placed", "o-1", time.Now(), map[string]int{"total": 5})
 	paid, _ := cloudevent.New("order-paid-o1", "shop", "order.paid", "o-1", time.Now(), map[string]int{"total": 5})
 	// A service writes each event with its entity; a retried request writes nothing new.
@@ -89,9 +88,9 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 			t.Fatal(err)
 		}
 	}
-	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
+	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
 	q := testenv.SQS(t)
-	orders := apptest.FIFOQueue(t, q, "orders")
+	orders := testenv.FIFOQueue(t, q, "orders")
 	relay := newRelay(t, q, map[string][]string{"order.placed": {orders}, "order.paid": {orders}})
 	for run := range 2 {
 		resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
@@ -108,7 +107,7 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 func TestRelay_publishes_the_sample_outbox_inserts_and_skips_other_items(t *testing.T) {
 	t.Parallel()
 	var ev events.DynamoDBEvent
-	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
 	q := newQueues(t)
 	resp, err := newRelay(t, q.client, q.routes()).Handle(context.Background(), ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -125,9 +124,9 @@ func TestRelay_publishes_the_sample_outbox_inserts_and_skips_other_items(t *test
 func TestRelay_sends_one_event_type_to_every_queue_routed(t *testing.T) {
 	t.Parallel()
 	var ev events.DynamoDBEvent
-	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
 	q := newQueues(t)
-	notifier := apptest.FIFOQueue(t, q.client, "notifier")
+	notifier := testenv.FIFOQueue(t, q.client, "notifier")
 	routes := q.routes()
 	routes["note.created"] = []string{q.notes, notifier}
 	if resp, _ := newRelay(t, q.client, routes).Handle(context.Background(), ev); len(resp.BatchItemFailures) != 0 {
@@ -143,7 +142,7 @@ func TestRelay_sends_one_event_type_to_every_queue_routed(t *testing.T) {
 func TestRelay_reports_the_first_unpublished_record_and_every_later_one(t *testing.T) {
 	t.Parallel()
 	var ev events.DynamoDBEvent
-	apptest.LoadEvent(t, "outbox-relay-insert.json", &ev)
+	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
 	q := newQueues(t)
 	routes := q.routes()
 	routes["note.created"] = []string{q.notes + "-missing"} // a queue that does not exist

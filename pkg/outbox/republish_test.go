@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -33,7 +32,7 @@ func writeOutbox(t *testing.T, db *dynamodb.Client, table string, base time.Time
 func TestRepublish_resends_selected_outbox_items_to_their_queues_with_their_event_ids(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)
-	table, _ := apptest.AppTable(t, db)
+	table, _ := testenv.AppTable(t, db)
 	q := newQueues(t)
 	base := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	var evs []cloudevent.Event

@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -47,7 +46,7 @@ func (s *sentTraces) SendBatch(ctx context.Context, url string, msgs []publish.M
 func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)
-	table, stream := apptest.AppTable(t, db)
+	table, stream := testenv.AppTable(t, db)
 	const traced = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
 	placed, _ := cloudevent.New("order-placed-t1", "shop", "order.placed", "o-t1", time.Now(), map[string]int{"total": 5})
 	paid, _ := cloudevent.New("order-paid-t1", "shop", "order.paid", "o-t1", time.Now(), map[string]int{"total": 5})
@@ -64,14 +63,14 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 		}
 	}
 	q := testenv.SQS(t)
-	orders := apptest.FIFOQueue(t, q, "orders")
+	orders := testenv.FIFOQueue(t, q, "orders")
 	sender := newSentTraces(t, q)
-	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: apptest.FIFOQueue(t, q, "parked"),
+	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: testenv.FIFOQueue(t, q, "parked"),
 		Routes: map[string][]string{"order.placed": {orders}, "order.paid": {orders}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := apptest.StreamRecords(t, apptest.Streams(t), stream)
+	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
 	if resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %v, err %v", resp.BatchItemFailures, err)
 	}
@@ -89,7 +88,7 @@ func TestRepublish_sends_each_event_with_its_trace(t *testing.T) {
 	t.Parallel()
 	const traced = "Root=1-5759e988-bd862e3fe1be46a994272794;Parent=53995c3f42cd8ad9;Sampled=1"
 	q := testenv.SQS(t)
-	orders := apptest.FIFOQueue(t, q, "orders")
+	orders := testenv.FIFOQueue(t, q, "orders")
 	sender := newSentTraces(t, q)
 	ev, _ := cloudevent.New("order-placed-r1", "shop", "order.placed", "o-r1", time.Now(), map[string]int{"total": 5})
 	it, err := outbox.NewItem(ev, time.Now())

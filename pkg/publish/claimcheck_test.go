@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/publish"
@@ -28,7 +27,7 @@ func TestPublisher_sends_a_message_past_the_threshold_as_a_pointer(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := apptest.FIFOQueue(t, client, "publish-claim")
+	url := testenv.FIFOQueue(t, client, "publish-claim")
 	big, small := strings.Repeat("B", 2000), strings.Repeat("s", 500)
 	for i, err := range p.SendBatch(context.Background(), url, []publish.Message{
 		{DedupID: "big", GroupID: "a", Body: big}, {DedupID: "small", GroupID: "b", Body: small}}) {
@@ -41,7 +40,7 @@ func TestPublisher_sends_a_message_past_the_threshold_as_a_pointer(t *testing.T)
 		t.Fatal(err)
 	}
 	got := map[string]string{}
-	for _, m := range apptest.SQSEvent(apptest.Drain(t, client, url), "arn:aws:sqs:us-east-1:000000000000:q.fifo").Records {
+	for _, m := range testenv.SQSEvent(testenv.Drain(t, client, url), "arn:aws:sqs:us-east-1:000000000000:q.fifo").Records {
 		_, size, isPointer, _ := claimcheck.Parse(m)
 		payload, err := r.Payload(context.Background(), m)
 		if err != nil {
@@ -70,13 +69,13 @@ func TestPublisher_stops_at_a_payload_it_could_not_store(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := apptest.FIFOQueue(t, client, "publish-claim")
+	url := testenv.FIFOQueue(t, client, "publish-claim")
 	errs := p.SendBatch(context.Background(), url, []publish.Message{{DedupID: "1", GroupID: "g", Body: "small"},
 		{DedupID: "2", GroupID: "g", Body: strings.Repeat("B", 200)}, {DedupID: "3", GroupID: "g", Body: "small"}})
 	if errs[0] != nil || errs[1] == nil || !strings.Contains(errs[1].Error(), "claim check") || !errors.Is(errs[2], publish.ErrNotSent) {
 		t.Fatalf("errors %v; want the first sent, the second's claim check failed, the third not sent", errs)
 	}
-	if msgs := apptest.Drain(t, client, url); len(msgs) != 1 || aws.ToString(msgs[0].Body) != "small" {
+	if msgs := testenv.Drain(t, client, url); len(msgs) != 1 || aws.ToString(msgs[0].Body) != "small" {
 		t.Fatalf("queue holds %d messages; want only the first", len(msgs))
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/publish"
 )
@@ -20,7 +19,7 @@ func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 	t.Parallel()
 	var reqs testenv.Requests
 	client := testenv.SQS(t, sqs.WithAPIOptions(reqs.Middleware))
-	url := apptest.FIFOQueue(t, client, "publish-size")
+	url := testenv.FIFOQueue(t, client, "publish-size")
 	p, err := publish.New(client, publish.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +37,7 @@ func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 	if n := reqs.Of("SendMessageBatch"); n != 1 {
 		t.Errorf("SendMessageBatch calls = %d; want 1 (4 x 250 KB fit SQS's 1 MiB batch)", n)
 	}
-	got := apptest.Drain(t, client, url)
+	got := testenv.Drain(t, client, url)
 	if len(got) != 4 {
 		t.Fatalf("received %d messages; want 4", len(got))
 	}
@@ -53,7 +52,7 @@ func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 func TestPublisher_sends_a_message_of_1_MiB(t *testing.T) {
 	t.Parallel()
 	client := testenv.SQS(t)
-	url := apptest.FIFOQueue(t, client, "publish-size")
+	url := testenv.FIFOQueue(t, client, "publish-size")
 	p, err := publish.New(client, publish.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +61,7 @@ func TestPublisher_sends_a_message_of_1_MiB(t *testing.T) {
 	if err := p.Send(context.Background(), url, publish.Message{DedupID: "mib", GroupID: "g", Body: body}); err != nil {
 		t.Fatal(err)
 	}
-	got := apptest.Drain(t, client, url)
+	got := testenv.Drain(t, client, url)
 	if len(got) != 1 || aws.ToString(got[0].Body) != body {
 		t.Fatalf("received %d messages; want the 1 MiB one, unchanged", len(got))
 	}

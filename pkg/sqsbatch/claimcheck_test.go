@@ -19,7 +19,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -27,6 +26,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // outcomes is an engine that keeps the outcome of every event it applies.
@@ -70,7 +70,7 @@ func newLargeStack(t *testing.T) *largeStack {
 	t.Helper()
 	s := &largeStack{s3: testenv.S3(t), sqs: testenv.SQS(t), db: testenv.DynamoDB(t)}
 	s.bucket = testenv.Bucket(t, s.s3, "payloads")
-	s.queue, s.dlq = apptest.FIFOQueue(t, s.sqs, "large"), apptest.FIFOQueue(t, s.sqs, "large-dlq")
+	s.queue, s.dlq = testenv.FIFOQueue(t, s.sqs, "large"), testenv.FIFOQueue(t, s.sqs, "large-dlq")
 	s.app = testenv.CreateTable(t, s.db, "app", true)
 	router := idempotency.NewRouter()
 	idempotency.Route(router, "blob.stored", func(ev cloudevent.Event, d struct{ Blob string }) (idempotency.Effect, error) {
@@ -78,7 +78,7 @@ func newLargeStack(t *testing.T) *largeStack {
 			expression.Add(expression.Name("bytes"), expression.Value(len(d.Blob))))}, nil
 	})
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	c, err := idempotency.New(s.db, router, idempotency.Config{Name: "blobs", Table: apptest.IdempotencyTable(t, s.db),
+	c, err := idempotency.New(s.db, router, idempotency.Config{Name: "blobs", Table: testkit.IdempotencyTable(t, s.db),
 		CacheSize: -1, Logger: quiet}) // every redelivery reaches DynamoDB's condition
 	if err != nil {
 		t.Fatal(err)
@@ -100,8 +100,8 @@ func newLargeStack(t *testing.T) *largeStack {
 // the second time is SQS delivering the same messages again.
 func (s *largeStack) deliver(t *testing.T) []sqstypes.Message {
 	t.Helper()
-	msgs := apptest.Drain(t, s.sqs, s.queue)
-	ev := apptest.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo")
+	msgs := testenv.Drain(t, s.sqs, s.queue)
+	ev := testenv.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo")
 	for range 2 {
 		resp, err := s.consumer.Handle(context.Background(), ev)
 		if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -214,12 +214,12 @@ func TestConsumer_dead_letters_a_pointer_to_a_missing_object_naming_it(t *testin
 		MessageAttributes: map[string]sqstypes.MessageAttributeValue{claimcheck.SizeAttribute: {DataType: aws.String("Number"), StringValue: aws.String("5000000")}}}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := apptest.Drain(t, s.sqs, s.queue)
-	resp, err := s.consumer.Handle(context.Background(), apptest.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo"))
+	msgs := testenv.Drain(t, s.sqs, s.queue)
+	resp, err := s.consumer.Handle(context.Background(), testenv.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo"))
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("Handle = %+v, %v; want the message dead-lettered and acknowledged", resp, err)
 	}
-	dead := apptest.Drain(t, s.sqs, s.dlq)
+	dead := testenv.Drain(t, s.sqs, s.dlq)
 	if len(dead) != 1 {
 		t.Fatalf("dead-letter queue holds %d messages; want 1", len(dead))
 	}

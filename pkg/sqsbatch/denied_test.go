@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -44,7 +43,7 @@ func newDeniedStack(t *testing.T, maxReceiveCount int) *deniedStack {
 	sqsc, sqsDeny := testenv.SQSDenying(t)
 	s3c, s3Deny := testenv.S3Denying(t)
 	s.ddb, s.sqs, s.s3 = ddb, sqsDeny, s3Deny
-	s.dlq = apptest.FIFOQueue(t, s.direct, "denied-dlq")
+	s.dlq = testenv.FIFOQueue(t, s.direct, "denied-dlq")
 	s.bucket = testenv.Bucket(t, testenv.S3(t), "denied")
 	reader, err := claimcheck.NewReader(s3c, claimcheck.ReaderConfig{Buckets: []string{s.bucket}})
 	if err != nil {
