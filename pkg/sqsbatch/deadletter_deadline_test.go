@@ -22,7 +22,7 @@ import (
 // SQS is slow (each round trip 3 s) when a malformed message, started with DeadlineMargin
 // left, is dead-lettered: the batch must still answer before the invocation's deadline, or
 // Lambda times it out and every message of the batch comes back.
-func TestReview_a_slow_dead_letter_send_answers_within_the_deadline(t *testing.T) {
+func TestDeadLetter_a_slow_send_answers_within_the_deadline(t *testing.T) {
 	plain := testenv.SQS(t)
 	out, err := plain.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name("dlq") + ".fifo"),
 		Attributes: map[string]string{string(sqstypes.QueueAttributeNameFifoQueue): "true"}})

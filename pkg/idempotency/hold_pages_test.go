@@ -20,7 +20,7 @@ import (
 // others, and the list drains in its order, page after page. (It once failed the message
 // with ErrHoldFull, left to the queue's redrive policy: dead-lettered unheld.) The list is
 // filled with long reasons so that it passes 400 KB in a few hundred entries.
-func TestReview_a_hold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *testing.T) {
+func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	counter := unique(t)

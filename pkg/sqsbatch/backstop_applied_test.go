@@ -13,7 +13,7 @@ import (
 // applied, is then put on the hold after a/2, and its duplicate, not heading the hold, does not
 // take it off. The queue moves both. Once the cause is fixed and the letters are redriven in
 // order, the group must go on: a/3 applied after a/1 and a/2, nothing held.
-func TestReview_an_applied_message_received_again_is_not_left_on_the_hold(t *testing.T) {
+func TestBackstop_an_applied_message_received_again_is_not_left_on_the_hold(t *testing.T) {
 	r, h, p, q, records := movedByTheQueue(t, "a/2", false) // timed out: nothing acknowledged
 	admin := idempotency.NewAdmin(r.db, records)
 	hold, _, _ := admin.Hold(t.Context(), "ledger", "a")

@@ -38,7 +38,7 @@ func (m *missing) restore() { m.mu.Lock(); clear(m.gone); m.mu.Unlock() }
 // The object is restored (docs/large-payloads.md: a redrive reads the object again while it
 // exists) and the dead-letter queue redriven in order: the group must be applied in order,
 // and released.
-func TestReview_a_claim_check_redriven_once_its_object_is_back_releases_its_group(t *testing.T) {
+func TestClaimCheck_redriven_once_its_object_is_back_releases_its_group(t *testing.T) {
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	records := testenv.CreateTable(t, r.db, "idem", false)

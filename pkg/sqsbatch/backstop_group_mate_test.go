@@ -17,7 +17,7 @@ import (
 // redrive policy moves both (the backstop held the group behind a/1 only). a/3, live traffic,
 // is held and dead-lettered by the engine. The operator fixes the cause and redrives the
 // dead-letter queue in its order, a/1, a/2, a/3: the group must be applied in that order.
-func TestReview_a_group_mate_the_queue_moves_with_its_blocker_keeps_its_place(t *testing.T) {
+func TestBackstop_a_group_mate_the_queue_moves_with_its_blocker_keeps_its_place(t *testing.T) {
 	r, h, p, q, records := movedByTheQueue(t, "a/1", true)
 	q.send(t, "a/3")
 	q.drain(t, p)

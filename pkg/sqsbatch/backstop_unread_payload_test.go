@@ -31,7 +31,7 @@ func (u unreadable) Payload(_ context.Context, msg events.SQSMessage) (string, e
 // the engine (no event id yet) and is moved by the queue's redrive policy at maxReceiveCount:
 // nothing may leave a group unknown to it, so its group must be held, and the account's next
 // movement must not be applied past it.
-func TestReview_a_message_whose_payload_is_never_read_holds_its_group_when_the_queue_moves_it(t *testing.T) {
+func TestBackstop_a_message_whose_payload_is_never_read_holds_its_group_when_the_queue_moves_it(t *testing.T) {
 	const maxReceiveCount = 4
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))

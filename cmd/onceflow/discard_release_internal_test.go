@@ -18,7 +18,7 @@ import (
 // EventBridge id is new on every PutEvents). Its bad message holds the group under that key
 // and is dead-lettered; the runbook's dlq discard must then record the business key as
 // discarded and release the group, and a redelivery under a new EventBridge id be answered.
-func TestReview_DLQ_discard_of_an_EventBridge_letter_releases_its_group(t *testing.T) {
+func TestDLQDiscard_of_an_EventBridge_letter_releases_its_group(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)
@@ -56,7 +56,7 @@ func TestReview_DLQ_discard_of_an_EventBridge_letter_releases_its_group(t *testi
 // The same with the default decoder behind a claim check: the letter's body is the extended
 // client's pointer, so the tool finds no event id in it; the consumer held the group under the
 // event id of the payload it read. Discarding the letter must release the group.
-func TestReview_DLQ_discard_of_a_claim_check_letter_releases_its_group(t *testing.T) {
+func TestDLQDiscard_of_a_claim_check_letter_releases_its_group(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)

@@ -21,7 +21,7 @@ import (
 
 // S3 is slow (each round trip 3 s) when a claim check's payload is read, the message started
 // with DeadlineMargin left: the batch must still answer before the invocation's deadline.
-func TestReview_a_slow_claim_check_read_answers_within_the_deadline(t *testing.T) {
+func TestClaimCheck_a_slow_read_answers_within_the_deadline(t *testing.T) {
 	plain := testenv.S3(t)
 	bucket := testenv.Bucket(t, plain, "payloads")
 	if _, err := plain.PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("k1"),
