@@ -193,8 +193,13 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	if err := showGroup(ctx, a, f.consumer, l.GroupID, s); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "Once discarded, %s records event %s as discarded (a redelivery is answered, never applied; the body and attributes are kept in the record), the group's messages held behind it go on in order, and the letter is deleted.\n",
-		f.consumer, orNone(l.EventID))
+	if l.EventID == "" {
+		fmt.Fprintf(s.out, "The letter has no event id (no decoder of %s reads its body), so nothing is recorded: the same body sent again is dead-lettered again. Once discarded, the group's messages held behind it go on in order, and the letter is deleted.\n",
+			f.consumer)
+	} else {
+		fmt.Fprintf(s.out, "Once discarded, %s records event %s as discarded (a redelivery is answered, never applied; the body and attributes are kept in the record), the group's messages held behind it go on in order, and the letter is deleted.\n",
+			f.consumer, l.EventID)
+	}
 	if !f.yes && !confirm(s, "Discard this letter?") {
 		return fmt.Errorf("not discarded")
 	}
@@ -216,7 +221,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 		fmt.Fprintf(s.out, "event %s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
 			l.EventID, decided.Outcome, rec.Key)
 	case l.EventID == "":
-		fmt.Fprintln(s.out, "the letter has no event id: no record written")
+		fmt.Fprintln(s.out, "the letter has no event id: nothing recorded")
 	case rec.Outcome == string(idempotency.Discarded):
 		fmt.Fprintf(s.out, "recorded %s as discarded by %s\n", rec.Key, d.by)
 	default:
