@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -67,7 +66,7 @@ func NewDenyProxy(tb testing.TB, target string, denials ...Deny) *DenyProxy {
 		tb.Fatalf("deny proxy target %q: %v", target, err)
 	}
 	p := &DenyProxy{deny: denials, denied: map[string]int{}}
-	forward := httputil.NewSingleHostReverseProxy(u)
+	forward := reverseProxy(u)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		if err != nil {

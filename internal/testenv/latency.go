@@ -3,7 +3,6 @@ package testenv
 import (
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"testing"
 	"time"
@@ -22,7 +21,7 @@ func LatencyProxy(tb testing.TB, target string, delay time.Duration) string {
 	if err != nil {
 		tb.Fatalf("latency proxy target %q: %v", target, err)
 	}
-	proxy := httputil.NewSingleHostReverseProxy(u)
+	proxy := reverseProxy(u)
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.MaxIdleConnsPerHost = 256
 	proxy.Transport = delayed{next: base, delay: delay}
