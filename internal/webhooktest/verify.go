@@ -14,7 +14,7 @@ import (
 // MaxSkew is how far a call's Webhook-Timestamp may be from the receiver's clock.
 const MaxSkew = 5 * time.Minute
 
-// verify checks a call's signature as docs/webhook.md documents it for any receiver, written
+// verify checks a call's signature as docs/application.md ("The webhook signature") documents it for any receiver, written
 // here independently of the sender's code: Webhook-Signature is "v2=" and the lowercase hex of
 // HMAC-SHA256(secret, Webhook-Timestamp + "." + Idempotency-Key + "." + body), the key holds
 // no '.', and the timestamp (Unix seconds) is within MaxSkew of now. Scheme v1, which did not
