@@ -42,13 +42,6 @@ func (p Pointer) Body() string {
 // SizeAttributeValue is the ExtendedPayloadSize value for a payload of n bytes.
 func SizeAttributeValue(n int) string { return strconv.Itoa(n) }
 
-// MalformedPointerError is a message marked as a pointer whose body is not one. It is
-// permanent (see idempotency.IsPermanent): no retry can read it.
-type MalformedPointerError struct{ Reason string }
-
-func (e *MalformedPointerError) Error() string   { return "claim check: malformed pointer: " + e.Reason }
-func (e *MalformedPointerError) Permanent() bool { return true }
-
 // Parse returns the pointer msg carries, with ok false for a message that is not one. A
 // message is a pointer when it has the size attribute (current or legacy), as the libraries
 // decide, or when its body starts as a pointer does: a dead letter redriven without its

@@ -56,17 +56,6 @@ func NewReader(client GetObjectAPI, cfg ReaderConfig) (*Reader, error) {
 	return &Reader{client: client, cfg: cfg}, nil
 }
 
-// ObjectError is a pointer whose object can never be read as a payload: missing (expired, or
-// never written), too large for the bound, or in a bucket the Reader does not read. It is
-// permanent (see idempotency.IsPermanent), and its text names the object.
-type ObjectError struct {
-	Pointer Pointer
-	Reason  string
-}
-
-func (e *ObjectError) Error() string   { return fmt.Sprintf("claim check %s: %s", e.Pointer, e.Reason) }
-func (e *ObjectError) Permanent() bool { return true }
-
 // Payload returns the payload of msg: its body, or the object its pointer names. An error
 // that can never go away (a malformed pointer, an ObjectError) is permanent; any other (S3
 // unreachable, throttled, access denied) is not, and the message is retried.

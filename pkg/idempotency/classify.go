@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -115,4 +116,17 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex 
 	default:
 		return verdict{kind: transient}
 	}
+}
+
+// refused reports whether DynamoDB refused a request as such (ValidationException): the same
+// request can never succeed.
+func refused(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationException"
+}
+
+// tooLarge reports whether err is DynamoDB refusing an item over its size limit.
+func tooLarge(err error) bool {
+	var api smithy.APIError
+	return errors.As(err, &api) && api.ErrorCode() == "ValidationException" && strings.Contains(strings.ToLower(api.ErrorMessage()), "size")
 }

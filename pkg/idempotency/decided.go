@@ -2,7 +2,6 @@ package idempotency
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -15,28 +14,6 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
-
-// ErrDecided is matched by a DecidedError.
-var ErrDecided = errors.New("event decided already")
-
-// DecidedError reports an event its consumer has decided already (applied, rejected or
-// discarded, with the same payload), found where it would otherwise be counted as failed,
-// held or dead-lettered (Engine.CountMessageFailure, Engine.HoldGroup, Admin.Discard): it is
-// answered from its record instead, as a duplicate, whatever its handler says of it now. A
-// port acknowledges the message.
-type DecidedError struct {
-	Key     string
-	Outcome Outcome // the stored outcome: applied, rejected or discarded
-	Reason  string  // the stored reason (of a rejection, of a discard)
-	record  map[string]types.AttributeValue
-}
-
-func (e *DecidedError) Error() string {
-	return fmt.Sprintf("%s was %s already: answered from its record, not counted, held or dead-lettered", e.Key, e.Outcome)
-}
-
-// Is makes errors.Is(err, ErrDecided) true.
-func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
 
 func decidedError(item map[string]types.AttributeValue) *DecidedError {
 	var rec Record

@@ -13,9 +13,6 @@ import (
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
-// ErrAccessDenied is matched by an AccessDenied.
-var ErrAccessDenied = errors.New("access denied")
-
 // deniedCodes are the error codes AWS answers a call with when IAM (or a key policy behind the
 // service) does not allow it: DynamoDB, Kinesis, SSM and KMS say AccessDeniedException; S3
 // and SQS in its query protocol say AccessDenied, as the SDK reports SQS's JSON protocol too

@@ -3,6 +3,9 @@ package idempotency
 import (
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // ErrInvalidEffect is matched by an EffectError.
@@ -84,3 +87,131 @@ type permanentError struct{ err error }
 func (e *permanentError) Error() string   { return e.err.Error() }
 func (e *permanentError) Unwrap() error   { return e.err }
 func (e *permanentError) Permanent() bool { return true }
+
+// ErrDecided is matched by a DecidedError.
+var ErrDecided = errors.New("event decided already")
+
+// DecidedError reports an event its consumer has decided already (applied, rejected or
+// discarded, with the same payload), found where it would otherwise be counted as failed,
+// held or dead-lettered (Engine.CountMessageFailure, Engine.HoldGroup, Admin.Discard): it is
+// answered from its record instead, as a duplicate, whatever its handler says of it now. A
+// port acknowledges the message.
+type DecidedError struct {
+	Key     string
+	Outcome Outcome // the stored outcome: applied, rejected or discarded
+	Reason  string  // the stored reason (of a rejection, of a discard)
+	record  map[string]types.AttributeValue
+}
+
+func (e *DecidedError) Error() string {
+	return fmt.Sprintf("%s was %s already: answered from its record, not counted, held or dead-lettered", e.Key, e.Outcome)
+}
+
+// Is makes errors.Is(err, ErrDecided) true.
+func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
+
+// ErrAccessDenied is matched by an AccessDenied.
+var ErrAccessDenied = errors.New("access denied")
+
+// ErrHeld is matched by a HeldError.
+var ErrHeld = errors.New("group held behind a dead-lettered message")
+
+// HeldError reports an event not applied because its group is held (HoldGroup) behind an
+// earlier message that was dead-lettered. It is permanent: the message is dead-lettered after
+// the one it is held behind, so that a redrive replays the group in order.
+type HeldError struct {
+	Group          string
+	BlockerEventID string // empty when the blocking message had no usable event id
+	BlockerMessage string // the SQS message id of the blocking message
+	BlockerReason  string // why the blocking message was dead-lettered
+}
+
+func (e *HeldError) Error() string {
+	blocker := fmt.Sprintf("event %q (message %s)", e.BlockerEventID, e.BlockerMessage)
+	if e.BlockerEventID == "" {
+		blocker = fmt.Sprintf("message %s (held before its event id was read)", e.BlockerMessage)
+	}
+	return fmt.Sprintf("group %s held behind %s, dead-lettered because: %s; redrive the dead-letter queue in order once the cause is fixed",
+		e.Group, blocker, e.BlockerReason)
+}
+
+// Is makes errors.Is(err, ErrHeld) true.
+func (e *HeldError) Is(target error) bool { return target == ErrHeld }
+
+// Permanent reports that retrying cannot help until the group is released.
+func (e *HeldError) Permanent() bool { return true }
+
+// ErrSkipped is matched by a SkippedError.
+var ErrSkipped = errors.New("skipped by an operator: holds its group no more")
+
+// SkippedError reports a message that HoldGroup did not hold because an operator let its
+// group go on past it (Admin.SkipBlocker): it is dead-lettered unheld, its group going on.
+type SkippedError struct {
+	Group string
+	Skip  Decision
+}
+
+func (e *SkippedError) Error() string {
+	return fmt.Sprintf("not held: %s was skipped on group %s by %s at %s (%s), so it holds the group no more",
+		e.Skip.Held, e.Group, e.Skip.By, e.Skip.At, e.Skip.Why)
+}
+
+// Is makes errors.Is(err, ErrSkipped) true.
+func (e *SkippedError) Is(target error) bool { return target == ErrSkipped }
+
+// ErrHoldFull is matched by the error of a hold write DynamoDB refused because an item would
+// exceed its size limit (400 KB). A held list spreads over pages and never does; the hold's own
+// item also keeps the operators' skips (for DefaultRetention), which could. It is not retried:
+// the message fails, is logged at error level naming the group, and is not dead-lettered
+// unheld (see docs/failure-path.md).
+var ErrHoldFull = errors.New("group's held list at DynamoDB's item size limit (400 KB)")
+
+// ErrChanged is matched by an error that reports a conditional write refused because the item
+// changed since it was read (and shown).
+var ErrChanged = errors.New("changed since it was read")
+
+// ErrLeaseLost is matched by a LeaseLostError.
+var ErrLeaseLost = errors.New("lease lost")
+
+// LeaseLostError reports that this owner no longer holds the lease on a record when it tried
+// to complete, release or extend it: the lease expired and another owner took the record
+// over, or the record is gone. Nothing was written. The side effect may have run; the
+// message is failed (not dead-lettered) so a redelivery finds the new owner's outcome.
+type LeaseLostError struct {
+	Key    string
+	Owner  string // this owner's token
+	Holder string // the owner that holds the record now; empty when there is none
+	Op     string // complete, release or heartbeat
+}
+
+func (e *LeaseLostError) Error() string {
+	holder := e.Holder
+	if holder == "" {
+		holder = "nobody"
+	}
+	return fmt.Sprintf("lease lost: %s of %s by owner %s refused, the record is held by %s; the lease was too short for the effect, lengthen it or add a heartbeat",
+		e.Op, e.Key, short(e.Owner), short(holder))
+}
+
+// Is makes errors.Is(err, ErrLeaseLost) true.
+func (e *LeaseLostError) Is(target error) bool { return target == ErrLeaseLost }
+
+// ErrLeaseHeld is matched by a LeaseHeldError.
+var ErrLeaseHeld = errors.New("lease held by another owner")
+
+// LeaseHeldError reports that another owner holds a live lease on the record: the event is
+// being processed elsewhere right now. It is not permanent: the message is failed so SQS
+// delivers it again later, when the other owner has completed (a duplicate then) or released
+// or lost the lease (processed then).
+type LeaseHeldError struct {
+	Key    string
+	Holder string
+	Until  time.Time // when the holder's lease expires unless extended
+}
+
+func (e *LeaseHeldError) Error() string {
+	return fmt.Sprintf("%s is in progress under owner %s until %s; retry later", e.Key, short(e.Holder), e.Until.UTC().Format(time.RFC3339Nano))
+}
+
+// Is makes errors.Is(err, ErrLeaseHeld) true.
+func (e *LeaseHeldError) Is(target error) bool { return target == ErrLeaseHeld }

@@ -29,52 +29,6 @@ const (
 	HoldGroup
 )
 
-// ErrHeld is matched by a HeldError.
-var ErrHeld = errors.New("group held behind a dead-lettered message")
-
-// HeldError reports an event not applied because its group is held (HoldGroup) behind an
-// earlier message that was dead-lettered. It is permanent: the message is dead-lettered after
-// the one it is held behind, so that a redrive replays the group in order.
-type HeldError struct {
-	Group          string
-	BlockerEventID string // empty when the blocking message had no usable event id
-	BlockerMessage string // the SQS message id of the blocking message
-	BlockerReason  string // why the blocking message was dead-lettered
-}
-
-func (e *HeldError) Error() string {
-	blocker := fmt.Sprintf("event %q (message %s)", e.BlockerEventID, e.BlockerMessage)
-	if e.BlockerEventID == "" {
-		blocker = fmt.Sprintf("message %s (held before its event id was read)", e.BlockerMessage)
-	}
-	return fmt.Sprintf("group %s held behind %s, dead-lettered because: %s; redrive the dead-letter queue in order once the cause is fixed",
-		e.Group, blocker, e.BlockerReason)
-}
-
-// Is makes errors.Is(err, ErrHeld) true.
-func (e *HeldError) Is(target error) bool { return target == ErrHeld }
-
-// Permanent reports that retrying cannot help until the group is released.
-func (e *HeldError) Permanent() bool { return true }
-
-// ErrSkipped is matched by a SkippedError.
-var ErrSkipped = errors.New("skipped by an operator: holds its group no more")
-
-// SkippedError reports a message that HoldGroup did not hold because an operator let its
-// group go on past it (Admin.SkipBlocker): it is dead-lettered unheld, its group going on.
-type SkippedError struct {
-	Group string
-	Skip  Decision
-}
-
-func (e *SkippedError) Error() string {
-	return fmt.Sprintf("not held: %s was skipped on group %s by %s at %s (%s), so it holds the group no more",
-		e.Skip.Held, e.Group, e.Skip.By, e.Skip.At, e.Skip.Why)
-}
-
-// Is makes errors.Is(err, ErrSkipped) true.
-func (e *SkippedError) Is(target error) bool { return target == ErrSkipped }
-
 // holdKey is the key of a group's hold item. It starts with the key separator, which no
 // consumer name contains, so it never collides with a record's key.
 func holdKey(consumer, group string) string {

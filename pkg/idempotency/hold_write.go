@@ -31,10 +31,6 @@ func headCondition(h Hold, eventID string) expression.ConditionBuilder {
 	return versionCondition(h).And(expression.Name("held[0].eventId").Equal(expression.Value(eventID)))
 }
 
-// ErrChanged is matched by an error that reports a conditional write refused because the item
-// changed since it was read (and shown).
-var ErrChanged = errors.New("changed since it was read")
-
 // holdDB is the calls that read and change a hold.
 type holdDB interface {
 	holdGetter
