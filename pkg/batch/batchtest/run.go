@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // Run runs the conformance suite against the port newHarness makes, one subtest per
@@ -48,6 +49,7 @@ func Run[R any](t *testing.T, newHarness func(t *testing.T) Harness[R]) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			testkit.SkipShort(t) // before the harness starts anything
 			e := newEnv(t, newHarness(t))
 			c.run(t, e)
 		})
