@@ -36,6 +36,7 @@ type env[R any] struct {
 
 	mu      sync.Mutex
 	fails   map[string]error // event id -> the error its next Decide returns (once)
+	sinkErr error            // the error the next dead-letter send returns (once)
 	letters []letter
 }
 
@@ -73,8 +74,19 @@ func (e *env[R]) port(t *testing.T, policy idempotency.GroupPolicy, opts Options
 func (e *env[R]) DeadLetter(_ context.Context, msg events.SQSMessage, reason error) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if err := e.sinkErr; err != nil {
+		e.sinkErr = nil
+		return err
+	}
 	e.letters = append(e.letters, letter{msg: msg, reason: reason})
 	return nil
+}
+
+// failSinkOnce makes the next dead-letter send fail with err.
+func (e *env[R]) failSinkOnce(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sinkErr = err
 }
 
 func (e *env[R]) dead() []letter {
