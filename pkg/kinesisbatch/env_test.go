@@ -28,14 +28,19 @@ import (
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
-// streamEnv is a Kinesis stream of kinesalite (one shard, as a Lambda batch is of one shard)
-// and a totals table the consumer's effects write: per item, the amounts applied, in order.
+// stream is a Kinesis stream of kinesalite of one shard, as a Lambda batch is of one shard.
+type stream struct {
+	kin  *kinesis.Client
+	name string
+	arn  string
+}
+
+// streamEnv is a stream and a totals table the consumer's effects write: per item, the
+// amounts applied, in order.
 type streamEnv struct {
-	kin      *kinesis.Client
+	*stream
 	db       *dynamodb.Client
 	requests *testenv.Requests
-	stream   string
-	arn      string
 	totals   string
 	idem     string
 
@@ -51,35 +56,41 @@ type amount struct {
 
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
-	ep := testkit.Emulator(t, testkit.KinesisEndpointVariable)
-	e := &streamEnv{db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{},
-		kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) })}
-	ctx := context.Background()
-	e.stream = testenv.Name("amounts")
-	if _, err := e.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(e.stream), ShardCount: aws.Int32(1)}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = e.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(e.stream)})
-	})
-	if err := kinesis.NewStreamExistsWaiter(e.kin, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
-		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	desc, err := e.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.arn = aws.ToString(desc.StreamDescription.StreamARN)
+	e := &streamEnv{stream: newStream(t), db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
 	e.totals = testenv.CreateTable(t, e.db, "totals", false)
 	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
 
-// put puts data under partition key key.
-func (e *streamEnv) put(t *testing.T, key string, data []byte) {
+// newStream creates a stream for the test, deleted after it.
+func newStream(t *testing.T) *stream {
 	t.Helper()
-	if _, err := e.kin.PutRecord(context.Background(), &kinesis.PutRecordInput{StreamName: aws.String(e.stream),
+	ep := testkit.Emulator(t, testkit.KinesisEndpointVariable)
+	s := &stream{kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) }),
+		name: testenv.Name("amounts")}
+	ctx := context.Background()
+	if _, err := s.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(s.name), ShardCount: aws.Int32(1)}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = s.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(s.name)})
+	})
+	if err := kinesis.NewStreamExistsWaiter(s.kin, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
+		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)}, 20*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	desc, err := s.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.arn = aws.ToString(desc.StreamDescription.StreamARN)
+	return s
+}
+
+// put puts data under partition key key.
+func (s *stream) put(t *testing.T, key string, data []byte) {
+	t.Helper()
+	if _, err := s.kin.PutRecord(context.Background(), &kinesis.PutRecordInput{StreamName: aws.String(s.name),
 		PartitionKey: aws.String(key), Data: data}); err != nil {
 		t.Fatal(err)
 	}
@@ -94,20 +105,20 @@ func (e *streamEnv) write(t *testing.T, item string, n int) {
 
 // records reads the shard's records and shapes them as Lambda's Kinesis event source
 // mapping delivers them.
-func (e *streamEnv) records(t *testing.T) []events.KinesisEventRecord {
+func (s *stream) records(t *testing.T) []events.KinesisEventRecord {
 	t.Helper()
 	ctx := context.Background()
-	desc, err := e.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(e.stream)})
+	desc, err := s.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
-	it, err := e.kin.GetShardIterator(ctx, &kinesis.GetShardIteratorInput{StreamName: aws.String(e.stream),
+	it, err := s.kin.GetShardIterator(ctx, &kinesis.GetShardIteratorInput{StreamName: aws.String(s.name),
 		ShardId: aws.String(shard), ShardIteratorType: ktypes.ShardIteratorTypeTrimHorizon})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := e.kin.GetRecords(ctx, &kinesis.GetRecordsInput{ShardIterator: it.ShardIterator})
+	out, err := s.kin.GetRecords(ctx, &kinesis.GetRecordsInput{ShardIterator: it.ShardIterator})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +126,7 @@ func (e *streamEnv) records(t *testing.T) []events.KinesisEventRecord {
 	for _, r := range out.Records {
 		seq := aws.ToString(r.SequenceNumber)
 		recs = append(recs, events.KinesisEventRecord{AwsRegion: "us-east-1", EventID: shard + ":" + seq,
-			EventName: "aws:kinesis:record", EventSource: "aws:kinesis", EventSourceArn: e.arn, EventVersion: "1.0",
+			EventName: "aws:kinesis:record", EventSource: "aws:kinesis", EventSourceArn: s.arn, EventVersion: "1.0",
 			Kinesis: events.KinesisRecord{KinesisSchemaVersion: "1.0", PartitionKey: aws.ToString(r.PartitionKey),
 				SequenceNumber: seq, Data: r.Data,
 				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: aws.ToTime(r.ApproximateArrivalTimestamp)}}})

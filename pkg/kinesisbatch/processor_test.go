@@ -12,7 +12,6 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
-	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
@@ -29,118 +28,6 @@ func handle(t *testing.T, p *kinesisbatch.Processor, recs []events.KinesisEventR
 		seqs = append(seqs, f.ItemIdentifier)
 	}
 	return seqs
-}
-
-// A record failing in the middle of a batch of kinesalite's records: the response reports its
-// sequence number, the later records of its partition key are not applied, the other key's
-// are; Lambda's redelivery from that record applies the rest, and nothing twice.
-func TestProcessor_failure_mid_batch_reports_its_sequence_number_and_redelivery_applies_once(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name string
-		cfg  kinesisbatch.Config
-	}{{"packed", kinesisbatch.Config{}}, {"unpacked", kinesisbatch.Config{NoPacking: true}}} {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			e := newStreamEnv(t)
-			for n := 1; n <= 3; n++ {
-				e.write(t, "a", n)
-				e.write(t, "b", n)
-			}
-			recs := e.records(t)
-			if len(recs) != 6 {
-				t.Fatalf("stream has %d records; want 6", len(recs))
-			}
-			e.failOnce("a", 2, errors.New("downstream timed out"))
-			p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), tc.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-
-			failed := handle(t, p, recs)
-			a2 := recs[2].Kinesis.SequenceNumber // a1 b1 a2 b2 a3 b3
-			if !slices.Equal(failed, []string{a2}) {
-				t.Fatalf("BatchItemFailures = %v; want a2's sequence number %s only", failed, a2)
-			}
-			if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
-				t.Errorf("key a applied %v after the failure; want [1] (a3 waits behind a2)", got)
-			}
-			if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2, 3}) {
-				t.Errorf("key b applied %v; want [1 2 3]", got)
-			}
-
-			if failed := handle(t, p, from(recs, a2)); len(failed) > 0 {
-				t.Fatalf("redelivery BatchItemFailures = %v; want none", failed)
-			}
-			for _, item := range []string{"a", "b"} {
-				if got := e.applied(t, item); !slices.Equal(got, []int{1, 2, 3}) {
-					t.Errorf("key %s applied %v after the redelivery; want [1 2 3], each once, in order", item, got)
-				}
-			}
-		})
-	}
-}
-
-// A record that can never succeed goes to the SQS dead-letter queue with its reason; under
-// HoldGroup its key's later records follow it there, held, while the other key's apply.
-func TestProcessor_poison_record_is_dead_lettered_and_holds_its_key(t *testing.T) {
-	t.Parallel()
-	e := newStreamEnv(t)
-	sq := testenv.SQS(t)
-	dlq := testenv.FIFOQueue(t, sq, "kinesis-dlq")
-	e.write(t, "a", 1)
-	e.write(t, "b", 1)
-	e.write(t, "a", -1)
-	e.write(t, "b", 2)
-	e.write(t, "a", 3)
-	p, err := kinesisbatch.New(e.consumer(t, idempotency.HoldGroup), kinesisbatch.Config{DeadLetter: deadletter.New(sq, dlq)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs := e.records(t)
-	if failed := handle(t, p, recs); len(failed) > 0 {
-		t.Fatalf("BatchItemFailures = %v; want none: the poison record and the one held behind it are dead-lettered", failed)
-	}
-	if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
-		t.Errorf("key a applied %v; want [1]: a3 held behind the poison record", got)
-	}
-	if got := e.applied(t, "b"); !slices.Equal(got, []int{1, 2}) {
-		t.Errorf("key b applied %v; want [1 2]", got)
-	}
-	letters := testenv.Drain(t, sq, dlq)
-	if len(letters) != 2 {
-		t.Fatalf("dead letters = %d; want 2 (the poison record, then the one held behind it)", len(letters))
-	}
-	first := aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue)
-	second := aws.ToString(letters[1].MessageAttributes[deadletter.AttrReason].StringValue)
-	if !strings.Contains(first, "negative amount") || !strings.Contains(second, "held behind") {
-		t.Errorf("reasons = %q, %q; want the poison record's own, then held behind it", first, second)
-	}
-}
-
-// With the CloudEvents decoder the key comes from the payload: a producer that put the same
-// event twice (a PutRecord retried after a timeout: two records) has it applied once.
-func TestProcessor_key_from_the_payload_applies_a_record_put_twice_once(t *testing.T) {
-	t.Parallel()
-	e := newStreamEnv(t)
-	ev := cloudevent.Event{SpecVersion: "1.0", ID: "amount-a-1", Source: "test", Type: "amount.added",
-		Data: []byte(`{"item":"a","n":1}`)}
-	body, err := cloudevent.Encode(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.put(t, "a", body)
-	e.put(t, "a", body)
-	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEvents)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if failed := handle(t, p, e.records(t)); len(failed) > 0 {
-		t.Fatalf("BatchItemFailures = %v; want none", failed)
-	}
-	if got := e.applied(t, "a"); !slices.Equal(got, []int{1}) {
-		t.Errorf("key a applied %v; want [1]: the second record is the same event", got)
-	}
 }
 
 // When records of two keys fail, the response reports the first in the batch, whichever key

@@ -320,19 +320,3 @@ func TestProcessor_hold_policy_parks_the_rest_of_the_group_in_order(t *testing.T
 		t.Errorf("after the redrive group a applied %v; want a/5 applied too (the hold released)", got)
 	}
 }
-
-// Go on: after a dead letter the rest of the group is applied, in this batch and later ones.
-func TestProcessor_go_on_policy_applies_the_rest_of_the_group(t *testing.T) {
-	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{}, idempotency.GoOn)
-	q := newFIFOQueue(t, backstop, "a/1", "a/2")
-	q.drain(t, p)
-	q.send(t, "a/3")
-	q.drain(t, p)
-	if got, want := r.applied(t, "a"), []string{r.eventID(t, "a/2"), r.eventID(t, "a/3")}; !slices.Equal(got, want) {
-		t.Errorf("applied %v; want %v", got, want)
-	}
-	if !slices.Equal(r.deadIDs(), []string{"a/1"}) {
-		t.Errorf("dead-lettered %v; want [a/1]", r.deadIDs())
-	}
-}
