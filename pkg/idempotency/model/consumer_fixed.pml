@@ -116,7 +116,8 @@ end_recv:
 		:: skip     /* another environment, or evicted */
 		fi;
 
-		/* Step 4, Handler.Decide */
+		/* Step 4, Handler.Decide (never for a redelivery of an event decided before it came) */
+		d_step { find_msg(m); check_no_alarm(q[mi].old && !first1); SCRATCH0 };
 		if
 		:: kind[p] == K_CRASH && !fixed[p] -> printf("MSC: e%d crashes the function\n", p); goto crashed
 		:: kind[p] == K_FAIL && !fixed[p] -> goto count_fail
@@ -206,6 +207,7 @@ send_dl:
 		/* deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
 		CP;
 		atomic {
+			find_msg(m); check_no_alarm(q[mi].old);
 			if
 			:: HAS(dlsent, m) ->
 				if

@@ -200,6 +200,7 @@ send_dl:
 		/* deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
 		CP;
 		atomic {
+			find_msg(m); check_no_alarm(q[mi].old);
 			if
 			:: HAS(dlsent, m) ->
 				if

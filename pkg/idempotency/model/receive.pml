@@ -5,6 +5,9 @@
  * Consumer; its locals are the consumer's.
  */
 
+/* Message i is received once more (its first receive notes whether its event was decided). */
+#define RECEIVED(i) if :: q[i].rc == 0 -> q[i].old = (dec[q[i].pay] != 0) :: else fi; q[i].rc++; q[i].flight = 1
+
 /* ReceiveMessage by the event source mapping: per group with a message, a prefix of its
  * messages in order (the group of `first` at least its head), up to BATCH in all, each
  * received once more; a message past MRC receives is moved to the dead-letter queue by SQS
@@ -36,8 +39,8 @@ inline sqs_receive() {
 				closed = closed | BIT(g)
 			:: !HAS(closed, g) && bn < BATCH && q[i].rc < MRC ->
 				if
-				:: g == first && !took -> took = 1; bm[bn] = q[i].id; bn++; q[i].rc++; q[i].flight = 1
-				:: g != first || took -> bm[bn] = q[i].id; bn++; q[i].rc++; q[i].flight = 1
+				:: g == first && !took -> took = 1; bm[bn] = q[i].id; bn++; RECEIVED(i)
+				:: g != first || took -> bm[bn] = q[i].id; bn++; RECEIVED(i)
 				:: g != first || took -> closed = closed | BIT(g)
 				fi;
 				i++

@@ -66,34 +66,34 @@ inline runbook_later(a_j0) {
 }
 
 proctype Operator() {
-	byte lp, lo, lg, le, lj, leftg, ops;
+	byte lp, lo, lg, le, lj, leftg, ops, gg;
 	SCRATCH_DECL;
 	mtype w;
 	int sentm;
 	bit refused, rdone, bhind, moved;
 
 	/* commands at will, before the runbook */
+#if OPS > 0
 	do
 	:: ops < OPS ->
 		ops++;
+		if :: lg = 0 :: lg = 1 fi;          /* a group, and a command for it */
 		if
-		:: hd[0] < DMAX -> lj = hd[0]; op_discard(lj)
-		:: hd[1] < DMAX -> lj = hd[1]; op_discard(lj)
-		:: h[0].n > 0 -> op_skip(0)
-		:: h[1].n > 0 -> op_skip(1)
-		:: h[0].n > 0 -> op_release(0)
-		:: h[1].n > 0 -> op_release(1)
-		:: dn > 0 -> op_redrive(0)
-		:: dn > 0 -> op_redrive(1)
+		:: hd[lg] < DMAX -> lj = hd[lg]; op_discard(lj)
+		:: h[lg].n > 0 -> op_skip(lg)
+		:: h[lg].n > 0 -> op_release(lg)
+		:: dn > 0 -> if :: moved = 0 :: moved = 1 fi; op_redrive(moved); moved = 0
 		:: lj = 1;                      /* fix the cause of some payload */
 			do
 			:: lj < NP -> lj++
 			:: break
 			od;
-			if :: !HAS(NEVERFIX, lj) -> fixed[lj] = 1 :: else fi; lj = 0
-		fi
+			if :: !HAS(NEVERFIX, lj) -> fixed[lj] = 1 :: else fi
+		fi;
+		lj = 0; lg = 0
 	:: break
 	od;
+#endif
 
 	/* the runbook, followed to its end: rounds of a decision for each letter in view (the
 	 * head of each group), then a redrive of what is left (--to when a letter SQS moved is
@@ -105,9 +105,12 @@ end_runbook:
 		atomic { if :: hd[0] < DMAX -> look(hd[0]) :: else -> look(hd[1]) fi; SCRATCH0 };
 		runbook_later(lj)
 	:: (hd[0] < DMAX && !hk[0]) || (hd[1] < DMAX && !hk[1]) ->
-		moved = 0;
-		if :: hd[0] < DMAX && !hk[0] -> runbook_decide(0) :: else fi;
-		if :: hd[1] < DMAX && !hk[1] -> runbook_decide(1) :: else fi;
+		moved = 0; gg = 0;
+		do
+		:: gg < NG -> if :: hd[gg] < DMAX && !hk[gg] -> runbook_decide(gg) :: else fi; gg++
+		:: else -> break
+		od;
+		gg = 0;
 		if :: unkept > 0 -> op_redrive(moved) :: else fi;
 		moved = 0
 	od

@@ -51,8 +51,9 @@
 #define DLQDROP 1
 #define SETUP kind[1] = K_FAIL
 #elif SCEN == 6
-/* case 5: A: a1, c (reuses a1's event id), a2; a1 sent again. */
+/* case 5: A: a1, c (reuses a1's event id), a2; a1 sent again; one crash. */
 #define NP 3
+#define CRASHES 1
 #define SETUP kind[2] = K_CONFL; eid[2] = 1; resend = BIT(1)
 #elif SCEN == 7
 /* case 6: A: e1 malformed and sent again, e2; one crash. */
