@@ -207,7 +207,7 @@ send_dl:
 		/* deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
 		CP;
 		atomic {
-			find_msg(m); check_no_alarm(q[mi].old);
+			find_msg(m); check_no_alarm(q[mi].old && kind[p] != K_UNDEC);   /* no id: nothing to answer it by */
 			if
 			:: HAS(dlsent, m) ->
 				if
