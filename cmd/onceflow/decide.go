@@ -213,10 +213,13 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	}
 	switch {
 	case decided != nil:
-		fmt.Fprintf(s.out, "event %s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
-			l.EventID, decided.Outcome, rec.Key)
+		fmt.Fprintf(s.out, "%s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
+			letterName(l), decided.Outcome, rec.Key)
+	case l.EventID == "" && rec.Key == "":
+		fmt.Fprintln(s.out, "the letter has no event id and no group: no record written")
 	case l.EventID == "":
-		fmt.Fprintln(s.out, "the letter has no event id: no record written")
+		fmt.Fprintf(s.out, "the letter has no event id: recorded its message %s as discarded by %s (%s): a redelivery of it is answered, never held\n",
+			l.OriginalMessage, d.by, rec.Key)
 	case rec.Outcome == string(idempotency.Discarded):
 		fmt.Fprintf(s.out, "recorded %s as discarded by %s\n", rec.Key, d.by)
 	default:
@@ -236,4 +239,12 @@ func showGroup(ctx context.Context, a *idempotency.Admin, consumer, group string
 		return nil
 	}
 	return showHold(ctx, a, consumer, group, s)
+}
+
+// letterName names a letter's event, or its message when it has no event id.
+func letterName(l deadletter.Letter) string {
+	if l.EventID == "" {
+		return "message " + l.OriginalMessage
+	}
+	return "event " + l.EventID
 }

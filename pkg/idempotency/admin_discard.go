@@ -43,7 +43,9 @@ const MaxDiscardedBody = 64 << 10
 // record of another payload (a conflict) keeps that record, which answers a redelivery of the
 // letter as a conflict again: only the hold changes, and the letter's copy is kept beside it
 // (DiscardedCopy finds it; a later conflict discarded for the same event id replaces it). It
-// returns the record that answers a redelivery (zero without an event id), and is refused
+// A letter without an event id (a body that is not an event) is recorded as discarded by its
+// message (the id it was first sent as, in its group), which answers its redelivery before it
+// holds its group again. It returns the record that answers a redelivery, and is refused
 // (ErrChanged) when the event was applied or decided while it ran.
 // Deleting the letter from the dead-letter queue is the caller's next step.
 func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
@@ -53,10 +55,24 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		return rec, err
 	}
 	letter := rec.PayloadHash // the letter's payload, which its held entry carries
-	write := d.EventID != ""
+	write := d.EventID != "" || d.MessageID != "" && d.Group != ""
 	var copied Record         // the letter's copy when the event's record is another payload's
 	var decided *DecidedError // the event's decision, when it has one already
-	if write {
+	var byMessage Record      // a conflict's discard, recorded by its message too
+	if d.EventID == "" && write {
+		// No event id: the decision is recorded by the message (messageKey), which its group's
+		// consumer checks before it holds the message again (core.HoldGroup).
+		rec.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+		var old Record
+		switch ok, err := a.get(ctx, rec.Key, &old); {
+		case err != nil:
+			return rec, err
+		case ok && old.ExpiresAt >= now.Unix():
+			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
+			rec, write = old, false
+		}
+	}
+	if write && d.EventID != "" {
 		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
 		switch {
 		case err != nil:
@@ -67,6 +83,12 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = discardedKey(d.Consumer, d.EventID)
+			if d.MessageID != "" && d.Group != "" {
+				// and the message is recorded as discarded, which answers its redelivery: the
+				// event's record, another payload's, would hold the group behind it again
+				byMessage = copied
+				byMessage.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+			}
 			rec, write = old, false
 		}
 	}
@@ -83,6 +105,13 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			item, err := attributevalue.MarshalMap(copied)
 			if err != nil {
 				return rec, fmt.Errorf("encode the copy of %s: %w", rec.Key, err)
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
+		}
+		if byMessage.Key != "" {
+			item, err := attributevalue.MarshalMap(byMessage)
+			if err != nil {
+				return rec, fmt.Errorf("encode %s: %w", byMessage.Key, err)
 			}
 			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
 		}
@@ -103,7 +132,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			return rec, decidedOrNil(decided)
 		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
-			return rec, fmt.Errorf("event %s has a record of consumer %s (applied or decided meanwhile): %w", d.EventID, d.Consumer, ErrChanged)
+			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, ErrChanged)
 		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again
 			continue
 		}
@@ -147,6 +176,9 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: rfc3339(now),
 		Outcome: string(Discarded), Reason: truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
 		ExpiresAt: now.Add(d.Retention).Unix(), Payload: truncate(d.Body, MaxDiscardedBody)}
+	if d.EventID == "" {
+		rec.Key = "" // no event id: Discard records it by its message, when it has a group
+	}
 	if len(d.Attributes) > 0 {
 		rec.Attributes = string(attrs)
 	}
