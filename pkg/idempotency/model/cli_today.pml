@@ -36,7 +36,7 @@ inline op_discard(a_j0) {
 
 /* onceflow hold skip (Admin.SkipBlocker): the head recorded in Skipped, the next held message
  * the head; conditional on the hold as shown. Ghost: its order is given up, its letter kept. */
-inline op_skip(a_g0) {
+inline op_skip(a_g0, a_q) {   /* today: --queue did not exist (a_q unused) */
 	d_step {
 		if
 		:: h[a_g0].n > 0 ->

@@ -13,7 +13,7 @@ proctype Consumer() {
 	byte ackm, bheld, gfail;    /* per batch index: acknowledged, held by the backstop; per group: failed */
 	byte cached;                /* the environment's cache (idempotency.cache): event ids seen committed */
 	SCRATCH_DECL;
-	bit hfull, started, first1;
+	bit hfull, started, redel, recov, stale;
 
 end_recv:
 	atomic { qn > 0 -> sqs_receive(); say_batch(); SCRATCH0 };
@@ -70,45 +70,29 @@ end_recv:
 	:: bi < bn ->
 		d_step {
 			find_msg(bm[bi]); m = bm[bi]; p = q[mi].pay; o = q[mi].orig; r = q[mi].rc; g = grp[p]; e = eid[p];
-			/* Delivery.First: received once, not redriven, not held by the backstop */
-			first1 = (r == 1 && o == m && !HAS(bheld, bi)); SCRATCH0
+			/* Delivery.redelivered: received before, or redriven (Origin); Delivery.recovering:
+			 * held by the backstop (HoldWritten), or redriven: its group's hold may list it */
+			redel = (r > 1 || o != m); recov = (HAS(bheld, bi) || o != m); SCRATCH0
 		};
 		if :: HAS(gfail, g) -> goto msg_done :: else fi;   /* Skipped: an earlier one failed */
 
-		/* Step 2, decoding.handle: the decoder refuses an undecodable body: hold by message */
+		/* S2, decoding.handle: an undecodable body (or a payload error): Session.Hold with no
+		 * event, HoldGroup by message id only, no record check */
 		if :: kind[p] == K_UNDEC -> w = W_UNDEC; goto hold_noev :: else fi;
 
-		/* Step 3, Consumer.answerRedelivery (new): a delivery that is not a first delivery
-		 * reads its record before its handler (one consistent BatchGetItem of the record, the
-		 * discarded copy and, past MaxAttempts receives, the attempts item): a decided event is
-		 * answered (step 8); another payload's record is a conflict; a message at its limit of
-		 * failures goes to hold and dead-letter without running its handler. */
+		/* S3, decoding.exhausted: received more than MaxAttempts times: a consistent GetItem of
+		 * the attempts item; at the limit, S7 without running the handler */
 		if
-		:: !first1 && BREAK != 2 ->
-			CP;
-			d_step {
-				if
-				:: DECIDED(e, p) -> v = 1
-				:: !DECIDED(e, p) && recp[e] != 0 -> v = 2
-				:: !DECIDED(e, p) && recp[e] == 0 && r > MAXATT && attm[e] == m && attn[e] >= MAXATT -> v = 3
-				:: else -> v = 0
-				fi; SCRATCH0
-			};
-			if
-			:: v == 1 -> printf("MSC: m%d: e%d decided already: answered\n", m, p); goto answered
-			:: v == 2 -> w = W_CONFL; goto hold_ev
-			:: v == 3 -> w = W_FAILED; goto hold_ev
-			:: else
-			fi
-		:: !first1 && BREAK == 2 && r > MAXATT ->      /* today's decoding.exhausted alone */
+		:: r > MAXATT ->
 			CP;
 			if :: attm[e] == m && attn[e] >= MAXATT -> w = W_FAILED; goto hold_ev :: else fi
 		:: else
 		fi;
 
-		/* core.start: the cache answers only a first delivery (it is on no held list) */
+		/* S4, core.start: the cache answers unless the delivery is recovering (its commit, or its
+		 * answer from its record, must take it off the hold) */
 		if
-		:: first1 && HAS(cached, e) ->
+		:: !recov && HAS(cached, e) ->
 			if
 			:: recp[e] == p -> printf("MSC: m%d: e%d duplicate (cache)\n", m, p); ACK
 			:: else -> w = W_CONFL; goto hold_ev
@@ -116,8 +100,33 @@ end_recv:
 		:: skip     /* another environment, or evicted */
 		fi;
 
-		/* Step 4, Handler.Decide (never for a redelivery of an event decided before it came) */
-		d_step { find_msg(m); check_no_alarm(q[mi].old && !first1); SCRATCH0 };
+		/* S5, core.answered: a redelivery reads its record before its handler (an eventually
+		 * consistent GetItem: it may miss a record written lately, while the budget STALE
+		 * lasts). Decided with this payload: Duplicate, acknowledged, and core.leave when the
+		 * delivery is recovering; a live record of another payload: Conflict, S7. (BREAK=2
+		 * removes this step.) */
+		if
+		:: redel && BREAK != 2 ->
+			CP;
+			if
+			:: nstale < STALE && recp[e] != 0 -> nstale++; stale = 1;
+				printf("MSC: m%d: the record read of e%d is stale\n", m, p)
+			:: else ->
+				if
+				:: recp[e] == p ->
+					printf("MSC: m%d: e%d decided already: answered\n", m, p);
+					if :: recov -> goto leave :: else -> ACK fi
+				:: recp[e] != 0 && recp[e] != p -> w = W_CONFL; goto hold_ev
+				:: else
+				fi
+			fi
+		:: !redel && !recov -> d_step { hold_lists(g, o); assert(!found); SCRATCH0 }   /* a first delivery is on no held list */
+		:: else
+		fi;
+
+		/* Step 4, Handler.Decide: never for a redelivery of an event decided before it came,
+		 * unless the read of S5 was stale */
+		d_step { find_msg(m); check_no_alarm(q[mi].old && redel && !stale); SCRATCH0 };
 		if
 		:: kind[p] == K_CRASH && !fixed[p] -> printf("MSC: e%d crashes the function\n", p); goto crashed
 		:: kind[p] == K_FAIL && !fixed[p] -> goto count_fail
@@ -125,89 +134,107 @@ end_recv:
 		:: else
 		fi;
 
-		/* Step 5, Consumer.commit (the fast path, unchanged): TransactWriteItems(effect,
-		 * record IF attribute_not_exists(pk) OR expiresAt < :now, ConditionCheck hold IF
-		 * attribute_not_exists(pk) OR heldCount = :zero). A refused hold check (settle: held)
-		 * goes through passHold on the hold the cancellation returned: the head (by the id its
-		 * message was first sent as) commits again with popWrite; a skipped message commits
-		 * again past the hold (ConditionCheck contains(skippedIds, :origin)); any other is held
-		 * (step 7). A refused record is a duplicate, or the copy of a discarded conflict's
-		 * payload (a GetItem of discardedKey), or a conflict. */
+		/* S8, Consumer.commit: TransactWriteItems(effect, Put record IF attribute_not_exists(pk)
+		 * OR expiresAt < :now, ConditionCheck hold IF attribute_not_exists(pk) OR size(held) =
+		 * :none). A refused record: a Duplicate of this payload (core.leave from the returned
+		 * hold if the hold check failed too), else a Conflict (S7). A refused hold check: S9,
+		 * passHold, on the hold as returned (each write conditional on its version, so taken
+		 * as one step with the commit it returns): the head (Held.same) commits with popWrite;
+		 * a skipped message commits past the hold (pastHoldWrite, a version check); any other
+		 * joins the end, in one transaction with the record check (refused: Duplicate), a
+		 * HeldError, dead-lettered (S10). */
 		CP;
 		d_step {
 			if
-			:: recp[e] != 0 && (recp[e] == p || copyp[e] == p) -> v = 1    /* duplicate */
-			:: recp[e] != 0 && recp[e] != p && copyp[e] != p -> v = 2       /* conflict */
-			:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, o) ->
+			:: recp[e] == p && h[g].n == 0 -> v = 1                         /* duplicate */
+			:: recp[e] == p && h[g].n > 0 -> v = 4                          /* duplicate, held */
+			:: recp[e] != 0 && recp[e] != p -> v = 2                        /* conflict */
+			:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, o, p) ->
 				recp[e] = p; check_apply(p);
-				hold_remove(g, h[g].ev[0], h[g].orig[0]);                 /* popWrite */
+				hold_drop(g, 0);                                            /* popWrite */
 				v = 0
-			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o) && SKIPPED(g, o, e, p) ->
-				recp[e] = p; check_apply(p); v = 0;                      /* past the hold */
-				hold_remove(g, e, o)                                    /* (the backstop's entry) */
-			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o) && !SKIPPED(g, o, e, p) ->
-				v = 3                                                   /* held */
+			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && SKIPPED(g, o, e, p) ->
+				recp[e] = p; check_apply(p); v = 0                          /* pastHoldWrite */
+			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && !SKIPPED(g, o, e, p) ->
+				hold_add(g, e, o, p); v = 3                                 /* joined: HeldError */
 			:: recp[e] == 0 && h[g].n == 0 ->
 				recp[e] = p; check_apply(p); v = 0
 			fi; SCRATCH0
 		};
 		if
 		:: v == 0 -> printf("MSC: m%d: e%d applied\n", m, p); cached = cached | BIT(e); ACK
-		:: v == 1 -> printf("MSC: m%d: e%d duplicate\n", m, p); cached = cached | BIT(e); goto answered
+		:: v == 1 -> printf("MSC: m%d: e%d duplicate\n", m, p); cached = cached | BIT(e); ACK
+		:: v == 4 -> printf("MSC: m%d: e%d duplicate (held)\n", m, p); cached = cached | BIT(e); goto leave
 		:: v == 2 -> printf("MSC: m%d: e%d conflict\n", m, p); w = W_CONFL; goto hold_ev
-		:: v == 3 -> printf("MSC: m%d: e%d held\n", m, p); w = W_HELD; goto hold_ev
+		:: v == 3 -> printf("MSC: m%d: e%d held (joins the hold)\n", m, p); w = W_HELD; goto send_dl
 		fi;
 
 count_fail:
-		/* Step 6, Session.count: Consumer.CountMessageFailure (an UpdateItem); permanent at
-		 * MaxAttempts (unchanged) */
+		/* S6, Session.count, CountMessageFailure: one TransactWriteItems: the record check and
+		 * the attempts item's Update (counting this message's failures; retried on a refusal
+		 * of its own condition, so one step here). A refused record check: DecidedError,
+		 * core.leave if recovering, acknowledged. At MaxAttempts: S7. */
 		CP;
 		d_step {
 			if
-			:: attm[e] == m -> if :: attn[e] < MAXATT -> attn[e]++ :: else fi
-			:: else -> attm[e] = m; attn[e] = 1
-			fi;
-			v = attn[e]; SCRATCH0
+			:: DECIDED(e, p) -> v = 0
+			:: else ->
+				if
+				:: attm[e] == m -> if :: attn[e] < MAXATT -> attn[e]++ :: else fi
+				:: else -> attm[e] = m; attn[e] = 1
+				fi;
+				v = attn[e]
+			fi; SCRATCH0
 		};
+		if
+		:: v == 0 -> printf("MSC: m%d: count: e%d decided already: answered\n", m, p);
+			if :: recov -> goto leave :: else -> ACK fi
+		:: else
+		fi;
 		printf("MSC: m%d: e%d failed (%d)\n", m, p, v);
 		if :: v >= MAXATT -> w = W_FAILED; goto hold_ev :: else -> FAILG fi;
 
 hold_ev:
-		/* Step 7, core.HoldGroup (one write): TransactWriteItems(ConditionCheck record IF
-		 * attribute_not_exists(pk) OR expiresAt < :now OR payloadHash <> :hash, ConditionCheck
-		 * discardedKey IF attribute_not_exists(pk) OR payloadHash <> :hash, Put hold IF version
-		 * = :v (attribute_not_exists(pk) when new)) adding the message at the end unless it is
-		 * listed or skipped. A refused record check is a decided event: answered (step 8); a
-		 * skipped message is dead-lettered without holding (its letter rejoins after the tail). */
+		/* S7, Session.Hold, core.HoldGroup: one TransactWriteItems(ConditionCheck record IF not
+		 * decided, Put hold IF attribute_not_exists(pk) or version = :v, its pages), adding the
+		 * message at the end unless it is listed (it learns its event id and hash) or skipped,
+		 * with the check of messageKey too (an operator's discard of this very message: a
+		 * conflict's). A refused record check: core.leave from the hold the refusal returned, ErrDecided,
+		 * acknowledged, nothing dead-lettered (BREAK=1: a read of the record, then the write);
+		 * skipped: ErrSkipped, dead-lettered unheld, with that reason (no hold write). */
 		CP;
 #if BREAK == 1
-		if :: DECIDED(e, p) -> goto answered :: else fi;   /* a read ... */
+		if :: DECIDED(e, p) || HAS(mdec, o) -> goto leave :: else fi;   /* a read ... */
 		CP;                                                  /* ... then a write */
 		d_step { hold_add(g, e, o, p); v = 0; SCRATCH0 };
 #else
 		d_step {
 			if
-			:: DECIDED(e, p) -> v = 1
-			:: !DECIDED(e, p) && SKIPPED(g, o, e, p) -> hold_remove(g, e, o); v = 0  /* holds nothing */
-			:: else -> hold_add(g, e, o, p); v = 0
+			:: DECIDED(e, p) || HAS(mdec, o) -> v = 1
+			:: else -> hold_add(g, e, o, p); v = 0               /* holds nothing if skipped */
 			fi; SCRATCH0
 		};
 #endif
 		if
-		:: v == 1 -> printf("MSC: m%d: HoldGroup: e%d decided already: answered\n", m, p); goto answered
+		:: v == 1 -> printf("MSC: m%d: HoldGroup: e%d decided already: answered\n", m, p); goto leave
 		:: else -> printf("MSC: m%d: HoldGroup holds group %d behind e%d (unless skipped)\n", m, g, p); goto send_dl
 		fi;
 
 hold_noev:
-		/* Step 7 without an event id: the hold's Put alone */
+		/* S2's HoldGroup without an event id: the hold's write with the check that no operator
+		 * discarded this message (undecidedMessageCheck on messageKey); refused: answered */
 		CP;
-		d_step { hold_add(g, 0, o, p); SCRATCH0 };
+		d_step { if :: HAS(mdec, o) -> v = 1 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
+		if
+		:: v == 1 -> printf("MSC: m%d: HoldGroup: message m%d discarded already: answered\n", m, o); e = 0; goto leave
+		:: else
+		fi;
 
 send_dl:
-		/* deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
+		/* S10, deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
 		CP;
 		atomic {
-			find_msg(m); check_no_alarm(q[mi].old && kind[p] != K_UNDEC);   /* no id: nothing to answer it by */
+			find_msg(m); check_no_alarm(q[mi].old);
 			if
 			:: HAS(dlsent, m) ->
 				if
@@ -220,24 +247,20 @@ send_dl:
 		};
 		ACK;
 
-answered:
-		/* Step 8, core.leaveHold (was releasedAfter): a delivery answered without a commit of
-		 * its own (a duplicate, a decided event) takes its message off the held list wherever it
-		 * is: a GetItem of the hold and a conditional Put (by the id it was first sent as). A
-		 * first delivery is on no list: no call. */
+leave:
+		/* core.leave (and releasedAfter): an event answered without a commit of its own takes
+		 * its message off the held list wherever it is (Held.same), a conditional write only
+		 * when it is listed; a failed write fails the message. (BREAK=5 removes it.) */
 		if
-		:: first1 ->
-			d_step { hold_lists(g, o); assert(!found); SCRATCH0 };
-			ACK
-		:: !first1 && BREAK != 5 ->
+		:: BREAK != 5 ->
 			CP;
-			d_step { hold_remove(g, e, o); SCRATCH0 };
+			d_step { hold_remove(g, e, o, p); SCRATCH0 };
 			ACK
-		:: !first1 && BREAK == 5 -> ACK
+		:: else -> ACK
 		fi;
 
 msg_done:
-		atomic { bi++; m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; v = 0; w = 0; hfull = 0; first1 = 0; SCRATCH0 }
+		atomic { bi++; m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; v = 0; w = 0; hfull = 0; redel = 0; recov = 0; stale = 0; SCRATCH0 }
 	:: else -> break
 	od;
 

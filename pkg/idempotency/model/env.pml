@@ -106,6 +106,7 @@ int  dlsent;            /* message ids dead-lettered once: a second send may fal
 /* ---- DynamoDB: the idempotency table ---- */
 byte recp[NP+1];        /* record of event id i: the payload (its hash) it was decided with; 0: none */
 bit  recd[NP+1];        /* ... and its outcome is Discarded (else Applied) */
+int  mdec;             /* first message ids an operator discarded (messageKey): no event id, or a conflict */
 byte attm[NP+1];        /* attempts item of event id i: the message it counts (messageId) */
 byte attn[NP+1];        /* ... and its count (messageAttempts) */
 
@@ -123,6 +124,7 @@ byte unkept;            /* letters in the dead-letter queue that are not kept fo
 byte hd[NG];            /* the letter heading each group of the dead-letter queue; DMAX: none */
 bit  hk[NG];            /* every letter of the group is kept for later (or there is none) */
 byte ncrash;            /* consumer crashes so far (besides K_CRASH's) */
+byte nstale;            /* stale record reads so far (core.answered's GetItem is eventually consistent) */
 byte nclicrash;         /* CLI stops so far */
 
 /* Scratch variables: each process that uses the inlines below declares them, and sets them

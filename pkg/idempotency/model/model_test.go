@@ -50,7 +50,10 @@ var bound = []string{"MMAX=16"}
 func quick() []check {
 	var cs []check
 	for _, s := range []int{1, 2, 3, 4, 5, 6, 7, 8, 16} {
-		cs = append(cs, check{model: "recovery", scen: s}, check{model: "recovery", scen: s, live: true})
+		cs = append(cs, check{model: "recovery", scen: s})
+		if !slowLive(s) {
+			cs = append(cs, check{model: "recovery", scen: s, live: true})
+		}
 	}
 	for _, s := range []int{1, 2, 3, 4, 5, 7, 16} {
 		cs = append(cs, check{model: "today", scen: s, live: true, fails: true, why: "issue 26's case on today's protocol"})
@@ -68,10 +71,18 @@ func quick() []check {
 	return cs
 }
 
+// slowLive reports whether scenario s's liveness check of the protocol explores millions of
+// states (minutes on a shared 2-core machine): make model runs it, make test does not (its
+// safety check, and the broken step that must fail it, stay in the set).
+func slowLive(s int) bool { return s == 6 || s == 7 || s == 16 }
+
 // all is the whole matrix make model runs: every scenario of both models, liveness also under
 // weak fairness, and the broken steps.
 func all() []check {
 	cs := quick()
+	for _, s := range []int{6, 7, 16} {
+		cs = append(cs, check{model: "recovery", scen: s, live: true})
+	}
 	for _, s := range []int{9, 10, 11, 12, 13, 14, 15} {
 		cs = append(cs, check{model: "recovery", scen: s}, check{model: "recovery", scen: s, live: true})
 	}

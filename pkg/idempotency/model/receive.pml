@@ -6,7 +6,10 @@
  */
 
 /* Message i is received once more (its first receive notes whether its event was decided). */
-#define RECEIVED(i) if :: q[i].rc == 0 -> q[i].old = (dec[q[i].pay] != 0) :: else fi; q[i].rc++; q[i].flight = 1
+/* old: its event has a record of this payload (applied, discarded) when it is first received:
+ * a decision an answer can be given by (an undecodable body has no id, a discarded conflict's
+ * payload only a copy that decides nothing) */
+#define RECEIVED(i) if :: q[i].rc == 0 -> q[i].old = (kind[q[i].pay] != K_UNDEC && recp[eid[q[i].pay]] == q[i].pay) :: else fi; q[i].rc++; q[i].flight = 1
 
 /* ReceiveMessage by the event source mapping: per group with a message, a prefix of its
  * messages in order (the group of `first` at least its head), up to BATCH in all, each
@@ -99,7 +102,7 @@ inline batch_crash() {
 	:: else -> break
 	od;
 	bn = 0; ackm = 0; bheld = 0; gfail = 0; cached = 0; started = 0; v = 0;
-	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; hfull = 0
+	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; hfull = 0; RESET_DELIVERY
 }
 
 /* A crash between two calls, while the budget lasts. */

@@ -36,19 +36,26 @@ typedef Hold {
 Hold h[NG];
 byte copyp[NP+1];       /* the copy a discard keeps of a conflict's letter (discardedKey): its payload */
 
-/* An entry is one message: the id it was first sent as. (BREAK=3: or the same event id.) */
+/* Held.same: an entry is one message: the id it was first sent as, or, once its event was
+ * decoded, its event id and payload hash (a producer's re-send of the same event under a new
+ * message id). A reused event id with another payload (a conflict) is another message.
+ * (BREAK=3: the event id alone, as before issue 26.) gp is the payload, standing for the hash:
+ * it is known exactly when ev is. */
 #if BREAK == 3
-#define SAME(g, x, e, o) (h[g].orig[x] == (o) || (h[g].ev[x] != 0 && h[g].ev[x] == (e)))
+#define SAME(g, x, e, o, p) (h[g].orig[x] == (o) || (h[g].ev[x] != 0 && h[g].ev[x] == (e)))
 #else
-#define SAME(g, x, e, o) (h[g].orig[x] == (o))
+#define SAME(g, x, e, o, p) (h[g].orig[x] == (o) || (h[g].ev[x] != 0 && h[g].ev[x] == (e) && h[g].gp[x] == (p)))
 #endif
 
-/* The event of payload p is decided: a live record of this payload (applied, discarded), or
- * the discarded copy of this payload beside the record of another (a conflict discarded). */
-#define DECIDED(e, p) (recp[e] == (p) || copyp[e] == (p))
+/* decides (decided.go) and undecidedCheck, as a condition: the event of payload p is decided
+ * when its record is live with this payload (applied, discarded). The copy a discard keeps of
+ * a conflict's payload (discardedKey) decides nothing: that payload sent again conflicts
+ * again, and the runbook discards it again. */
+#define DECIDED(e, p) (recp[e] == (p))
 
-/* Message o (event e, payload p) was skipped: by the id it was first sent as, or, once
- * decoded, by its event id and payload hash (another message of one event skipped). */
+/* Hold.skippedAs: message o (event e, payload p) was skipped: a skipped entry is the same
+ * message (Held.same): by the id it was first sent as, or, when both were decoded, by event
+ * id and payload hash. */
 #if BREAK == 4
 #define SKIPPED(g, o, e, p) 0
 #else
@@ -70,7 +77,7 @@ inline hold_drop(a_g, a_x) {
 inline hold_add(a_g, a_e, a_o, a_p) {
 	x = 0; found = 0;
 	do
-	:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o) -> found = 1; if :: h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e :: else fi; break :: else -> x++ fi
+	:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o, a_p) -> found = 1; if :: h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e; h[a_g].gp[x] = a_p :: else fi; break :: else -> x++ fi
 	:: else -> break
 	od;
 	if
@@ -82,11 +89,11 @@ inline hold_add(a_g, a_e, a_o, a_p) {
 }
 
 /* Hold.remove: the message off the list, wherever it is. */
-inline hold_remove(a_g, a_e, a_o) {
+inline hold_remove(a_g, a_e, a_o, a_p) {
 	x = 0;
 	do
-	:: x < h[a_g].n && !SAME(a_g, x, a_e, a_o) -> x++
-	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o) ->
+	:: x < h[a_g].n && !SAME(a_g, x, a_e, a_o, a_p) -> x++
+	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o, a_p) ->
 		do
 		:: x + 1 < h[a_g].n -> h[a_g].orig[x] = h[a_g].orig[x+1]; h[a_g].ev[x] = h[a_g].ev[x+1]; h[a_g].gp[x] = h[a_g].gp[x+1]; x++
 		:: else -> break
@@ -108,6 +115,7 @@ inline hold_lists(a_g, a_o) {
 	skip
 }
 
+#define RESET_DELIVERY redel = 0; recov = 0; stale = 0
 #include "consumer_fixed.pml"
 #include "cli_fixed.pml"
 #include "runbook.pml"

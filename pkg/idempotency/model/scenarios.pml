@@ -16,6 +16,7 @@
  *   NEVERFIX payloads whose cause can never be fixed (a bitmask)   0
  *   NOSKIP   the runbook never skips (it discards instead)          0
  *   DLQDROP  a second dead-letter send of a message is always dropped 0
+ *   STALE    stale reads of a record by core.answered (eventually consistent) 0
  */
 
 #ifndef SCEN
@@ -81,10 +82,11 @@
 #define OPS 2
 #define SETUP kind[1] = K_FAIL; grp[3] = 1
 #elif SCEN == 12
-/* crashes of the CLI and the consumer: A: e1 fails and is sent again, e2. */
+/* crashes of the CLI and the consumer: A: e1 fails and is sent again, e2; a stale read. */
 #define NP 2
 #define CRASHES 1
 #define CLICRASH 1
+#define STALE 1
 #define SETUP kind[1] = K_FAIL; resend = BIT(1)
 #elif SCEN == 13
 /* a conflict and a crash across two groups: A: a1, c (a1's id), a2; B: f1 crashes; sent again. */
@@ -103,10 +105,11 @@
 #define NP 2
 #define SETUP kind[1] = K_CRASH; resend = BIT(1)
 #elif SCEN == 15
-/* everything at once, small: A: e1 crashes (sent again), e2 malformed; B: f1 fails; an operator at will. */
+/* everything at once, small: A: e1 crashes (sent again), e2 malformed; B: f1 fails; an operator at will; a stale read. */
 #define NP 3
 #define OPS 1
 #define CRASHES 1
+#define STALE 1
 #define SETUP kind[1] = K_CRASH; kind[2] = K_MALF; kind[3] = K_FAIL; grp[3] = 1; resend = BIT(1)
 #endif
 
@@ -136,6 +139,9 @@
 #endif
 #ifndef DLQDROP
 #define DLQDROP 0       /* a second dead-letter send of one message always falls in the window */
+#endif
+#ifndef STALE
+#define STALE 0         /* stale reads of a record before the handler */
 #endif
 #ifndef NOSKIP
 #define NOSKIP 0        /* the runbook never skips */

@@ -63,6 +63,7 @@ inline hold_remove(a_g, a_e, a_o) {
 	skip
 }
 
+#define RESET_DELIVERY skip
 #include "consumer_today.pml"
 #include "cli_today.pml"
 #include "runbook.pml"
