@@ -28,6 +28,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
+	github.com/gowebpki/jcs v1.0.2 // indirect
 )
 
 // The engine as it stands in this repository: a change to its public API that would break an
