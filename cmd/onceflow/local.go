@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
@@ -57,13 +58,14 @@ func (e endpoints) stack(from string) *stack {
 	return s
 }
 
-// clients returns SQS and DynamoDB clients of the emulators. The local cloud's emulators take
-// any static credentials.
-func (e endpoints) clients() (*sqs.Client, *dynamodb.Client) {
+// clients returns SQS, DynamoDB and S3 clients of the emulators (fauxqs serves S3 on its SQS
+// port, path-style). The local cloud's emulators take any static credentials.
+func (e endpoints) clients() (*sqs.Client, *dynamodb.Client, *s3.Client) {
 	cfg := aws.Config{Region: e.Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(e.SQS) }),
-		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(e.DynamoDB) })
+		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(e.DynamoDB) }),
+		s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint, o.UsePathStyle = aws.String(e.SQS), true })
 }

@@ -10,7 +10,10 @@ import (
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 )
 
 // target is where the commands act: AWS, or the local cloud, and what the tool knows of the
@@ -20,6 +23,9 @@ import (
 type target struct {
 	sqs      *sqs.Client
 	dynamodb *dynamodb.Client
+	// payloads reads a letter's body that is a claim check (a letter past SQS's limit, in the
+	// payload bucket), from any bucket the operator's credentials read.
+	payloads *claimcheck.Reader
 	stack    *stack // nil: no stack, names are taken as given
 }
 
@@ -48,8 +54,9 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 			return nil, err
 		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
-		t.sqs, t.dynamodb = e.clients()
-		return t, nil
+		var s3c *s3.Client
+		t.sqs, t.dynamodb, s3c = e.clients()
+		return t.withPayloads(s3c)
 	}
 	var opts []func(*awsconfig.LoadOptions) error
 	if f.region != "" {
@@ -67,6 +74,16 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 		}
 		t.stack = stackFromOutputs("stack "+f.stack, outputs)
 	}
+	return t.withPayloads(s3.NewFromConfig(cfg))
+}
+
+// withPayloads gives t its reader of claim checks through client.
+func (t *target) withPayloads(client *s3.Client) (*target, error) {
+	r, err := claimcheck.NewReader(client, claimcheck.ReaderConfig{})
+	if err != nil {
+		return nil, err
+	}
+	t.payloads = r
 	return t, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
@@ -78,5 +79,7 @@ func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session
 		e.Metrics().Count(metrics.Malformed, 1)
 		return ss.Hold(ctx, d, "", err)
 	}
-	return ss.Apply(ctx, ev, d)
+	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
+	// a stream letter's body (the record) shows neither.
+	return deadletter.WithEvent(ss.Apply(ctx, ev, d), ev)
 }

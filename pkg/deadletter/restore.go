@@ -28,9 +28,10 @@ func (l Letter) sentAttributes() map[string]types.MessageAttributeValue {
 
 // SendInput returns the message l was, to send to the queue at queueURL: its body, its own
 // message attributes (with AttrOriginalMessageID) and its AWSTraceHeader (as the message system attribute), never the
-// attributes DeadLetter added; on a FIFO queue its group id (its event id when it has none).
-// The caller sets MessageDeduplicationId: a redrive chooses a fresh one, or the letter's
-// DedupID.
+// attributes DeadLetter added; on a FIFO queue its group id (its event id when it has none),
+// as GroupID of it (a stream key SQS refuses is sent as its digest). The caller sets
+// MessageDeduplicationId: a redrive chooses a fresh one, or the letter's DedupID. The body of
+// a letter DeadLetter offloaded is its pointer: Redrive sends the body it points to.
 func (l Letter) SendInput(queueURL string) *sqs.SendMessageInput {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(l.Body)}
 	in.MessageAttributes = l.sentAttributes()
@@ -40,7 +41,7 @@ func (l Letter) SendInput(queueURL string) *sqs.SendMessageInput {
 	}
 	if strings.HasSuffix(queueURL, ".fifo") {
 		if g := firstNonEmpty(l.GroupID, l.EventID); g != "" {
-			in.MessageGroupId = aws.String(g)
+			in.MessageGroupId = aws.String(GroupID(g))
 		}
 	}
 	return in

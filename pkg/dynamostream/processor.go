@@ -134,9 +134,10 @@ func Record(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event
 }
 
 // Message is the record as an SQS message, for a DeadLetterer: its body the record's JSON, its
-// id the eventID, its group the item's Key (batch.GroupID), its source the stream's ARN.
+// id the eventID, its group the item's Key as it is (the hold's group; a deadletter.Queue
+// groups the letter by its deadletter.GroupID and keeps the key), its source the stream's ARN.
 func Message(rec events.DynamoDBEventRecord) events.SQSMessage {
 	body, _ := json.Marshal(rec)
 	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
-		Attributes: map[string]string{"MessageGroupId": batch.GroupID(Key(rec)), "MessageDeduplicationId": rec.EventID}}
+		Attributes: map[string]string{"MessageGroupId": Key(rec), "MessageDeduplicationId": rec.EventID}}
 }

@@ -111,9 +111,10 @@ func CloudEvents(_ context.Context, rec events.KinesisEventRecord) (cloudevent.E
 }
 
 // Message is the record as an SQS message, for a DeadLetterer: its body the record's JSON, its
-// id the eventID, its group the partition key (batch.GroupID), its source the stream's ARN.
+// id the eventID, its group the partition key as it is (the hold's group; a deadletter.Queue
+// groups the letter by its deadletter.GroupID and keeps the key), its source the stream's ARN.
 func Message(rec events.KinesisEventRecord) events.SQSMessage {
 	body, _ := json.Marshal(rec)
 	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
-		Attributes: map[string]string{"MessageGroupId": batch.GroupID(rec.Kinesis.PartitionKey), "MessageDeduplicationId": rec.EventID}}
+		Attributes: map[string]string{"MessageGroupId": rec.Kinesis.PartitionKey, "MessageDeduplicationId": rec.EventID}}
 }
