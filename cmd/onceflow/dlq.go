@@ -115,7 +115,7 @@ func dlqShow() command {
 }
 
 // maxShownBody is how much of a letter's body dlq show and dlq discard print.
-const maxShownBody = 64 << 10
+const maxShownBody = 4 << 10
 
 func printLetter(s ioStreams, l deadletter.Letter) {
 	for _, kv := range [][2]string{

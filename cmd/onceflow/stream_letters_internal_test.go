@@ -1,0 +1,283 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/onceflow/onceflow/pkg/claimcheck"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+)
+
+// key is a stream key SQS refuses as a MessageGroupId: a space and an accent.
+const key = "compte é 1"
+
+// letters is the ledger's dead-letter queue with a claim check into a bucket of fauxqs's S3,
+// as template.yaml's consumers write theirs (PayloadBucket, dead-letters/<consumer>/).
+func (c *cloud) letters(t *testing.T) *deadletter.Queue {
+	t.Helper()
+	client := s3.NewFromConfig(emulatorConfig, func(o *s3.Options) {
+		o.BaseEndpoint, o.UsePathStyle = aws.String(emulator(t, "SQS_ENDPOINT", "the fauxqs S3 emulator")), true
+	})
+	bucket := strings.ToLower(uniqueName("payloads"))
+	if _, err := client.CreateBucket(t.Context(), &s3.CreateBucketInput{Bucket: aws.String(bucket)}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := claimcheck.NewWriter(client, claimcheck.WriterConfig{Bucket: bucket, KeyPrefix: "dead-letters/ledger/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL).WithClaimCheck(w)
+}
+
+// applied lists the amounts the stream consumer applied to a key: its effect puts APPLIED#<key>,
+// <n> in the app table.
+func (c *cloud) applied(t *testing.T, k string) []string {
+	t.Helper()
+	out, err := c.db.Query(t.Context(), &dynamodb.QueryInput{TableName: aws.String(c.tableName("AppTable")), ConsistentRead: aws.Bool(true),
+		KeyConditionExpression:    aws.String("pk = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "APPLIED#" + k}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range out.Items {
+		got = append(got, it["sk"].(*types.AttributeValueMemberS).Value)
+	}
+	return got
+}
+
+// streamConsumer is the "ledger" consumer of a stream under policy: amount tells the record's
+// key and amount from the event; a negative amount can never succeed.
+func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amount func(cloudevent.Event) (string, int, error)) *idempotency.Consumer {
+	t.Helper()
+	h := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+		k, n, err := amount(ev)
+		if err != nil {
+			return nil, err
+		}
+		if n < 0 {
+			return nil, idempotency.Permanent(errors.New("negative amount"))
+		}
+		return idempotency.Effect{idempotency.Put(c.tableName("AppTable"), map[string]string{"pk": "APPLIED#" + k, "sk": fmt.Sprint(n)})}, nil
+	})
+	consumer, err := idempotency.New(c.db, h, idempotency.Config{Name: "ledger", Table: c.tableName("IdempotencyTable"), CacheSize: -1,
+		AfterDeadLetter: policy, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return consumer
+}
+
+// streamPort is one stream port with a batch of three records: the first a poison record past
+// SQS's limit of key, the second a record of key held behind it, the third another key's.
+type streamPort struct {
+	name   string
+	handle func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(first int) int // handles the batch from record first; returns the failures
+	ids    []string                                                                // the records' event ids
+	group  string                                                                  // the hold's group of the key
+	body   string                                                                  // how the first letter's body, read back, starts
+}
+
+// kinesisPort: Lambda's Kinesis event built here, as kinesalite refuses a record past 1 MiB
+// (the real limit is 10 MiB): 3 MiB of data, base64 in the letter's body (4 MiB).
+func kinesisPort() streamPort {
+	seq := func(i int) string { return fmt.Sprintf("4960000000000000000000000000000000000000000000000%d", i) }
+	data := func(k string, n int, pad int) []byte {
+		b, _ := json.Marshal(map[string]any{"key": k, "n": n, "pad": strings.Repeat("k", pad)})
+		return b
+	}
+	recs := []events.KinesisEventRecord{}
+	for i, r := range []struct {
+		k      string
+		n, pad int
+	}{{key, -1, 3 << 20}, {key, 2, 0}, {"b", 1, 0}} {
+		recs = append(recs, events.KinesisEventRecord{EventID: "shardId-000000000000:" + seq(i), EventName: "aws:kinesis:record",
+			EventSource: "aws:kinesis", EventSourceArn: "arn:aws:kinesis:us-east-1:000000000000:stream/ledger",
+			Kinesis: events.KinesisRecord{PartitionKey: r.k, SequenceNumber: seq(i), Data: data(r.k, r.n, r.pad),
+				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: time.Now()}}})
+	}
+	p := streamPort{name: "kinesis", group: key, body: `{"awsRegion":"","eventID":"shardId-000000000000:`}
+	for _, r := range recs {
+		p.ids = append(p.ids, r.EventID)
+	}
+	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+		proc, err := kinesisbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
+			var d struct {
+				Key string `json:"key"`
+				N   int    `json:"n"`
+			}
+			return d.Key, d.N, json.Unmarshal(ev.Data, &d)
+		}), kinesisbatch.Config{DeadLetter: dlq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(first int) int {
+			resp, _ := proc.Handle(t.Context(), events.KinesisEvent{Records: recs[first:]})
+			return len(resp.BatchItemFailures)
+		}
+	}
+	return p
+}
+
+// dynamoPort: a DynamoDB Streams record of NEW_AND_OLD_IMAGES of an item near DynamoDB's 400 KB
+// in binary (base64 in the record's JSON: 1 MiB and more), built here as Lambda delivers it
+// (DynamoDB Local's stream gives the same shape; an item this size is slow to write there).
+func dynamoPort() streamPort {
+	image := func(k string, n int, blob []byte) map[string]events.DynamoDBAttributeValue {
+		m := map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute(k), "n": events.NewNumberAttribute(fmt.Sprint(n))}
+		if blob != nil {
+			m["blob"] = events.NewBinaryAttribute(blob)
+		}
+		return m
+	}
+	big := []byte(strings.Repeat("\xff", 399_000))
+	recs := []events.DynamoDBEventRecord{}
+	for i, r := range []struct {
+		k    string
+		n    int
+		blob []byte
+	}{{key, -1, big}, {key, 2, nil}, {"b", 1, nil}} {
+		recs = append(recs, events.DynamoDBEventRecord{EventID: fmt.Sprintf("ddb-%d", i), EventName: "MODIFY", EventSource: "aws:dynamodb",
+			EventSourceArn: "arn:aws:dynamodb:us-east-1:000000000000:table/ledger/stream/2026-12-01T00:00:00.000",
+			Change: events.DynamoDBStreamRecord{ApproximateCreationDateTime: events.SecondsEpochTime{Time: time.Now()}, SequenceNumber: fmt.Sprintf("%021d", i+1), StreamViewType: "NEW_AND_OLD_IMAGES",
+				Keys: map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute(r.k)}, NewImage: image(r.k, r.n, r.blob),
+				OldImage: image(r.k, 0, r.blob)}})
+	}
+	p := streamPort{name: "dynamodb", group: "pk=" + key, body: `"Keys":{"pk":{"S":"` + key + `"}},"NewImage":{"blob":{"B":"////`}
+	for _, r := range recs {
+		p.ids = append(p.ids, r.EventID)
+	}
+	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+		proc, err := dynamostream.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
+			var ch events.DynamoDBStreamRecord
+			if err := json.Unmarshal(ev.Data, &ch); err != nil {
+				return "", 0, err
+			}
+			var n int
+			_, err := fmt.Sscan(ch.NewImage["n"].Number(), &n)
+			return ch.Keys["pk"].String(), n, err
+		}), dynamostream.Config{DeadLetter: dlq})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func(first int) int {
+			resp, _ := proc.Handle(t.Context(), events.DynamoDBEvent{Records: recs[first:]})
+			return len(resp.BatchItemFailures)
+		}
+	}
+	return p
+}
+
+// A poison record past SQS's limit, of a key SQS refuses as a group (a space, an accent), on
+// each stream port: dead-lettered through a claim check, its key's later record held behind
+// it, the shard going on (no batch item failure, then or on a redelivery); the operator's tool
+// lists and shows the letter under the key as it is, finds the key's hold by that name, and
+// discarding the letters records them and releases the key (before, discard said "group
+// sha256-…: not held", deleted the letter and left the key held).
+func TestDLQ_a_large_stream_letter_is_dead_lettered_shown_and_discarded_under_its_key(t *testing.T) {
+	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
+		t.Run(port.name, func(t *testing.T) {
+			c := newCloud(t)
+			handle := port.handle(t, c, c.letters(t))
+			if n := handle(0); n != 0 {
+				t.Fatalf("batch item failures = %d; want none: the poison record is dead-lettered and the shard goes on", n)
+			}
+			if n := handle(0); n != 0 { // delivered again (a lost checkpoint): still nothing reported
+				t.Fatalf("redelivery: batch item failures = %d; want none", n)
+			}
+			if got := c.applied(t, "b"); len(got) != 1 || len(c.applied(t, key)) != 0 {
+				t.Fatalf("applied b %v, %q %v; want b's record only (the key's second record held behind the poison one)", got, key, c.applied(t, key))
+			}
+
+			code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue")
+			if code != 0 || !strings.Contains(out, "group "+port.group) || !strings.Contains(out, "event "+port.ids[0]) || !strings.Contains(out, "bytes in S3") {
+				t.Fatalf("dlq list: %d; want the letter of event %s under group %q, its body in S3", code, port.ids[0], port.group)
+			}
+			code, out = c.onceflow(t, "", "dlq", "show", "--queue", "LedgerDeadLetterQueue", port.ids[0])
+			if code != 0 || shownBytes(out) <= 1<<20 || !strings.Contains(out, port.body) || !strings.Contains(out, "PayloadS3Pointer") || !strings.Contains(out, "negative amount") {
+				t.Fatalf("dlq show: %d; want the record of over 1 MiB read back from S3 (%s…), its claim check and its reason", code, port.body)
+			}
+			if code, out := c.onceflow(t, "", "hold", "get", "--consumer", "ledger", port.group); code != 0 || !strings.Contains(out, "HELD") {
+				t.Fatalf("hold get %q: %d; want the key held behind its letters", port.group, code)
+			}
+			for _, id := range port.ids[:2] {
+				code, out := c.onceflow(t, "", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "poison", "--yes", id)
+				if code != 0 || strings.Contains(out, "not held") && strings.Contains(out, "sha256-") || !strings.Contains(out, "recorded ledger#"+id+" as discarded") {
+					t.Fatalf("dlq discard %s: %d; want it recorded and taken off the key's hold", id, code)
+				}
+			}
+			if code, out := c.onceflow(t, "", "hold", "get", "--consumer", "ledger", port.group); code != 0 || !strings.Contains(out, "not held") {
+				t.Errorf("hold get %q after both discards: %d; want the key no longer held", port.group, code)
+			}
+			if left := drain(t, c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL); len(left) != 0 {
+				t.Errorf("%d letters left; want none", len(left))
+			}
+			if n := handle(0); n != 0 || len(c.applied(t, key)) != 0 {
+				t.Errorf("redelivery after the discards: %d failures, applied %v; want none: the discarded records are answered", n, c.applied(t, key))
+			}
+		})
+	}
+}
+
+// A Kinesis consumer keyed by the payload's CloudEvents id, its keys going on after a dead
+// letter (GoOn: no hold names the event): the operator discards the letter of a poison event,
+// and the producer puts the same event again (a new record, a new sequence number). The
+// discard recorded the decoded event id the letter carries, so the re-put is answered, not
+// applied (before, it recorded the record's eventID, and the re-put was applied).
+func TestDLQ_discard_of_a_payload_keyed_stream_letter_answers_the_producers_put_again(t *testing.T) {
+	c := newCloud(t)
+	failing := true // the first delivery fails for good; had it been applied later, it would show
+	consumer := c.streamConsumer(t, idempotency.GoOn, func(ev cloudevent.Event) (string, int, error) {
+		if failing {
+			return "", -1, nil
+		}
+		return ev.Subject, 1, nil
+	})
+	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{DeadLetter: c.letters(t), Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEvents)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := cloudevent.Encode(cloudevent.Event{ID: "order-9", Source: "shop", Type: "order.placed", Subject: "c-9", Time: time.Now().UTC(),
+		Data: json.RawMessage(`{"total":30}`)})
+	put := func(seq string) events.KinesisEvent {
+		return events.KinesisEvent{Records: []events.KinesisEventRecord{{EventID: "shardId-000000000000:" + seq, EventSourceArn: "arn:aws:kinesis:us-east-1:000000000000:stream/orders",
+			Kinesis: events.KinesisRecord{PartitionKey: "c-9", SequenceNumber: seq, Data: body}}}}
+	}
+	if resp, _ := proc.Handle(t.Context(), put("101")); len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("failures %v; want the poison record dead-lettered", resp.BatchItemFailures)
+	}
+	code, out := c.onceflow(t, "", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "bad order", "--yes", "shardId-000000000000:101")
+	if code != 0 || !strings.Contains(out, "recorded ledger#order-9 as discarded") {
+		t.Fatalf("dlq discard: %d; want event order-9 recorded as discarded", code)
+	}
+	failing = false
+	if resp, _ := proc.Handle(t.Context(), put("102")); len(resp.BatchItemFailures) != 0 || len(c.applied(t, "c-9")) != 0 {
+		t.Errorf("the producer's put again: failures %v, applied %v; want it answered as discarded, never applied", resp.BatchItemFailures, c.applied(t, "c-9"))
+	}
+}
+
+// shownBytes is the body size dlq show printed ("body (N bytes):"), 0 when it printed none.
+func shownBytes(out string) int {
+	var n int
+	if _, rest, ok := strings.Cut(out, "body ("); ok {
+		_, _ = fmt.Sscanf(rest, "%d bytes", &n)
+	}
+	return n
+}
