@@ -23,6 +23,16 @@ type Stream[R any] struct {
 	Delivery func(R) idempotency.Delivery                               // what the record says of its delivery
 	Decode   func(ctx context.Context, rec R) (cloudevent.Event, error) // the event to apply
 	Message  func(R) events.SQSMessage                                  // the record as a dead letter
+	KeyedOn  string                                                     // what Decode keys events on, for a conflict's reason; "" unknown
+}
+
+// KeyedOn is what decoder says it keys events on (a KeyedOn method: package envelope's
+// decoders have one), "" when it says nothing.
+func KeyedOn(decoder any) string {
+	if k, ok := decoder.(interface{ KeyedOn() string }); ok {
+		return k.KeyedOn()
+	}
+	return ""
 }
 
 // StreamConfig tunes a stream port; the ports' own Configs carry the same fields.
@@ -81,5 +91,5 @@ func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session
 	}
 	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
 	// a stream letter's body (the record) shows neither.
-	return deadletter.WithEvent(ss.Apply(ctx, ev, d), ev)
+	return deadletter.WithEvent(idempotency.NameKey(ss.Apply(ctx, ev, d), s.KeyedOn), ev)
 }

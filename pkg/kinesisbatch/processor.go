@@ -58,13 +58,13 @@ type Processor struct {
 // New returns a Processor applying each record's event with e, through the engine's whole
 // contract; it logs and counts with e's Logger and Metrics.
 func New(e idempotency.Engine, cfg Config) (*Processor, error) {
-	dec := cfg.Decoder
+	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
-		dec = DecoderFunc(Record)
+		dec, keyedOn = DecoderFunc(Record), "the record's eventID (its shard and sequence number)"
 	}
 	port, err := batch.NewStream(e, batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
 		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking},
-		batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message})
+		batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn})
 	if err != nil {
 		return nil, err
 	}

@@ -143,5 +143,5 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error 
 	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
 		return deadletter.WithEvent(s.Hold(ctx, d, ev.ID, err), ev)
 	}
-	return deadletter.WithEvent(s.Apply(ctx, ev, d), ev)
+	return deadletter.WithEvent(idempotency.NameKey(s.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }
