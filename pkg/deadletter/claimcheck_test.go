@@ -157,3 +157,21 @@ func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
 		t.Errorf("letter group %q; want the key exactly", l.GroupID)
 	}
 }
+
+// A stream letter names its stream as its source: a redrive to it is refused, saying so.
+func TestRedrive_refuses_a_stream_letter_saying_its_source_is_a_stream(t *testing.T) {
+	c := client(t)
+	dlq := createQueue(t, c, true, nil)
+	msg := streamRecord()
+	msg.Body = `{"small":true}`
+	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, deadletter.WithEventID(errors.New("bad"), "e-1")); err != nil {
+		t.Fatal(err)
+	}
+	var got deadletter.Redriven
+	if err := deadletter.Redrive(t.Context(), deadletter.RedriveConfig{Client: c, Queue: dlq}, func(r deadletter.Redriven) { got = r }); err != nil {
+		t.Fatal(err)
+	}
+	if got.Outcome != deadletter.Failed || got.Err == nil || !strings.Contains(got.Err.Error(), "not a queue: a stream letter is not redriven") {
+		t.Errorf("redrive of a stream letter: %s, %v; want it failed, saying its source is a stream", got.Outcome, got.Err)
+	}
+}

@@ -225,6 +225,9 @@ func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	}
 	// arn:aws:sqs:<region>:<account>:<name>
 	parts := strings.Split(l.SourceQueueARN, ":")
+	if len(parts) > 2 && (parts[2] == "kinesis" || parts[2] == "dynamodb") {
+		return "", fmt.Errorf("letter %s comes from the stream %s, not a queue: a stream letter is not redriven (discard or skip it: docs/runbook.md)", l.MessageID, l.SourceQueueARN)
+	}
 	if len(parts) != 6 {
 		return "", fmt.Errorf("letter %s: source queue %q is not a queue ARN", l.MessageID, l.SourceQueueARN)
 	}
