@@ -12,7 +12,8 @@ test:
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
 ##   table (see docs/benchmarks.md); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
 ##   with the issue's targets and the cost model; then the three ports (SQS, DynamoDB Streams,
-##   Kinesis) packed and unpacked; raw output in .local/bench*.txt
+##   Kinesis) packed and unpacked; then the local cloud's gatekeeper, calls direct and through it;
+##   raw output in .local/bench*.txt
 BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
@@ -34,6 +35,12 @@ bench:
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-ports.txt || { cat ../../.local/bench-ports.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-ports.txt; \
 	  echo "(raw output: .local/bench-ports.txt)"
+	@$(GO) test -c -o .local/bench-gatekeeper.test ./infra/gatekeeper/
+	@echo; echo "bench: the local cloud's gatekeeper, $(BENCH_N) calls of each kind direct and through it (under a minute)"
+	@cd infra/gatekeeper && ../../infra/emulators.sh ../../.local/bench-gatekeeper.test -test.run '^$$' -test.bench Gatekeeper \
+	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-gatekeeper.txt || { cat ../../.local/bench-gatekeeper.txt; exit 1; }
+	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-gatekeeper.txt; \
+	  echo "(raw output: .local/bench-gatekeeper.txt)"
 
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s
@@ -143,16 +150,17 @@ infra/node_modules/.package-lock.json: infra/package-lock.json
 
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
 up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
-	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
 ##   (NOTES=200 CREDITS=1000 ACCOUNTS=50; KEEP=1 keeps it up until Ctrl-C or `make down`;
-##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does)
+##   SHARDS=4 splits each DynamoDB stream into 4 shards by partition key, as AWS does;
+##   every call is authorised by the gatekeeper; UNGATED=1 turns it off, only to measure its cost)
 NOTES    ?= 200
 CREDITS  ?= 1000
 ACCOUNTS ?= 50
 run: $(LOCALCLOUD)
-	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))
+	$(LOCALCLOUD) run -template $(TEMPLATE) -notes $(NOTES) -movements $(CREDITS) -accounts $(ACCOUNTS)$(if $(KEEP), -keep)$(if $(ENVS), -envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## chaos: the run workload at scale with faults injected between every function and DynamoDB/SQS
 ##   (throttling, 500s, TransactionConflict, connection resets before and after the answer,

@@ -13,9 +13,9 @@ import (
 // consumerProblems lists, for every function of tpl with an SQS event source, what its part of
 // the template lacks of what every consumer has (docs/consumer.md): a FIFO queue with a FIFO
 // dead-letter queue it is told of, a route of the relay to its queue and the right to send there,
-// alarms on its errors, throttles, conflicts, queue age and dead letters, its outcomes on the
-// dashboard, a log group, the grants of its own records only, and the outputs the operator
-// tool reads. Nothing here names a consumer: a new one is checked as the first ones are.
+// alarms on its errors, throttles, conflicts, access denials, queue age and dead letters, its outcomes on the
+// dashboard, a log group, the grants of its own records only, the outputs the operator
+// tool reads and the operator's policy over its queues and keys. Nothing here names a consumer: a new one is checked as the first ones are.
 func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 	t.Helper()
 	out := map[string][]string{}
@@ -71,13 +71,13 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 			if !routed || !relaySends[q] {
 				problem("the relay routes no event type to %s (%s) or may not send there", q, config.OutboxRouteList)
 			}
-			for _, w := range []string{"Errors " + id, "Throttles " + id, "Conflict " + name,
+			for _, w := range []string{"Errors " + id, "Throttles " + id, "Conflict " + name, "AccessDenied " + name,
 				"ApproximateAgeOfOldestMessage " + q, "ApproximateNumberOfMessagesVisible " + dl} {
 				if !alarmed[w] {
 					problem("no alarm on %s", w)
 				}
 			}
-			for _, m := range []string{"Applied", "Duplicate", "Rejected", "DeadLettered", "CommitLatency"} {
+			for _, m := range []string{"Applied", "Duplicate", "Rejected", "DeadLettered", "CommitLatency", "AccessDenied"} {
 				if !strings.Contains(dashboard, fmt.Sprintf(`["onceflow", %q, "Consumer", %q`, m, name)) {
 					problem("the dashboard does not show its %s", m)
 				}
@@ -100,6 +100,15 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 			}
 			if got := get(tpl, "Mappings", "LeadingKeys", id, "Records"); fmt.Sprint(got) != fmt.Sprint(want) {
 				problem("Mappings LeadingKeys %s Records = %v; want its own records only, %v", id, got, want)
+			}
+			op := operatorStatements(tpl)
+			if !slices.Contains(op["ReadAndDeleteDeadLetters"].resources, dl) || !slices.Contains(op["SendBackToTheConsumerQueues"].resources, q) {
+				problem("the OperatorPolicy does not read %s or send to %s", dl, q)
+			}
+			for _, p := range idempotency.AdminKeyPrefixes(name) {
+				if !slices.Contains(op["ReadAndDecideTheConsumersItems"].keys, p+"*") {
+					problem("the OperatorPolicy does not reach its keys %s*", p)
+				}
 			}
 			for _, o := range []string{q + "Url", dl + "Url"} {
 				if refTarget(get(outputs, o, "Value")) != map[string]string{q + "Url": q, dl + "Url": dl}[o] {
@@ -186,8 +195,10 @@ func TestTemplate_consumer_check_names_what_a_consumer_part_lacks(t *testing.T) 
 	}{
 		{"no age alarm", func(tpl doc) { delete(get(tpl, "Resources").(doc), "LedgerQueueAgeAlarm") }, "no alarm on ApproximateAgeOfOldestMessage LedgerQueue"},
 		{"no conflict alarm", func(tpl doc) { delete(get(tpl, "Resources").(doc), "LedgerConflictAlarm") }, "no alarm on Conflict ledger"},
+		{"no access-denied alarm", func(tpl doc) { delete(get(tpl, "Resources").(doc), "LedgerAccessDeniedAlarm") }, "no alarm on AccessDenied ledger"},
 		{"no log group", func(tpl doc) { delete(get(tpl, "Resources").(doc), "LedgerFunctionLogGroup") }, "no log group"},
 		{"no output", func(tpl doc) { delete(get(tpl, "Outputs").(doc), "LedgerDeadLetterQueueUrl") }, "no output LedgerDeadLetterQueueUrl"},
+		{"no operator", func(tpl doc) { delete(get(tpl, "Resources").(doc), "OperatorPolicy") }, "the OperatorPolicy does not read LedgerDeadLetterQueue"},
 		{"wide grant", func(tpl doc) { get(tpl, "Mappings", "LeadingKeys", "LedgerFunction").(doc)["Records"] = []any{"*"} }, "LeadingKeys LedgerFunction Records"},
 		{"no route", func(tpl doc) {
 			v := get(tpl, "Resources", "OutboxRelayFunction", "Properties", "Environment", "Variables", config.OutboxRouteList).(doc)

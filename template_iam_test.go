@@ -2,7 +2,6 @@ package onceflow_test
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/infra/iam"
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
@@ -105,12 +105,6 @@ func asList(v any) []any {
 	return []any{v}
 }
 
-// like reports whether s matches an IAM StringLike pattern: * is any run of characters, ? one.
-func like(pattern, s string) bool {
-	re := strings.NewReplacer(`\*`, `.*`, `\?`, `.`).Replace(regexp.QuoteMeta(pattern))
-	return regexp.MustCompile(`^(?s:` + re + `)$`).MatchString(s)
-}
-
 // allows reports whether function fn's policies allow action on table's item of partition key
 // pk, as IAM would for these statement shapes (Allow only; ForAllValues over the one leading
 // key a single-item action or a Query names).
@@ -119,7 +113,7 @@ func allows(gs []grant, action, table, pk string) bool {
 		if !slices.Contains(g.actions, action) || !slices.Contains(g.resources, table+".Arn") && !slices.Contains(g.resources, "*") {
 			continue
 		}
-		if g.patterns == nil || slices.ContainsFunc(g.patterns, func(p string) bool { return like(p, pk) }) {
+		if g.patterns == nil || slices.ContainsFunc(g.patterns, func(p string) bool { return iam.Like(p, pk) }) {
 			return true
 		}
 	}
@@ -299,15 +293,20 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
+	// The commits as the engine sends them, the consumers' own group policies included: under
+	// HoldGroup the ledger's transaction checks its account's hold (ConditionCheckItem).
+	ledgerCommit := engineCommit(t, consumerName(t, tpl, "LedgerFunction"), ledger.Handler(app), idempotency.HoldGroup, credit)
+	taggerCommit := engineCommit(t, consumerName(t, tpl, "NoteTaggerFunction"), notes.Tagger(app), idempotency.GoOn, created)
 	allowed := map[string][]access{
 		"ApiFunction": slices.Concat(writes(t, noteWrites), writes(t, []types.TransactWriteItem{movementItem, movementOutbox}),
 			[]access{{"dynamodb:PutItem", app, api.RequestPK("user-1", "key-1")}},
 			// a pending movement's status reads its account's hold (GET /accounts/{id}/movements/…)
 			[]access{{"dynamodb:GetItem", idem, hold("LedgerFunction", "acc-1")}},
 			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
-		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites)),
+		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites), taggerCommit),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
-			items("LedgerFunction", leaseWrites)), // DeleteItem: a group hold's release
+			items("LedgerFunction", leaseWrites), // DeleteItem: a group hold's release
+			ledgerCommit, []access{{"dynamodb:ConditionCheckItem", idem, hold("LedgerFunction", "acc-1")}}),
 		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
 	}
 	refused := map[string][]access{
@@ -324,12 +323,17 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			each([]string{"dynamodb:GetItem"}, app, hold("LedgerFunction", "acc-1")),
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
+			// GoOn: its commits check no hold, and it is granted none
+			each([]string{"dynamodb:ConditionCheckItem"}, idem, hold("NoteTaggerFunction", "note-1")),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, movementPK),
 			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
 		"LedgerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, notePK),
-			items("NoteTaggerFunction", leaseWrites), items("NoteNotifierFunction", leaseWrites)),
+			items("NoteTaggerFunction", leaseWrites), items("NoteNotifierFunction", leaseWrites),
+			// the hold check is granted on holds only, not on records or counts
+			each([]string{"dynamodb:ConditionCheckItem"}, idem, ledgerRecord), each([]string{"dynamodb:ConditionCheckItem"}, idem, "#attempts#"+ledgerRecord),
+			each([]string{"dynamodb:ConditionCheckItem"}, app, accountPK)),
 		"NoteNotifierFunction": slices.Concat(items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord),
 			each(leaseWrites, app, notePK), each(leaseWrites, app, outboxPK)),
 		"OutboxRelayFunction": slices.Concat(each(leaseWrites, app, outboxPK), each(leaseWrites, idem, ledgerRecord)),
@@ -348,26 +352,6 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			if allows(gs, a.action, a.table, a.pk) {
 				t.Errorf("%s may %s %s item %q, outside its own items", fn, a.action, a.table, a.pk)
 			}
-		}
-	}
-}
-
-func TestLike_matches_IAM_wildcards(t *testing.T) {
-	tests := []struct {
-		pattern, s string
-		want       bool
-	}{
-		{"NOTE#*", "NOTE#n-1", true},
-		{"NOTE#*", "NOTE#", true},
-		{"NOTE#*", "OUTBOX#NOTE#n-1", false},
-		{"ledger#*", "ledger-2#ev", false},
-		{"ledger#*", "ledger#ev", true},
-		{"a?c", "abc", true},
-		{"a.c", "abc", false}, // a dot is literal
-	}
-	for _, tt := range tests {
-		if got := like(tt.pattern, tt.s); got != tt.want {
-			t.Errorf("like(%q, %q) = %v; want %v", tt.pattern, tt.s, got, tt.want)
 		}
 	}
 }

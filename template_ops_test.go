@@ -203,8 +203,9 @@ func TestTemplate_alarms_cover_failures_throttles_relay_lag_dead_letters_conflic
 	for _, q := range v.terminal {
 		want = append(want, "AWS/SQS ApproximateNumberOfMessagesVisible "+q)
 	}
+	want = append(want, app.Namespace+" "+metrics.AccessDenied+" "+kebab(v.relay))
 	for name, id := range v.consumers {
-		want = append(want, app.Namespace+" "+metrics.Conflict+" "+name)
+		want = append(want, app.Namespace+" "+metrics.Conflict+" "+name, app.Namespace+" "+metrics.AccessDenied+" "+name)
 		if slices.Contains(leasedFunctions, id) {
 			want = append(want, app.Namespace+" "+metrics.LeaseTakeover+" "+name)
 		}

@@ -1,33 +1,16 @@
 package onceflow_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
-)
 
-// managedPolicies are the statements of the AWS managed policies the SAM translator attaches
-// to the functions' roles (a function's logs, its traces, and the event sources' polling):
-// AWS's own documents, copied here since the tests call no AWS API. A role with a managed
-// policy not listed here fails TestTemplate_roles_attach_only_known_managed_policies: read
-// its document in the IAM console or the AWS managed policy reference and add it.
-var managedPolicies = map[string][]any{
-	"arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole": {
-		doc{"Effect": "Allow", "Action": []any{"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, "Resource": "*"},
-	},
-	"arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess": {
-		doc{"Effect": "Allow", "Action": []any{"xray:PutTraceSegments", "xray:PutTelemetryRecords", "xray:GetSamplingRules",
-			"xray:GetSamplingTargets", "xray:GetSamplingStatisticSummaries"}, "Resource": []any{"*"}},
-	},
-	"arn:aws:iam::aws:policy/service-role/AWSLambdaSQSQueueExecutionRole": {
-		doc{"Effect": "Allow", "Action": []any{"sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes",
-			"logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, "Resource": "*"},
-	},
-	"arn:aws:iam::aws:policy/service-role/AWSLambdaDynamoDBExecutionRole": {
-		doc{"Effect": "Allow", "Action": []any{"dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator",
-			"dynamodb:ListStreams", "logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"}, "Resource": "*"},
-	},
-}
+	"github.com/onceflow/onceflow/infra/iam"
+	"github.com/onceflow/onceflow/infra/localcloud"
+	"github.com/onceflow/onceflow/infra/sam/samtest"
+)
 
 // roleOf is the logical id of the role the translated function fn runs with.
 func roleOf(t *testing.T, tpl doc, fn string) string {
@@ -41,7 +24,8 @@ func roleOf(t *testing.T, tpl doc, fn string) string {
 
 // statements are every statement of the role translated function fn runs with: its inline
 // policies (the template's Policies, and those SAM adds for event sources and destinations)
-// and the managed policies' documents.
+// and the managed policies' documents, pinned in infra/iam (the local cloud's gatekeeper
+// evaluates the same ones).
 func statements(t *testing.T, tpl doc, fn string) (inline, managed []any) {
 	t.Helper()
 	role := get(tpl, "Resources", roleOf(t, tpl, fn), "Properties")
@@ -49,11 +33,11 @@ func statements(t *testing.T, tpl doc, fn string) (inline, managed []any) {
 		inline = append(inline, asList(get(pol, "PolicyDocument", "Statement"))...)
 	}
 	for _, arn := range asList(get(role, "ManagedPolicyArns")) {
-		st, ok := managedPolicies[fmt.Sprint(arn)]
+		d, ok := iam.ManagedDocument(fmt.Sprint(arn))
 		if !ok {
-			t.Fatalf("%s: managed policy %v is not one whose document this test knows (managedPolicies)", fn, arn)
+			t.Fatalf("%s: managed policy %v is not one whose document is pinned (infra/iam/managed.go)", fn, arn)
 		}
-		managed = append(managed, st...)
+		managed = append(managed, asList(d["Statement"])...)
 	}
 	return inline, managed
 }
@@ -75,4 +59,72 @@ func TestTemplate_roles_attach_only_known_managed_policies(t *testing.T) {
 			t.Errorf("%s: no managed policy; want at least its logs'", id)
 		}
 	}
+}
+
+// The roles the local cloud derives from a template itself (iam.Roles, what its gatekeeper
+// authorises every call against) are the roles the SAM translator writes for it, for every
+// template the local cloud runs in this repository: where they differ, the local cloud would
+// refuse or allow what AWS would not.
+func TestRoles_equal_the_SAM_translators(t *testing.T) {
+	for _, path := range []string{"template.yaml", "infra/localcloud/testdata/template.yaml", "infra/localcloud/testdata/backstop/template.yaml"} {
+		t.Run(path, func(t *testing.T) {
+			src, err := localcloud.LoadDocument(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			roles, err := iam.Roles(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr, _, err := samtest.Translate(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fns := resourcesOfType(tr, "AWS::Lambda::Function")
+			if len(fns) == 0 || len(roles) != len(fns) {
+				t.Fatalf("derived %d roles for %d translated functions", len(roles), len(fns))
+			}
+			for id := range fns {
+				r, ok := roles[id]
+				if !ok {
+					t.Errorf("%s: no role derived", id)
+					continue
+				}
+				want := get(tr, "Resources", roleOf(t, tr, id), "Properties")
+				if r.LogicalID != roleOf(t, tr, id) {
+					t.Errorf("%s: derived role %s; the translation's is %s", id, r.LogicalID, roleOf(t, tr, id))
+				}
+				for _, part := range []struct {
+					name string
+					got  any
+				}{{"ManagedPolicyArns", r.ManagedPolicyArns}, {"Policies", r.Policies}} {
+					if g, w := normal(t, part.got), normal(t, get(want, part.name)); !reflect.DeepEqual(g, w) {
+						t.Errorf("%s: %s derived\n  %s\nthe translator's\n  %s", id, part.name, jsonOf(g), jsonOf(w))
+					}
+				}
+			}
+		})
+	}
+}
+
+// normal is v through JSON, as the translation is read: numbers are float64, nil slices null.
+func normal(t *testing.T, v any) any {
+	t.Helper()
+	if l, ok := v.([]any); ok && len(l) == 0 {
+		v = nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -48,7 +48,7 @@ ddb_port=$(free_port)
 # preload that makes its listener loopback (it hard-codes 0.0.0.0). See infra/loopback/.
 (cd "$scratch" && exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
   -Djava.library.path="$lib/DynamoDBLocal_lib" -cp "$lib/DynamoDBLocal.jar" \
-  "$here/loopback/LoopbackDynamoDB.java" -inMemory -disableTelemetry -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
+  "$here/loopback/LoopbackDynamoDB.java" -inMemory -sharedDb -disableTelemetry -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
 pids+=($!)
 
 sqs_port=$(free_port)

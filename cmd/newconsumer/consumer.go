@@ -68,5 +68,8 @@ func (c *consumer) alarms() []alarm {
 		{c.ID + "ConflictAlarm", c.Name + "-conflicts",
 			"The " + c.Name + " consumer received an event id it had recorded with another payload (a producer bug): the message was dead-lettered, not applied.",
 			"onceflow", "Conflict", "Consumer", c.Name, "Sum", 60, 1, 0},
+		{c.ID + "AccessDeniedAlarm", c.Name + "-access-denied",
+			"AWS refused a call of the " + c.Name + " consumer for want of a permission (its log line 'AWS call denied: a permission is missing' names it): the message was left for redelivery, not counted against it, not dead-lettered. Grant the permission: docs/runbook.md, a permission is missing.",
+			"onceflow", "AccessDenied", "Consumer", c.Name, "Sum", 60, 1, 0},
 	}
 }

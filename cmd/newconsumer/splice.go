@@ -15,8 +15,12 @@ import (
 const (
 	markLeadingKeys = "    # make consumer: a consumer's LeadingKeys above this line\n"
 	markRelayQueues = "                # make consumer: a consumer's queue above this line\n"
-	dashboardEnd    = "\n          ]}\n"
-	outputsStart    = "\nOutputs:\n"
+	// The operator's policy: the consumer's dead-letter queue, its queue and its keys.
+	markOperatorDLQs  = "              # make consumer: a consumer's dead-letter queue for the operator above this line\n"
+	markOperatorQueue = "              # make consumer: a consumer's queue for the operator above this line\n"
+	markOperatorKeys  = "                  # make consumer: a consumer's keys for the operator above this line\n"
+	dashboardEnd      = "\n          ]}\n"
+	outputsStart      = "\nOutputs:\n"
 )
 
 var (
@@ -31,7 +35,7 @@ func (c *consumer) splice(tpl []byte) ([]byte, error) {
 	if strings.Contains(s, "\n  "+c.ID+"Function:\n") {
 		return nil, fmt.Errorf("%sFunction exists: choose another name", c.ID)
 	}
-	for _, anchor := range []string{markLeadingKeys, markRelayQueues, dashboardEnd, outputsStart} {
+	for _, anchor := range []string{markLeadingKeys, markRelayQueues, markOperatorDLQs, markOperatorQueue, markOperatorKeys, dashboardEnd, outputsStart} {
 		if n := strings.Count(s, anchor); n != 1 {
 			return nil, fmt.Errorf("%d places %q; want one", n, strings.TrimSpace(anchor))
 		}
@@ -43,6 +47,13 @@ func (c *consumer) splice(tpl []byte) ([]byte, error) {
 	s = strings.Replace(s, markLeadingKeys, fmt.Sprintf("    %sFunction:\n      Writes: [\"%s#*\"]\n      Records: [%s]\n",
 		c.ID, c.Prefix, strings.Join(records, ", "))+markLeadingKeys, 1)
 	s = strings.Replace(s, markRelayQueues, "                - !GetAtt "+c.ID+"Queue.Arn\n"+markRelayQueues, 1)
+	s = strings.Replace(s, markOperatorDLQs, "              - !GetAtt "+c.ID+"DeadLetterQueue.Arn\n"+markOperatorDLQs, 1)
+	s = strings.Replace(s, markOperatorQueue, "              - !GetAtt "+c.ID+"Queue.Arn\n"+markOperatorQueue, 1)
+	var keys string
+	for _, p := range idempotency.AdminKeyPrefixes(c.Name) {
+		keys += fmt.Sprintf("                  - %q\n", p+"*")
+	}
+	s = strings.Replace(s, markOperatorKeys, keys+markOperatorKeys, 1)
 	var routes string
 	for _, t := range c.Types {
 		routes += "," + t + "=${" + c.ID + "Queue}"

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -27,6 +29,12 @@ type endpoints struct {
 		Name string `json:"name"`
 	} `json:"tables"`
 	Outputs map[string]string `json:"outputs"`
+	// Gatekeeper authorises every call as the principal whose local credentials sign it.
+	Gatekeeper string `json:"gatekeeper"`
+	Principals map[string]struct {
+		AccessKeyID     string `json:"accessKeyId"`
+		SecretAccessKey string `json:"secretAccessKey"`
+	} `json:"principals"`
 }
 
 // readEndpoints reads stateDir/endpoints.json.
@@ -59,13 +67,29 @@ func (e endpoints) stack(from string) *stack {
 }
 
 // clients returns SQS, DynamoDB and S3 clients of the emulators (fauxqs serves S3 on its SQS
-// port, path-style). The local cloud's emulators take any static credentials.
-func (e endpoints) clients() (*sqs.Client, *dynamodb.Client, *s3.Client) {
-	cfg := aws.Config{Region: e.Region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}
+// port, path-style), signing with creds (which the emulators take whatever they are,
+// authorising nothing); or, as principal as of the local cloud, clients of its gatekeeper with
+// that principal's local credentials, which authorises each call as AWS would.
+func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Client, *dynamodb.Client, *s3.Client, error) {
+	cfg := aws.Config{Region: e.Region, Credentials: creds}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(e.SQS) }),
-		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(e.DynamoDB) }),
-		s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint, o.UsePathStyle = aws.String(e.SQS), true })
+	sqsURL, ddbURL, s3URL := e.SQS, e.DynamoDB, e.SQS
+	if as != "" {
+		p, ok := e.Principals[as]
+		if e.Gatekeeper == "" || !ok {
+			names := make([]string, 0, len(e.Principals))
+			for n := range e.Principals {
+				names = append(names, n)
+			}
+			sort.Strings(names)
+			return nil, nil, nil, usageError(fmt.Sprintf("--as %s: the local cloud has no such principal (it has %s)", as, strings.Join(names, ", ")))
+		}
+		cfg.Credentials = credentials.NewStaticCredentialsProvider(p.AccessKeyID, p.SecretAccessKey, "")
+		sqsURL, ddbURL, s3URL = e.Gatekeeper, e.Gatekeeper, e.Gatekeeper
+	}
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsURL) }),
+		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbURL) }),
+		s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint, o.UsePathStyle = aws.String(s3URL), true }), nil
 }

@@ -37,8 +37,13 @@ usage: onceflow <command> <subcommand> [flags] [args]
                                                          re-send outbox events to their queues
 
 Every subcommand takes --stack NAME (a deployed stack: its outputs name the queues, tables,
-routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state),
---region and --help, after the subcommand's name. With either, queues and tables are named by
+routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state;
+--as PRINCIPAL calls through its gatekeeper as a function's role or a managed policy's, such as
+OperatorPolicy; --env-credentials signs as the environment's principal), --region,
+--endpoint-url URL (every call to URL) and --help, after the subcommand's name. On AWS the
+credentials are the SDK's chain (environment, AWS_PROFILE, SSO, a container's role) without the
+EC2 instance metadata service unless --imds: with none the tool says so and calls nothing. The
+stack's OperatorPolicyArn output is the policy the tool needs. With either, queues and tables are named by
 logical id (LedgerDeadLetterQueue, AppTable) and --table has a default; without, give URLs
 and names (--queue URL, --table NAME, --route TYPE=QUEUE). record, hold and outbox take
 --table (the idempotency or app table); outbox republish takes --route TYPE=QUEUE (default: the

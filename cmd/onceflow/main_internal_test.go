@@ -239,7 +239,13 @@ func TestOnceflow_usage(t *testing.T) {
 		{"--local and --stack", []string{"dlq", "list", "--local", "--state", c.state, "--stack", "prod", "--queue", "X"}, 2},
 		{"no stack and no --table", []string{"record", "get", "--consumer", "ledger", "e-1"}, 2},
 		{"no stack and no --route", []string{"outbox", "republish", "--table", "app", "--event-id", "e-1"}, 2},
+		{"--local and --endpoint-url", []string{"dlq", "list", "--local", "--state", c.state, "--endpoint-url", "http://127.0.0.1:1", "--queue", "X"}, 2},
+		{"--env-credentials without --local", []string{"dlq", "list", "--env-credentials", "--queue", "X"}, 2},
 	}
+	// Credentials from the environment, as on AWS: without any, every command without --local
+	// stops before its usage is checked (TestOnceflow_without_credentials_says_so_in_one_line_and_calls_nothing).
+	t.Setenv("AWS_ACCESS_KEY_ID", "operator")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "operator-secret")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer

@@ -4,10 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -31,50 +31,79 @@ type target struct {
 
 // targetFlags are the flags every command takes.
 type targetFlags struct {
-	local  bool
-	state  string
-	stack  string
-	region string
+	local    bool
+	state    string
+	as       string
+	stack    string
+	region   string
+	endpoint string
+	imds     bool
+	envCreds bool
 }
 
 func (f *targetFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.local, "local", false, "act on the local cloud (make up), whose endpoints are in <state>/endpoints.json")
 	fs.StringVar(&f.state, "state", ".local", "the local cloud's state directory (with --local)")
+	fs.StringVar(&f.as, "as", "", "with --local, call through the local cloud's gatekeeper as this principal (a function or managed policy of the template, by logical id), authorised as AWS would authorise it")
 	fs.StringVar(&f.stack, "stack", "", "the deployed CloudFormation stack whose outputs name the queues, tables, routes and consumers")
 	fs.StringVar(&f.region, "region", "", "AWS region (default: the credential chain's)")
+	fs.StringVar(&f.endpoint, "endpoint-url", "", "send every AWS call to this URL instead of AWS's (a proxy, an emulator); credentials are still the chain's")
+	fs.BoolVar(&f.imds, "imds", false, "on EC2, let the credential chain ask the instance metadata service for the instance role's credentials (off by default)")
+	fs.BoolVar(&f.envCreds, "env-credentials", false, "with --local, sign with AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN) instead of the local cloud's own identity: act as the principal they name")
 }
 
 func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	if f.local {
-		if f.stack != "" {
-			return nil, usageError("--local and --stack: choose one")
+		if f.stack != "" || f.endpoint != "" {
+			return nil, usageError("--local takes its endpoints from endpoints.json: not with --stack or --endpoint-url")
 		}
 		e, err := readEndpoints(f.state)
 		if err != nil {
 			return nil, err
 		}
+		if f.as != "" && f.envCreds {
+			return nil, usageError("--as and --env-credentials both choose who signs: give one")
+		}
+		creds, err := f.localCredentials(os.Getenv)
+		if err != nil {
+			return nil, err
+		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
 		var s3c *s3.Client
-		t.sqs, t.dynamodb, s3c = e.clients()
+		if t.sqs, t.dynamodb, s3c, err = e.clients(creds, f.as); err != nil {
+			return nil, err
+		}
 		return t.withPayloads(s3c)
 	}
-	var opts []func(*awsconfig.LoadOptions) error
-	if f.region != "" {
-		opts = append(opts, awsconfig.WithRegion(f.region))
+	switch {
+	case f.as != "":
+		return nil, usageError("--as names a principal of the local cloud: give --local too")
+	case f.envCreds:
+		return nil, usageError("--env-credentials is for --local: elsewhere the credential chain reads the environment first")
 	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
+	cfg, err := f.config(ctx, os.Getenv)
 	if err != nil {
-		return nil, fmt.Errorf("aws configuration: %w", err)
+		return nil, err
 	}
-	t := &target{sqs: sqs.NewFromConfig(cfg), dynamodb: dynamodb.NewFromConfig(cfg)}
+	at := func(def *string) *string { // --endpoint-url, else the SDK's own (AWS_ENDPOINT_URL_<SERVICE>, ...)
+		if f.endpoint != "" {
+			return aws.String(f.endpoint)
+		}
+		return def
+	}
+	t := &target{
+		sqs:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+		dynamodb: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+	}
 	if f.stack != "" {
-		outputs, err := stackOutputs(ctx, cloudformation.NewFromConfig(cfg), f.stack)
+		cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.BaseEndpoint = at(o.BaseEndpoint) })
+		outputs, err := stackOutputs(ctx, cfn, f.stack)
 		if err != nil {
 			return nil, err
 		}
 		t.stack = stackFromOutputs("stack "+f.stack, outputs)
 	}
-	return t.withPayloads(s3.NewFromConfig(cfg))
+	return t.withPayloads(s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }))
 }
 
 // withPayloads gives t its reader of claim checks through client.

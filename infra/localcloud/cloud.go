@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/internal/localaws"
 )
 
@@ -41,7 +42,9 @@ type Cloud struct {
 	chaos      *chaos // Config.Chaos running, nil without it
 	fnDynamoDB string // the endpoints functions get: fault proxies under Config.Chaos
 	fnSQS      string
-	api        *apiShim // the HTTP API's routes, once the servers run
+	gate       *gatekeeper.Gatekeeper // nil with Config.Ungated
+	pollerGate string                 // the gatekeeper's endpoint for the event source pollers
+	api        *apiShim               // the HTTP API's routes, once the servers run
 
 	mu      sync.Mutex
 	procs   map[string]*proc // by name; an environment's entry is replaced when it restarts
@@ -84,8 +87,14 @@ func (c *Cloud) start(ctx context.Context) error {
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
 	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		buckets: map[string]Bucket{}, kinesis: map[string]KinesisStream{},
+		buckets: map[string]Bucket{}, kinesis: map[string]KinesisStream{}, policies: map[string]string{},
 		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
+	if c.refs.mappings, err = mappings(tmpl); err != nil {
+		return err
+	}
+	for _, id := range tmpl.ManagedPolicies {
+		c.refs.policies[id] = fmt.Sprintf("arn:aws:iam::%s:policy/%s-%s", Account, c.cfg.Prefix, id)
+	}
 	for _, id := range tmpl.Functions {
 		c.refs.functions[id] = true
 	}
@@ -102,6 +111,9 @@ func (c *Cloud) start(ctx context.Context) error {
 		return err
 	}
 	if c.ssmURL, err = c.serve(localaws.NewParameterStore(c.cfg.SSMParameters)); err != nil {
+		return err
+	}
+	if err := c.startGate(ctx); err != nil {
 		return err
 	}
 	if err := c.startFunctions(ctx); err != nil {
@@ -233,27 +245,27 @@ func (c *Cloud) startFunctions(ctx context.Context) error {
 }
 
 func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
-	streams := c.endpoints.StreamsClient()
 	for _, id := range c.tmpl.Functions {
 		f := c.functions[id]
 		timeout := time.Duration(f.Timeout)*time.Second + 5*time.Second
+		clients := c.pollerClients(id)
 		for _, ev := range f.Events {
 			switch ev.Type {
 			case EventSQS:
 				p := &sqsPoller{function: id, event: ev, queueURL: c.refs.queues[ev.Source].URL,
-					sqs: c.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
+					sqs: clients.sqs, invoker: c, timeout: timeout, onError: c.log.Warn, count: c.counter(id, ev)}
 				for range pollerConcurrency(ev, len(c.pools[id].envs)) {
 					c.goRun(func() { p.run(runCtx) })
 				}
 			case EventDynamoDB:
-				p := &streamPoller{streams: streams, streamMapping: c.streamMapping(id, ev, timeout)}
+				p := &streamPoller{streams: clients.streams, streamMapping: c.streamMapping(id, ev, timeout, clients.sqs)}
 				if err := p.init(ctx, c.cfg.StreamShards); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
 				c.goRun(func() { p.run(runCtx) })
 			case EventKinesis:
-				p := &kinesisPoller{kinesis: c.endpoints.KinesisClient(), name: c.refs.kinesis[ev.Source].Name,
-					streamMapping: c.streamMapping(id, ev, timeout)}
+				p := &kinesisPoller{kinesis: clients.kinesis, name: c.refs.kinesis[ev.Source].Name,
+					streamMapping: c.streamMapping(id, ev, timeout, clients.sqs)}
 				if err := p.init(ctx); err != nil {
 					return fmt.Errorf("function %s: event %s: %w", id, ev.Name, err)
 				}
@@ -264,10 +276,14 @@ func (c *Cloud) startPollers(ctx, runCtx context.Context) error {
 	return nil
 }
 
-// streamMapping is the batch core of a stream event source mapping of function.
-func (c *Cloud) streamMapping(function string, ev Event, timeout time.Duration) *streamMapping {
+// streamMapping is the batch core of a stream event source mapping of function; it sends
+// on-failure records with client, as Lambda sends them with the function's execution role.
+func (c *Cloud) streamMapping(function string, ev Event, timeout time.Duration, client *sqs.Client) *streamMapping {
 	return &streamMapping{function: function, event: ev, invoker: c, timeout: timeout,
-		onError: c.log.Warn, count: c.counter(function, ev), send: c.sendToQueue}
+		onError: c.log.Warn, count: c.counter(function, ev),
+		send: func(ctx context.Context, queueARN, body string) error {
+			return c.sendToQueue(ctx, client, queueARN, body)
+		}}
 }
 
 func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {
@@ -276,14 +292,14 @@ func (c *Cloud) counter(function string, ev Event) func(func(*MappingStats)) {
 }
 
 // sendToQueue sends a message to a queue of the template by ARN (on-failure destinations).
-func (c *Cloud) sendToQueue(ctx context.Context, queueARN, body string) error {
+func (c *Cloud) sendToQueue(ctx context.Context, client *sqs.Client, queueARN, body string) error {
 	for _, q := range c.refs.queues {
 		if q.ARN == queueARN {
 			in := &sqs.SendMessageInput{QueueUrl: aws.String(q.URL), MessageBody: aws.String(body)}
 			if strings.HasSuffix(q.Name, ".fifo") {
 				in.MessageGroupId, in.MessageDeduplicationId = aws.String("lambda"), aws.String(fmt.Sprint(time.Now().UnixNano()))
 			}
-			_, err := c.sqs.SendMessage(ctx, in)
+			_, err := client.SendMessage(ctx, in)
 			return err
 		}
 	}
@@ -406,6 +422,10 @@ func (c *Cloud) Invoke(ctx context.Context, function string, payload []byte) ([]
 func (c *Cloud) Stats() Stats {
 	s := c.stats.snapshot()
 	s.Faults = c.Faults()
+	if c.gate != nil {
+		a := c.gate.Stats()
+		s.Access = &a
+	}
 	return s
 }
 

@@ -11,9 +11,9 @@ import (
 	"github.com/onceflow/onceflow/internal/localaws"
 )
 
-// The fixed identity of the local cloud (localaws's): functions, pollers and clients all use
-// it, so that DynamoDB Local (which partitions data by access key and region) shows everyone
-// one database.
+// The fixed identity of the local cloud (localaws's): the cloud and its clients use it at the
+// emulators, which authorise nothing. Functions and pollers call with their own keys through
+// the gatekeeper (Endpoints.Principals).
 const (
 	Region          = localaws.Region
 	Account         = localaws.Account
@@ -83,6 +83,10 @@ type Config struct {
 	// Chaos injects faults between the functions and the emulators, and kills environments
 	// (see Chaos); every injected fault is counted in Stats.Faults. The zero value injects none.
 	Chaos Chaos
+	// Ungated runs without the gatekeeper: functions and pollers reach the emulators directly
+	// and nothing is authorised, as before the local cloud checked IAM. It exists to measure
+	// what the gatekeeper costs (`make run UNGATED=1`); every other run authorises every call.
+	Ungated bool
 }
 
 func (c Config) withDefaults() (Config, error) {

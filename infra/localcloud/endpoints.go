@@ -48,6 +48,15 @@ type Endpoints struct {
 	// Outputs are the template's Outputs the local cloud resolves, by key (queue URLs, table
 	// names, the relay's routes): what a deployed stack's outputs are to the operator's tool.
 	Outputs map[string]string `json:"outputs,omitempty"`
+	// Gatekeeper is the endpoint of every service (the request's SigV4 credential scope names
+	// it) where each call is authorised as AWS would authorise it for its caller, then passed to
+	// the emulator: the functions call AWS there. "" with Config.Ungated.
+	Gatekeeper string `json:"gatekeeper,omitempty"`
+	// Principals are the callers the gatekeeper knows, by logical id: each function (its
+	// execution role as SAM creates it) and each AWS::IAM::ManagedPolicy of the template (a
+	// role with that policy alone), with local credentials to call as one of them (ConfigAs).
+	// The emulator endpoints above take the cloud's own identity and authorise nothing.
+	Principals map[string]Principal `json:"principals,omitempty"`
 }
 
 // ReadEndpoints reads the endpoints.json a running local cloud wrote into stateDir.

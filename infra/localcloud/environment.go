@@ -84,6 +84,12 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		env = append(env, "AWS_LAMBDA_LOG_LEVEL="+f.LogLevel)
 	}
 	ddb, sqs := c.functionEndpoints()
+	s3, kin, ssm, streams := c.endpoints.SQS, c.endpoints.Kinesis, c.ssmURL, c.endpoints.Streams // fauxqs serves S3 on its SQS port
+	key := AccessKeyID
+	if gate := c.endpoints.Gatekeeper; gate != "" { // every call through the gatekeeper, as the function's role
+		ddb, sqs, s3, kin, ssm, streams = gate, gate, gate, gate, gate, gate
+		key = c.endpoints.Principals[f.ID].AccessKeyID
+	}
 	return append(env,
 		"AWS_LAMBDA_FUNCTION_NAME="+f.ID,
 		fmt.Sprintf("AWS_LAMBDA_FUNCTION_TIMEOUT=%d", f.Timeout),
@@ -91,16 +97,16 @@ func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
 		"AWS_LAMBDA_FUNCTION_VERSION=$LATEST",
 		"LAMBDA_TASK_ROOT="+taskRoot,
 		"AWS_REGION="+Region, "AWS_DEFAULT_REGION="+Region,
-		"AWS_ACCESS_KEY_ID="+AccessKeyID, "AWS_SECRET_ACCESS_KEY="+SecretAccessKey,
+		"AWS_ACCESS_KEY_ID="+key, "AWS_SECRET_ACCESS_KEY="+SecretAccessKey,
 		"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null",
 		"AWS_EC2_METADATA_DISABLED=true",
 		"AWS_ENDPOINT_URL_DYNAMODB="+ddb,
-		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+c.endpoints.Streams,
-		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+c.endpoints.Streams,
+		"AWS_ENDPOINT_URL_DYNAMODB_STREAMS="+streams,
+		"AWS_ENDPOINT_URL_DYNAMODBSTREAMS="+streams,
 		"AWS_ENDPOINT_URL_SQS="+sqs,
-		"AWS_ENDPOINT_URL_S3="+c.endpoints.SQS, // fauxqs serves S3 on its SQS port
-		"AWS_ENDPOINT_URL_KINESIS="+c.endpoints.Kinesis,
-		"AWS_ENDPOINT_URL_SSM="+c.ssmURL,
+		"AWS_ENDPOINT_URL_S3="+s3,
+		"AWS_ENDPOINT_URL_KINESIS="+kin,
+		"AWS_ENDPOINT_URL_SSM="+ssm,
 	)
 }
 

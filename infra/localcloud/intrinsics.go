@@ -16,6 +16,8 @@ type refs struct {
 	queues    map[string]Queue
 	buckets   map[string]Bucket
 	kinesis   map[string]KinesisStream
+	policies  map[string]string // AWS::IAM::ManagedPolicy logical id → its ARN
+	mappings  map[string]any    // the template's Mappings, for Fn::FindInMap
 	prefix    string
 	region    string
 	account   string
@@ -55,7 +57,10 @@ func (r *refs) ref(name string) (string, error) {
 	if r.functions[name] {
 		return name, nil // the local Lambda API names functions by logical id
 	}
-	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets, Kinesis streams and pseudo parameters resolve)", name)
+	if arn, ok := r.policies[name]; ok {
+		return arn, nil
+	}
+	return "", fmt.Errorf("!Ref %s: no local value (only parameters with defaults, tables, queues, buckets, Kinesis streams, managed policies and pseudo parameters resolve)", name)
 }
 
 func (r *refs) getAtt(name, attr string) (string, error) {
@@ -207,6 +212,8 @@ func (r *refs) intrinsic(fn string, arg *yaml.Node) (any, error) {
 		return join(args)
 	case "Select":
 		return selectItem(args)
+	case "FindInMap":
+		return r.findInMap(args)
 	}
 	return nil, fmt.Errorf("line %d: intrinsic function %s is not supported locally", arg.Line, fn)
 }
@@ -277,6 +284,26 @@ func (r *refs) subVar(name string, vars map[string]any) (string, error) {
 		return r.getAtt(res, attr)
 	}
 	return r.ref(name)
+}
+
+// findInMap answers !FindInMap [map, top-level key, second-level key] from the template's
+// Mappings.
+func (r *refs) findInMap(args any) (any, error) {
+	x, ok := args.([]any)
+	if !ok || len(x) != 3 {
+		return nil, fmt.Errorf("!FindInMap: want [map, key, key]")
+	}
+	v := any(r.mappings)
+	for _, k := range x {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, fmt.Errorf("!FindInMap %v: no such entry in Mappings", x)
+		}
+		if v, ok = m[fmt.Sprint(k)]; !ok {
+			return nil, fmt.Errorf("!FindInMap %v: no such entry in Mappings", x)
+		}
+	}
+	return v, nil
 }
 
 func join(args any) (string, error) {

@@ -81,9 +81,9 @@ func TestLocalCloud_everything_it_runs_listens_on_loopback_only(t *testing.T) {
 		}
 	}
 	// Every endpoint: the emulators (the cloud's own or those of `make test`), the API, the
-	// Lambda API, the issuer and the SSM parameter store.
+	// Lambda API, the issuer, the SSM parameter store and the gatekeeper.
 	for name, u := range map[string]string{"DynamoDB": ep.DynamoDB, "SQS": ep.SQS, "Kinesis": ep.Kinesis, "API": ep.APIURL, "Lambda API": ep.LambdaURL,
-		"issuer": ep.Issuer, "parameter store": c.ParameterStoreURL()} {
+		"issuer": ep.Issuer, "parameter store": c.ParameterStoreURL(), "gatekeeper": ep.Gatekeeper} {
 		pu, err := url.Parse(u)
 		if err != nil || pu.Port() == "" {
 			t.Fatalf("%s endpoint %q has no port", name, u)

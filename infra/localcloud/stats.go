@@ -2,6 +2,8 @@ package localcloud
 
 import (
 	"sync"
+
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 )
 
 // Stats counts what the local cloud did since Start, for summaries and assertions.
@@ -12,6 +14,8 @@ type Stats struct {
 	Mappings map[string]MappingStats `json:"mappings"`
 	// Faults counts the faults injected under Config.Chaos by kind (FaultKinds), nil without.
 	Faults map[string]int `json:"faults,omitempty"`
+	// Access counts the calls the gatekeeper authorised and denied, nil with Config.Ungated.
+	Access *gatekeeper.Stats `json:"access,omitempty"`
 }
 
 // FunctionStats counts invocations of one function.

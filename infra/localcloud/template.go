@@ -18,6 +18,8 @@ const (
 	typeFunction = "AWS::Serverless::Function"
 	typeHTTPAPI  = "AWS::Serverless::HttpApi"
 	typeBucket   = "AWS::S3::Bucket"
+
+	typeManagedPolicy = "AWS::IAM::ManagedPolicy"
 )
 
 // Template is the part of a SAM template the local cloud runs. Property nodes are kept as YAML
@@ -39,6 +41,10 @@ type Template struct {
 	Constraints map[string]Parameter
 	// Conditions are the template's Conditions, by name, unevaluated.
 	Conditions map[string]*yaml.Node
+	// Mappings is the template's Mappings section, nil without one.
+	Mappings *yaml.Node
+	// ManagedPolicies are the logical ids of AWS::IAM::ManagedPolicy, in template order.
+	ManagedPolicies []string
 }
 
 // Declares reports whether the template declares parameter name.
@@ -105,6 +111,7 @@ func ParseTemplate(raw []byte) (*Template, error) {
 		}
 	}
 	t.Conditions = mapping(lookup(root, "Conditions"))
+	t.Mappings = lookup(root, "Mappings")
 	globals := lookup(lookup(root, "Globals"), "Function")
 	resources := lookup(root, "Resources")
 	if resources == nil {
@@ -132,6 +139,8 @@ func ParseTemplate(raw []byte) (*Template, error) {
 			props = mergeGlobals(globals, props)
 			t.BuildMethod[id] = scalar(lookup(lookup(res, "Metadata"), "BuildMethod"))
 		case typeHTTPAPI: // its Auth is read by the gateway; nothing else is emulated
+		case typeManagedPolicy: // its document is a principal's for the gatekeeper
+			t.ManagedPolicies = append(t.ManagedPolicies, id)
 		default:
 			continue
 		}
@@ -253,4 +262,17 @@ func functionSubset(n *yaml.Node) *yaml.Node {
 	}
 	out.Content = append(out.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "Events"}, kept)
 	return out
+}
+
+// mappings decodes the template's Mappings for Fn::FindInMap.
+func mappings(t *Template) (map[string]any, error) {
+	if t.Mappings == nil {
+		return nil, nil
+	}
+	v, err := decode(t.Mappings, longForm)
+	if err != nil {
+		return nil, fmt.Errorf("mappings: %w", err)
+	}
+	m, _ := v.(map[string]any)
+	return m, nil
 }

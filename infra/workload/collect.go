@@ -15,6 +15,7 @@ import (
 // the queues.
 func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malformed map[string][]string) error {
 	st := r.cloud.Stats()
+	rep.Access = st.Access
 	rep.Requests, rep.Retries = int(r.tr.requests.Load()), int(r.tr.retries.Load())
 	rep.TransientRetries, rep.Failed = int(r.tr.transient.Load()), int(r.tr.failed.Load())
 	r.tr.mu.Lock()

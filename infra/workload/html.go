@@ -62,6 +62,7 @@ type page struct {
 	LatencyChart      chart
 	ThroughputChart   chart
 	Crash, Webhook    string
+	Gatekeeper        string // its summary line
 }
 
 type latencyRow struct {
@@ -74,6 +75,9 @@ func (r *Report) page() page {
 	p := page{Started: r.Started.UTC().Format(time.RFC3339), Duration: r.Duration.String(), Accepted: r.Accepted,
 		Commits: len(r.Commits), OK: r.OK(), Chaos: r.Faults != nil, Checked: len(r.Invariants), Crash: r.Crash, Webhook: r.Webhook,
 		Invariants: r.Invariants}
+	if r.Access != nil {
+		p.Gatekeeper = r.Access.Summary()
+	}
 	for _, inv := range r.Invariants {
 		if inv.OK {
 			p.Passed++

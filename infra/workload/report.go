@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 )
 
 // Report is what a workload did and whether the invariants held.
@@ -41,10 +43,13 @@ type Report struct {
 	Crash string // what the crash injection did
 	// Faults are the faults the cloud injected by kind (localcloud.Stats.Faults), nil without;
 	// Redriven the dead letters moved back to their source queues, by why they were dead-lettered.
-	Faults     map[string]int
-	Redriven   map[string]int
-	Webhook    string // what the webhook receiver saw, "" without a notifier
-	Drill      Drill  // the recovery drill, zero without one (Config.Poison)
+	Faults   map[string]int
+	Redriven map[string]int
+	Webhook  string // what the webhook receiver saw, "" without a notifier
+	Drill    Drill  // the recovery drill, zero without one (Config.Poison)
+	// Access is what the local cloud's gatekeeper authorised and denied (localcloud.Stats.Access),
+	// nil when it ran without one (localcloud.Config.Ungated).
+	Access     *gatekeeper.Stats
 	Invariants []Invariant
 }
 
@@ -185,6 +190,11 @@ func (r *Report) Print(w io.Writer) {
 	r.printDrill(w)
 	if r.Webhook != "" {
 		fmt.Fprintf(w, "webhook: %s\n", r.Webhook)
+	}
+	if r.Access != nil {
+		fmt.Fprintln(w, r.Access.Summary())
+	} else {
+		fmt.Fprintln(w, "gatekeeper: off (ungated: no call authorised)")
 	}
 	fmt.Fprintln(w, "\ninvariants:")
 	for _, inv := range r.Invariants {

@@ -17,6 +17,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -91,7 +92,29 @@ func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]st
 	if p, detail, ok := r.webhookProblems(rep); ok {
 		add("every note produced exactly one distinct Idempotency-Key at the receiver", p, detail)
 	}
+	if a := r.cloud.Stats().Access; a != nil { // as of the end: the summary line says the same
+		rep.Access = a
+		p, detail := denialProblems(*a)
+		add("no call denied: every call of every function was one its role grants", p, detail)
+	}
 	return nil
+}
+
+// denialProblems names every refusal of the gatekeeper: the principal, the action, the
+// resource; a refusal is a permission the template does not grant and the code needs.
+func denialProblems(a gatekeeper.Stats) ([]string, string) {
+	var p []string
+	for _, d := range a.Denials {
+		s := d.String()
+		if d.Closest != "" {
+			s += "; closest: " + d.Closest
+		}
+		p = append(p, s)
+	}
+	if a.Denied > 0 && len(p) == 0 {
+		p = append(p, fmt.Sprintf("%d calls denied", a.Denied))
+	}
+	return p, fmt.Sprintf("%d calls authorised against their caller's role, none denied", a.Authorized)
 }
 
 func errs(err error) []string {

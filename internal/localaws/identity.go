@@ -5,9 +5,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 )
 
-// The fixed identity of local runs: functions, pollers, tests and their clients all use it, so
-// that DynamoDB Local (which partitions data by access key and region) shows everyone one
-// database.
+// The fixed identity of local runs: the local cloud itself, tests and their clients use it at
+// the emulators, which authorise nothing. (The local cloud's functions and pollers call with
+// their own keys through its gatekeeper; DynamoDB Local runs with -sharedDb, so that every key
+// sees one database.)
 const (
 	Region          = "us-east-1"
 	Account         = "000000000000"

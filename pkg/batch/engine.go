@@ -21,9 +21,10 @@ const (
 
 // Applier applies the events of a port's records with an idempotency.Engine, as every port
 // does: a panic of the handler is a failed attempt; each failure is counted against the
-// record's delivery and turns permanent ("failed N times: <err>") at MaxAttempts; a permanent
-// failure holds the record's group first, under the consumer's policy; and the events of one
-// batch's workers commit together when the engine packs. It is safe for concurrent use.
+// record's delivery and turns permanent ("failed N times: <err>") at MaxAttempts, except an
+// access denial (idempotency.Denied), which is never counted; a permanent failure holds the
+// record's group first, under the consumer's policy; and the events of one batch's workers
+// commit together when the engine packs. It is safe for concurrent use.
 type Applier struct {
 	e           idempotency.Engine
 	maxAttempts int
@@ -96,13 +97,18 @@ func (s *Session) Apply(ctx context.Context, ev cloudevent.Event, d idempotency.
 // Hold holds d's group, under the consumer's HoldGroup policy, before a record that failed
 // permanently for err is dead-lettered, and returns the error to report. A record refused
 // because its group is held already holds nothing more. When the hold cannot be written the
-// record is not dead-lettered yet: it fails, and is retried.
+// record is not dead-lettered yet: it fails, and is retried; when the write was denied, the
+// error carries the denial (idempotency.Denied), which the runner reports.
 func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
 	if !idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrHeld) {
 		return err
 	}
 	if herr := s.a.e.HoldGroup(ctx, d.Group, eventID, d.OriginID(), err); herr != nil {
-		// %v, not %w: the record must not stay permanent, or it would be dead-lettered unheld.
+		// The cause as %v, not %w: the record must not stay permanent, or it would be
+		// dead-lettered unheld. A denial is kept: it is never permanent.
+		if denial, ok := idempotency.Denied(herr); ok {
+			return fmt.Errorf("not dead-lettered yet, holding its group was denied: %w; cause: %v", denial, err)
+		}
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
 	}
 	return err
@@ -110,12 +116,19 @@ func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID stri
 
 // count counts a transient failure of the delivery and turns it permanent when it has failed
 // MaxAttempts times (or more). A held lease is not this delivery's failure: another is
-// processing the event. When the count cannot be written, err is returned as it is.
+// processing the event; nor is an access denial: the deployment's fault, never counted. When
+// the count cannot be written, err is returned as it is (a denied count is reported here).
 func (s *Session) count(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
-	if idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrLeaseHeld) {
+	if idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrLeaseHeld) || idempotency.IsAccessDenied(err) {
 		return err
 	}
 	n, cerr := s.a.e.CountMessageFailure(ctx, eventID, d.MessageID, err)
+	if denial, ok := idempotency.Denied(cerr); ok {
+		idempotency.LogDenied(ctx, s.a.e.Logger(), s.a.e.Metrics(), denial, "counting a failed attempt",
+			slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),
+			slog.String("eventId", eventID), slog.String("reason", err.Error()))
+		return err
+	}
 	if cerr != nil {
 		s.a.e.Logger().LogAttrs(ctx, slog.LevelWarn, "failed attempt not counted",
 			slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),

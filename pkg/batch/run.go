@@ -213,7 +213,9 @@ func (r *Runner) reportNotStarted(ctx context.Context, items []Item, out []Outco
 }
 
 // process handles one record and reports whether it may be acknowledged. It logs the decision
-// for every record that is not a plain success. The record's trace header, when it has one,
+// for every record that is not a plain success. A record whose handling or dead-letter send
+// was denied (idempotency.Denied) is failed, whatever else its error says: it is delivered
+// again once the permission is granted. The record's trace header, when it has one,
 // is the trace of everything logged about it.
 func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	it := w.Items[i]
@@ -225,6 +227,10 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	err := r.protect(ctx, it, func() error { return w.Handle(ctx, i) })
 	if err == nil {
 		return true
+	}
+	if denial, ok := idempotency.Denied(err); ok {
+		r.denied(ctx, it, denial, "handling the message", err)
+		return false
 	}
 	if !idempotency.IsPermanent(err) {
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "message failed, reported for redelivery", attrs(err)...)
@@ -238,6 +244,10 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	dlCtx, cancel := EndBefore(ctx, r.cfg.DeadlineMargin/4) // the batch must still answer in time
 	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(dlCtx, i, err) })
 	cancel()
+	if denial, ok := idempotency.Denied(dlErr); ok {
+		r.denied(ctx, it, denial, "the dead-letter send", errors.Join(err, dlErr))
+		return false
+	}
 	if dlErr != nil {
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelError,
 			"message failed permanently and dead-lettering failed, reported for redelivery",
@@ -247,6 +257,15 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	r.cfg.Metrics.Count(metrics.DeadLettered, 1)
 	r.cfg.Logger.LogAttrs(ctx, slog.LevelError, "message failed permanently, dead-lettered and acknowledged", attrs(err)...)
 	return true
+}
+
+// denied reports a record left for redelivery because an AWS call made for it was denied
+// (during names which): the deployment's fault, logged once at ERROR with the permission and
+// counted as metrics.AccessDenied, never dead-lettered, never counted against the record.
+func (r *Runner) denied(ctx context.Context, it Item, d *idempotency.AccessDenied, during string, reason error) {
+	idempotency.LogDenied(ctx, r.cfg.Logger, r.cfg.Metrics, d, during,
+		slog.String("messageId", it.ID), slog.String("group", it.Group), slog.String("reason", reason.Error()),
+		slog.String("outcome", "left for redelivery, not counted against the message, not dead-lettered"))
 }
 
 // protect runs f, turning a panic into an error after logging it with its stack.

@@ -17,6 +17,7 @@ const (
 	effectFailed             // an effect's own condition failed: rejected
 	transient                // throttling, conflicts, 5xx, network: retry
 	permanent                // DynamoDB refuses the request as such: retrying cannot help
+	denied                   // IAM refuses the call: the deployment's fault, not retried here (Denied)
 )
 
 type verdict struct {
@@ -57,6 +58,9 @@ func classify(err error, recordIndex, heldIndex int) verdict {
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		return classifyReasons(tce.CancellationReasons, recordIndex, heldIndex)
+	}
+	if IsAccessDenied(err) {
+		return verdict{kind: denied}
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && permanentCodes[api.ErrorCode()] {

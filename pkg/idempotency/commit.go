@@ -120,6 +120,9 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
+	case denied: // another attempt is denied too: the message is delivered again once granted
+		res.Outcome = Failed
+		return res, true, fmt.Errorf("commit %s: %w", p.rec.Key, err)
 	}
 	return res, false, err
 }
@@ -158,7 +161,8 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 	case errors.As(err, &ccf):
 		res, err = c.existing(ctx, res, ccf.Item, rec.PayloadHash)
 		return res, true, err
-	default:
-		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
+	default: // a denial is not retried: another attempt is denied too
+		res.Outcome = Failed
+		return res, IsAccessDenied(err), fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	}
 }

@@ -91,10 +91,12 @@ func Permanent(err error) error {
 
 // IsPermanent reports whether err, or an error it wraps, was marked permanent: made by
 // Permanent, or one of the engine's permanent errors (cloudevent.MalformedError,
-// ConflictError, EffectError), which have a Permanent() bool method answering true.
+// ConflictError, EffectError), which have a Permanent() bool method answering true. An error
+// that carries an access denial (IsAccessDenied) is never permanent, however it is marked: a
+// denial is the deployment's fault, and the message is applied once the permission is granted.
 func IsPermanent(err error) bool {
 	var p interface{ Permanent() bool }
-	return errors.As(err, &p) && p.Permanent()
+	return errors.As(err, &p) && p.Permanent() && !IsAccessDenied(err)
 }
 
 type permanentError struct{ err error }

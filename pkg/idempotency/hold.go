@@ -259,6 +259,9 @@ func (c *core) changeHold(ctx context.Context, group string, old map[string]type
 			next.Version, next.exists = prev.Version+1, next.held()
 			return next, nil
 		}
+		if IsAccessDenied(err) { // denied again on a retry: the deployment's fault
+			return Hold{}, fmt.Errorf("change hold: %w", err)
+		}
 		if refused(err) { // retrying cannot help
 			if tooLarge(err) {
 				err = fmt.Errorf("%w (%d messages held): %v", ErrHoldFull, len(next.Held), err)

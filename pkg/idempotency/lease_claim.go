@@ -46,7 +46,7 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*
 		case l != nil:
 			return l, res, nil
 		case err != nil:
-			if !c.cfg.Retry.wait(ctx, attempt) {
+			if IsAccessDenied(err) || !c.cfg.Retry.wait(ctx, attempt) {
 				res.Outcome = Failed
 				return nil, res, fmt.Errorf("claim %s after %d attempts: %w", rec.Key, attempt, err)
 			}

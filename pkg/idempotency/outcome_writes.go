@@ -133,6 +133,9 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: rec.EventType, Problem: "DynamoDB refused the rejection: " + err.Error()}
+	case denied:
+		res.Outcome = Failed
+		return res, true, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	default:
 		return res, false, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	}

@@ -103,8 +103,8 @@ func (c *Consumer) commitAll(ctx context.Context, members []*member) {
 // a rejection, an invalid effect), and the others are committed again without it. A conflict
 // or throttle anywhere retries the whole pack; when the reasons name the members whose items
 // it hit, only those are retried, and the others are committed again at once without them,
-// as they would be alone. A request DynamoDB refuses as a whole commits each member alone. A
-// single member takes the one-message path.
+// as they would be alone. A request DynamoDB refuses as a whole, or IAM denies, commits each
+// member alone. A single member takes the one-message path.
 func (c *Consumer) commitPack(ctx context.Context, members []*member) {
 	var apart sync.WaitGroup
 	defer apart.Wait()
@@ -117,7 +117,7 @@ func (c *Consumer) commitPack(ctx context.Context, members []*member) {
 		}
 		err := c.send(ctx, members)
 		switch classifyPack(err, members) {
-		case permanent:
+		case permanent, denied: // each alone: IAM may refuse one member's items and not another's
 			c.commitAlone(ctx, members)
 			return
 		case committed:

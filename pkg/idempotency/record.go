@@ -65,6 +65,14 @@ func KeyPrefixes(consumer string) []string {
 	return []string{Key(consumer, ""), attemptsKey(consumer, ""), holdKey(consumer, "")}
 }
 
+// AdminKeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
+// KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's policy
+// confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of these
+// prefixes followed by *.
+func AdminKeyPrefixes(consumer string) []string {
+	return append(KeyPrefixes(consumer), discardedKey(consumer, ""))
+}
+
 // keySeparator separates the consumer name from the event id in a key; consumer names may not
 // contain it, so no two consumer and event pairs share a key.
 const keySeparator = "#"

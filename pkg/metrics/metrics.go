@@ -16,6 +16,7 @@ const (
 	Published     = "Published"     // an outbox event sent to a queue
 	PublishFailed = "PublishFailed" // an outbox event that could not be sent
 	Parked        = "Parked"        // an outbox event that can never be sent, parked for a person
+	AccessDenied  = "AccessDenied"  // an AWS call refused for want of a permission: the deployment's fault
 )
 
 // Recorder receives the engine's metrics. Implementations must be safe for concurrent use.

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -75,10 +76,14 @@ func (r *Relay) park(ctx context.Context, recs []events.DynamoDBEventRecord, ps 
 		sum := sha256.Sum256([]byte(p.item.Subject + "\x00" + p.item.EventID))
 		msgs[i] = publish.Message{GroupID: ParkGroup, DedupID: "parked-" + hex.EncodeToString(sum[:20]), Body: body}
 	}
+	reported := false
 	for i, err := range r.cfg.Sender.SendBatch(ctx, r.cfg.ParkQueue, msgs) {
 		p := ps[i]
 		if err != nil {
 			failed[p.rec] = fmt.Errorf("park outbox item %q (%v): %w", p.item.PK, p.reason, err)
+			if !reported {
+				reported = r.denied(ctx, err, "parking outbox items", slog.String("queue", r.cfg.ParkQueue))
+			}
 			continue
 		}
 		r.cfg.Metrics.Count(metrics.Parked, 1)

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
+	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/publish"
 )
@@ -145,14 +146,30 @@ func (r *Relay) send(ctx context.Context, url string, ps []pending, failed []err
 		}
 		msgs, recs = append(msgs, p.msg), append(recs, p.rec)
 	}
+	reported := false
 	for i, err := range r.cfg.Sender.SendBatch(ctx, url, msgs) {
 		if err != nil {
 			failed[recs[i]] = errors.Join(failed[recs[i]], err)
 			r.cfg.Metrics.Count(metrics.PublishFailed, 1)
+			if !reported {
+				reported = r.denied(ctx, err, "sending outbox events", slog.String("queue", url))
+			}
 			continue
 		}
 		r.cfg.Metrics.Count(metrics.Published, 1)
 	}
+}
+
+// denied reports err once, at ERROR with the permission it names, and counts
+// metrics.AccessDenied, when it is an access denial (idempotency.Denied): the relay's role may
+// not send there. The records are retried as for any failure, in order, until it may.
+func (r *Relay) denied(ctx context.Context, err error, during string, attrs ...slog.Attr) bool {
+	denial, ok := idempotency.Denied(err)
+	if ok {
+		idempotency.LogDenied(ctx, r.cfg.Logger, r.cfg.Metrics, denial, during,
+			append(attrs, slog.String("outcome", "records retried from the first not sent"))...)
+	}
+	return ok
 }
 
 func (r *Relay) response(ctx context.Context, ev events.DynamoDBEvent, failed []error) events.DynamoDBEventResponse {

@@ -24,6 +24,11 @@ func (h decoding) exhausted(ctx context.Context, msg events.SQSMessage, eventID 
 	}
 	e := h.a.Engine()
 	n, last, err := e.MessageFailures(ctx, eventID, msg.MessageId)
+	if denial, ok := idempotency.Denied(err); ok {
+		idempotency.LogDenied(ctx, h.log, h.metrics, denial, "reading the failed attempts, message handled",
+			slog.String("consumer", e.Name()), slog.String("messageId", msg.MessageId), slog.String("eventId", eventID))
+		return nil
+	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelWarn, "failed attempts not read, message handled",
 			slog.String("consumer", e.Name()), slog.String("messageId", msg.MessageId),
@@ -79,7 +84,14 @@ func (h decoding) backstop(ctx context.Context, recs []events.SQSMessage) map[in
 		first := recs[groups[g][0]]
 		list[0].Reason = fmt.Sprintf("received %s times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
 			first.Attributes["ApproximateReceiveCount"], h.maxReceiveCount)
-		if err := e.HoldMessages(ctx, g, list); err != nil {
+		err := e.HoldMessages(ctx, g, list)
+		if denial, ok := idempotency.Denied(err); ok {
+			idempotency.LogDenied(ctx, h.log, h.metrics, denial, "holding the group before its messages' last receives, messages handled",
+				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageId), slog.String("group", g),
+				slog.Int("count", len(list)))
+			continue
+		}
+		if err != nil {
 			h.log.LogAttrs(ctx, slog.LevelError, "group not held before its messages' last receives, messages handled",
 				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageId), slog.String("group", g),
 				slog.Int("count", len(list)), slog.String("error", err.Error()))

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,21 @@ func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	if _, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); strings.Contains(out, "event cli-bad-1") {
 		t.Error("the discarded letter is still in the dead-letter queue")
 	}
+
+	// --as: the same command through the gatekeeper, authorised as a principal of the template
+	// would be on AWS: the API's role reads the ledger's holds (a held movement's status), the
+	// note-tagger's does not.
+	if code, out := c.run(t, "", "hold", "get", "--consumer", "ledger", acct+"-x", "--as", "ApiFunction"); code != 0 || !strings.Contains(out, "not held") {
+		t.Errorf("hold get --as ApiFunction: %d; want the hold read, the API's role granting it:\n%s", code, out)
+	}
+	code, out := c.run(t, "", "hold", "get", "--consumer", "ledger", acct+"-x", "--as", "NoteTaggerFunction")
+	if code == 0 || !strings.Contains(out, "AccessDeniedException") ||
+		!strings.Contains(out, "assumed-role/NoteTaggerFunctionRole/NoteTaggerFunction is not authorized to perform: dynamodb:GetItem") {
+		t.Errorf("hold get --as NoteTaggerFunction: %d; want the read of the ledger's hold refused by the gatekeeper, as DynamoDB refuses it:\n%s", code, out)
+	}
+	if code, out := c.run(t, "", "record", "get", "--consumer", "ledger", credit, "--as", "Nobody"); code != 2 || !strings.Contains(out, "ApiFunction, LedgerFunction") {
+		t.Errorf("record get --as Nobody: %d; want a usage error naming the principals", code)
+	}
 }
 
 // template is the repository's template.yaml, from this package's directory.
@@ -101,13 +117,20 @@ func build(t *testing.T) string {
 	return bin
 }
 
-type localCLI struct{ bin, state string }
+type localCLI struct {
+	bin, state string
+	as         string // the principal it calls as (--as), unless args name one
+}
 
 // run runs the tool with args on the local cloud and returns its exit status and output.
 func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string) {
 	t.Helper()
 	var out strings.Builder
-	cmd := exec.CommandContext(t.Context(), c.bin, append(args, "--local", "--state", c.state)...)
+	args = append(args, "--local", "--state", c.state)
+	if c.as != "" && !slices.Contains(args, "--as") {
+		args = append(args, "--as", c.as)
+	}
+	cmd := exec.CommandContext(t.Context(), c.bin, args...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(stdin), &out, &out
 	err := cmd.Run()
 	var ee *exec.ExitError

@@ -52,7 +52,7 @@ func main() {
 
 func usage() {
 	fmt.Fprintln(os.Stderr, `usage:
-  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...]
+  localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...] [-ungated]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud chaos [run flags] [-events 20000] [-poison 3 -cli .local/bin/onceflow] [-throttle 0.005 -server-error … -kill-during 0.02 -kill-after 0.01]
   localcloud down [-state .local]
@@ -68,6 +68,7 @@ type options struct {
 	template, state, prefix, envs string
 	shards                        int
 	params                        map[string]string
+	ungated                       bool
 }
 
 func (o *options) flags(name string, args []string) (*flag.FlagSet, error) {
@@ -81,6 +82,7 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 	fs.StringVar(&o.prefix, "prefix", "", "prefix of local table and queue names (default onceflow-local)")
 	fs.StringVar(&o.envs, "envs", "", "execution environments per function, e.g. Consumer=3,Api=1")
 	fs.IntVar(&o.shards, "shards", 1, "shards per DynamoDB stream, records assigned by partition key and processed concurrently, as on AWS")
+	fs.BoolVar(&o.ungated, "ungated", false, "without the gatekeeper: nothing authorised (only to measure what it costs)")
 	fs.Func("param", "template parameter override Name=Value (repeatable)", func(kv string) error {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
@@ -100,7 +102,7 @@ func (o *options) parse(fs *flag.FlagSet, args []string) (*flag.FlagSet, error) 
 // template declares with a value its constraints allow. Nothing starts when one is wrong.
 func (o *options) config() (localcloud.Config, error) {
 	cfg := localcloud.Config{Template: o.template, StateDir: o.state, Prefix: o.prefix, Install: true,
-		Environments: map[string]int{}, Parameters: o.params, StreamShards: o.shards}
+		Environments: map[string]int{}, Parameters: o.params, StreamShards: o.shards, Ungated: o.ungated}
 	t, err := localcloud.LoadTemplate(o.template)
 	if err != nil {
 		return cfg, err
@@ -153,8 +155,11 @@ func serve(args []string) error {
 	if err := cloud.SetSupervisor(os.Getpid()); err != nil {
 		return errors.Join(err, cloud.Close())
 	}
-	cfg.Logger.Info("local cloud ready", "state", cloud.StateDir())
+	cfg.Logger.Info("local cloud ready", "state", cloud.StateDir(), "gatekeeper", cloud.Endpoints().Gatekeeper)
 	<-ctx.Done()
+	if !cfg.Ungated {
+		cfg.Logger.Info(cloud.Access().Summary())
+	}
 	cfg.Logger.Info("stopping")
 	return cloud.Close()
 }

@@ -104,6 +104,7 @@ func runWith(name string, args []string) error {
 	ep := cloud.Endpoints()
 	fmt.Printf("local cloud up in %s: API %s (tokens from %s), DynamoDB %s, SQS %s\n", time.Since(began).Round(100*time.Millisecond),
 		ep.APIURL, ep.TokenURL, ep.DynamoDB, ep.SQS)
+	fmt.Println(gateLine(ep))
 	if visibility > 0 {
 		fmt.Printf("queue visibility timeout shortened to %d s for the demo (-visibility 0 keeps the template's)\n", visibility)
 	}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -68,8 +69,23 @@ func up(args []string) error {
 		}
 		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\ntokens: POST %s {\"sub\":\"alice\",\"scope\":\"notes.write notes.read\"}\nendpoints: %s\n",
 			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, ep.TokenURL, filepath.Join(o.state, "endpoints.json"))
+		fmt.Println(gateLine(ep))
 		return nil
 	}
+}
+
+// gateLine says where the functions' calls are authorised, and as whom one can call there.
+func gateLine(ep localcloud.Endpoints) string {
+	if ep.Gatekeeper == "" {
+		return "gatekeeper: off (-ungated): the functions reach the emulators directly, nothing is authorised"
+	}
+	names := make([]string, 0, len(ep.Principals))
+	for n := range ep.Principals {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("gatekeeper: %s authorises every call of the functions and pollers as their role (principals in endpoints.json: %s)",
+		ep.Gatekeeper, strings.Join(names, ", "))
 }
 
 func tail(path string, n int) string {

@@ -45,6 +45,7 @@ func Start(ctx context.Context, t testing.TB, template, prefix string, set func(
 	}
 	t.Cleanup(func() { logf.Close() })
 	cfg := localcloud.Config{
+		Template:          template,
 		Logger:            slog.New(slog.NewTextHandler(logf, nil)),
 		StateDir:          state,
 		Prefix:            fmt.Sprintf("%s%d", prefix, time.Now().UnixNano()),

@@ -1,0 +1,166 @@
+package iam_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/onceflow/onceflow/infra/iam"
+)
+
+func policy(t *testing.T, statements ...any) iam.Policy {
+	t.Helper()
+	p, err := iam.ParsePolicy("P", map[string]any{"Version": "2012-10-17", "Statement": statements})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+type st = map[string]any
+
+const table = "arn:aws:dynamodb:us-east-1:000000000000:table/idem"
+
+func TestEvaluate_decides_as_IAM_does(t *testing.T) {
+	ledger := st{"Effect": "Allow", "Action": []any{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"},
+		"Resource": table, "Condition": st{"ForAllValues:StringLike": st{"dynamodb:LeadingKeys": []any{"ledger#*", "#hold#ledger#*"}}}}
+	keys := func(k ...string) map[string][]string { return map[string][]string{"dynamodb:leadingkeys": k} }
+	tests := []struct {
+		name      string
+		sts       []any
+		req       iam.Request
+		allowed   bool
+		explicit  bool
+		closest   int    // -1: none
+		whyHas    string // in Why
+		byIndex   int
+		byMatters bool
+	}{
+		{"an action and resource the statement names", []any{ledger},
+			iam.Request{Action: "dynamodb:PutItem", Resource: table, Context: keys("ledger#ev-1")}, true, false, -1, "", 0, true},
+		{"an action it does not name is refused, the statement the closest", []any{ledger},
+			iam.Request{Action: "dynamodb:ConditionCheckItem", Resource: table, Context: keys("#hold#ledger#acc-1")}, false, false, 0,
+			"do not include dynamodb:ConditionCheckItem", 0, false},
+		{"a leading key outside the patterns is refused", []any{ledger},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table, Context: keys("note-tagger#ev-1")}, false, false, 0,
+			"dynamodb:leadingkeys [note-tagger#ev-1]", 0, false},
+		{"ForAllValues: one key outside fails the whole request", []any{ledger},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table, Context: keys("ledger#a", "other#b")}, false, false, 0, "other#b", 0, false},
+		{"ForAllValues holds vacuously for a request with no leading keys", []any{ledger},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table}, true, false, -1, "", 0, true},
+		{"another resource is refused", []any{ledger},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table + "x", Context: keys("ledger#a")}, false, false, 0, "resources do not match", 0, false},
+		{"actions match case-insensitively, with wildcards", []any{st{"Effect": "Allow", "Action": "SQS:Send*", "Resource": "*"}},
+			iam.Request{Action: "sqs:SendMessage", Resource: "arn:aws:sqs:us-east-1:000000000000:q"}, true, false, -1, "", 0, true},
+		{"resources match case-sensitively", []any{st{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::Bucket/*"}},
+			iam.Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::bucket/k"}, false, false, 0, "resources do not match", 0, false},
+		{"a resource wildcard spans slashes", []any{st{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "arn:aws:s3:::b/*"}},
+			iam.Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::b/a/b/c"}, true, false, -1, "", 0, true},
+		{"an explicit Deny wins over an Allow", []any{st{"Effect": "Allow", "Action": "sqs:*", "Resource": "*"},
+			st{"Effect": "Deny", "Action": "sqs:DeleteMessage", "Resource": "*"}},
+			iam.Request{Action: "sqs:DeleteMessage", Resource: "arn:aws:sqs:us-east-1:000000000000:q"}, false, true, -1, "", 1, true},
+		{"NotAction allows every other action", []any{st{"Effect": "Allow", "NotAction": "sqs:DeleteMessage", "Resource": "*"}},
+			iam.Request{Action: "sqs:SendMessage", Resource: "x"}, true, false, -1, "", 0, true},
+		{"NotAction refuses its own", []any{st{"Effect": "Allow", "NotAction": "sqs:DeleteMessage", "Resource": "*"}},
+			iam.Request{Action: "sqs:deletemessage", Resource: "x"}, false, false, 0, "", 0, false},
+		{"NotResource allows every other resource", []any{st{"Effect": "Allow", "Action": "s3:GetObject", "NotResource": "arn:aws:s3:::secret/*"}},
+			iam.Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::open/k"}, true, false, -1, "", 0, true},
+		{"NotResource refuses its own", []any{st{"Effect": "Allow", "Action": "s3:GetObject", "NotResource": "arn:aws:s3:::secret/*"}},
+			iam.Request{Action: "s3:GetObject", Resource: "arn:aws:s3:::secret/k"}, false, false, 0, "", 0, false},
+		{"nothing allows: the implicit deny, no statement closest", []any{st{"Effect": "Deny", "Action": "kms:*", "Resource": "*"}},
+			iam.Request{Action: "sqs:SendMessage", Resource: "x"}, false, false, -1, "", 0, false},
+		{"the closest statement is the one matching action and resource", []any{
+			st{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "arn:aws:sqs:us-east-1:000000000000:dlq"},
+			st{"Effect": "Allow", "Action": "sqs:ReceiveMessage", "Resource": "arn:aws:sqs:us-east-1:000000000000:q"}},
+			iam.Request{Action: "sqs:SendMessage", Resource: "arn:aws:sqs:us-east-1:000000000000:q"}, false, false, 0, "resources", 0, false},
+		{"closest: a statement of the action's service on the resource, not a logs statement on *", []any{
+			st{"Effect": "Allow", "Action": []any{"logs:CreateLogGroup", "logs:PutLogEvents"}, "Resource": "*"}, ledger},
+			iam.Request{Action: "dynamodb:ConditionCheckItem", Resource: table, Context: keys("#hold#ledger#a")}, false, false, 1,
+			"do not include dynamodb:ConditionCheckItem", 0, false},
+		{"StringEquals on a missing key fails; StringNotEquals on it holds", []any{
+			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringEquals": st{"s3:prefix": "a/"}}},
+			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringNotEquals": st{"s3:delimiter": "/"}}}},
+			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Context: map[string][]string{"s3:prefix": {"b/"}}}, true, false, -1, "", 1, true},
+		{"IfExists holds without the key", []any{
+			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringEqualsIfExists": st{"s3:prefix": "a/"}}}},
+			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b"}, true, false, -1, "", 0, true},
+		{"Null true holds only without the key", []any{
+			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"Null": st{"s3:prefix": "true"}}}},
+			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Context: map[string][]string{"s3:prefix": {""}}}, false, false, 0, "", 0, false},
+		{"ForAnyValue needs one value", []any{
+			st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*", "Condition": st{"ForAnyValue:StringEquals": st{"dynamodb:LeadingKeys": "a"}}}},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table}, false, false, 0, "has no dynamodb:leadingkeys", 0, false},
+		{"condition keys are case-insensitive", []any{
+			st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*", "Condition": st{"ForAllValues:StringLike": st{"DynamoDB:LeadingKeys": "a*"}}}},
+			iam.Request{Action: "dynamodb:GetItem", Resource: table, Context: keys("abc")}, true, false, -1, "", 0, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := iam.Evaluate([]iam.Policy{policy(t, tt.sts...)}, tt.req)
+			if d.Allowed != tt.allowed || d.Explicit() != tt.explicit {
+				t.Fatalf("allowed %v explicit %v; want %v, %v (%+v)", d.Allowed, d.Explicit(), tt.allowed, tt.explicit, d)
+			}
+			if tt.byMatters && (d.By == nil || d.By.Index != tt.byIndex) {
+				t.Errorf("decided by %v; want statement %d", d.By, tt.byIndex)
+			}
+			if !d.Allowed && !tt.explicit {
+				switch {
+				case tt.closest < 0 && d.Closest != nil:
+					t.Errorf("closest %v; want none", d.Closest)
+				case tt.closest >= 0 && (d.Closest == nil || d.Closest.Index != tt.closest):
+					t.Errorf("closest %v; want statement %d", d.Closest, tt.closest)
+				}
+				if !strings.Contains(d.Why, tt.whyHas) {
+					t.Errorf("why %q; want it to say %q", d.Why, tt.whyHas)
+				}
+			}
+		})
+	}
+}
+
+func TestParsePolicy_refuses_what_it_cannot_evaluate(t *testing.T) {
+	tests := []struct {
+		name string
+		st   any
+		want string
+	}{
+		{"a numeric operator", st{"Effect": "Allow", "Action": "a:b", "Resource": "*", "Condition": st{"NumericLessThan": st{"k": "1"}}}, "not evaluated here"},
+		{"an unresolved intrinsic", st{"Effect": "Allow", "Action": "a:b", "Resource": st{"Fn::GetAtt": []any{"T", "Arn"}}}, "intrinsic function left unresolved"},
+		{"no resource", st{"Effect": "Allow", "Action": "a:b"}, "Resource and NotResource"},
+		{"both Action and NotAction", st{"Effect": "Allow", "Action": "a:b", "NotAction": "a:c", "Resource": "*"}, "Action and NotAction"},
+		{"a Principal", st{"Effect": "Allow", "Action": "a:b", "Resource": "*", "Principal": "*"}, "Principal"},
+		{"an effect IAM has not", st{"Effect": "Permit", "Action": "a:b", "Resource": "*"}, "want Allow or Deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := iam.ParsePolicy("P", map[string]any{"Statement": []any{tt.st}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v; want one saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestLike_matches_IAM_wildcards(t *testing.T) {
+	tests := []struct {
+		pattern, s string
+		want       bool
+	}{
+		{"NOTE#*", "NOTE#n-1", true},
+		{"NOTE#*", "NOTE#", true},
+		{"NOTE#*", "OUTBOX#NOTE#n-1", false},
+		{"ledger#*", "ledger-2#ev", false},
+		{"ledger#*", "ledger#ev", true},
+		{"a?c", "abc", true},
+		{"a?c", "aéc", true}, // ? is one character, not one byte
+		{"a.c", "abc", false},
+		{"*a*b*", "xxaxxbxx", true},
+		{"*a*b", "xxaxxbxxc", false},
+		{"", "", true},
+		{"*", "", true},
+	}
+	for _, tt := range tests {
+		if got := iam.Like(tt.pattern, tt.s); got != tt.want {
+			t.Errorf("Like(%q, %q) = %v; want %v", tt.pattern, tt.s, got, tt.want)
+		}
+	}
+}
