@@ -97,7 +97,7 @@ func (s *operatorStack) seed(t *testing.T) {
 		body, _ := cloudevent.Encode(ev)
 		msg := events.SQSMessage{MessageId: "m-" + l.id, Body: string(body), EventSourceARN: s.arn("LedgerQueue"),
 			Attributes: map[string]string{"MessageGroupId": l.group, "MessageDeduplicationId": l.id}}
-		if err := c.HoldGroup(ctx, l.group, l.id, msg.MessageId, errors.New(l.reason)); err != nil {
+		if err := c.HoldGroup(ctx, l.group, idempotency.Held{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash()}, errors.New(l.reason)); err != nil {
 			t.Fatal(err)
 		}
 		if err := dlq.DeadLetter(ctx, msg, deadletter.WithEventID(errors.New(l.reason), l.id)); err != nil {
@@ -117,11 +117,11 @@ func (s *operatorStack) seed(t *testing.T) {
 	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), idempotency.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CountMessageFailure(ctx, "credit-4", "m-4", errors.New("throttled")); err != nil {
+	if _, err := c.CountMessageFailure(ctx, operatorEvent(t, "credit-4", "acct-4"), idempotency.Delivery{MessageID: "m-4", Group: "acct-4"}, errors.New("throttled")); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []string{"acct-4", "acct-5"} {
-		if err := c.HoldGroup(ctx, g, "credit-"+g, "m-"+g, errors.New("failed 5 times: throttled")); err != nil {
+		if err := c.HoldGroup(ctx, g, idempotency.Held{EventID: "credit-" + g, MessageID: "m-" + g}, errors.New("failed 5 times: throttled")); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -180,6 +180,7 @@ func TestOperatorPolicy_allows_every_call_of_the_runbook_commands_and_no_other(t
 		{"record", "get", "--consumer", "ledger", "credit-9"},
 		{"record", "get", "--consumer", "ledger", "credit-4"},
 		{"dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "producer bug", "--yes", "credit-1"},
+		{"hold", "skip", "--consumer", "ledger", "--why", "refund by hand", "--yes", "--queue", "LedgerDeadLetterQueue", "acct-2"},
 		{"dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", "LedgerQueue", "--reason", "moved by", "--dry-run"},
 		{"dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", "LedgerQueue", "--reason", "moved by"},
 		{"dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--dry-run"},

@@ -288,8 +288,11 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	outboxPK := pkOf(t, movementOutbox.Put.Item)
 	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
 	reads := []string{"dynamodb:GetItem", "dynamodb:Query"}
-	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"} // records; failure counts
-	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
+	// records; failure counts, each in a transaction with a ConditionCheck of the event's record
+	// (taggerRecordCheck)
+	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"}
+	taggerRecordCheck := access{"dynamodb:ConditionCheckItem", idem, idempotency.Key(consumerName(t, tpl, "NoteTaggerFunction"), "ev-1")}
+	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"}
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
@@ -303,10 +306,13 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			// a pending movement's status reads its account's hold (GET /accounts/{id}/movements/…)
 			[]access{{"dynamodb:GetItem", idem, hold("LedgerFunction", "acc-1")}},
 			each(reads, app, notePK), each(reads, app, tagPK), each(reads, app, accountPK), each(reads, app, movementPK)),
-		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites), taggerCommit),
+		"NoteTaggerFunction": slices.Concat(effectWrites(t, tagEffect, tagErr), items("NoteTaggerFunction", recordWrites), taggerCommit,
+			[]access{taggerRecordCheck}),
 		"LedgerFunction": slices.Concat(effectWrites(t, creditEffect, creditErr), effectWrites(t, debitEffect, debitErr),
 			items("LedgerFunction", leaseWrites), // DeleteItem: a group hold's release
-			ledgerCommit, []access{{"dynamodb:ConditionCheckItem", idem, hold("LedgerFunction", "acc-1")}}),
+			// a commit checks its account's hold; a count and a hold's write check the event's record
+			ledgerCommit, []access{{"dynamodb:ConditionCheckItem", idem, hold("LedgerFunction", "acc-1")},
+				{"dynamodb:ConditionCheckItem", idem, ledgerRecord}}),
 		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
 	}
 	refused := map[string][]access{
@@ -323,16 +329,16 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			each([]string{"dynamodb:GetItem"}, app, hold("LedgerFunction", "acc-1")),
 			each(recordWrites, idem, ledgerRecord)),
 		"NoteTaggerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
-			// GoOn: its commits check no hold, and it is granted none
+			// GoOn: its commits check no hold, and it is granted none; nor a check of its counts
 			each([]string{"dynamodb:ConditionCheckItem"}, idem, hold("NoteTaggerFunction", "note-1")),
+			each([]string{"dynamodb:ConditionCheckItem"}, idem, "#attempts#"+taggerRecordCheck.pk),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, accountPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, movementPK),
 			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
 		"LedgerFunction": slices.Concat(each([]string{"dynamodb:PutItem"}, app, outboxPK),
 			each([]string{"dynamodb:UpdateItem", "dynamodb:PutItem"}, app, notePK),
 			items("NoteTaggerFunction", leaseWrites), items("NoteNotifierFunction", leaseWrites),
-			// the hold check is granted on holds only, not on records or counts
-			each([]string{"dynamodb:ConditionCheckItem"}, idem, ledgerRecord), each([]string{"dynamodb:ConditionCheckItem"}, idem, "#attempts#"+ledgerRecord),
+			// no check on the app table's accounts but through its effects' own writes
 			each([]string{"dynamodb:ConditionCheckItem"}, app, accountPK)),
 		"NoteNotifierFunction": slices.Concat(items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord),
 			each(leaseWrites, app, notePK), each(leaseWrites, app, outboxPK)),

@@ -92,10 +92,11 @@ func operatorProblems(tpl doc) []string {
 		}
 	}
 	want := map[string]opStatement{
-		"ReadTheStacksOutputs":        {actions: []string{"cloudformation:DescribeStacks"}, resources: []string{"AWS::StackId"}},
-		"ReadAndDeleteDeadLetters":    {actions: []string{"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}, resources: deadLetters},
+		"ReadTheStacksOutputs": {actions: []string{"cloudformation:DescribeStacks"}, resources: []string{"AWS::StackId"}},
+		"ReadAndDeleteDeadLetters": {actions: []string{"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl",
+			"sqs:SendMessage", "sqs:ListDeadLetterSourceQueues"}, resources: deadLetters},
 		"ReadParkedOutboxItems":       {actions: []string{"sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueAttributes", "sqs:GetQueueUrl"}, resources: []string{"OutboxParkedQueue"}},
-		"SendBackToTheConsumerQueues": {actions: []string{"sqs:SendMessage", "sqs:GetQueueUrl"}, resources: queues},
+		"SendBackToTheConsumerQueues": {actions: []string{"sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"}, resources: queues},
 		"ReadAndDecideTheConsumersItems": {actions: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 			resources: []string{"IdempotencyTable"}, keys: keys},
 		"FindOutboxItems":      {actions: []string{"dynamodb:Scan"}, resources: []string{"AppTable"}},

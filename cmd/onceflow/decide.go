@@ -48,41 +48,17 @@ func (d *decisionFlags) check() error {
 }
 
 func holdSkip() command {
-	var d decisionFlags
-	return adminCommand("GROUP", func(fs *flag.FlagSet, f *recordFlags) {
-		fs.BoolVar(&f.yes, "yes", false, "skip without asking")
-		d.register(fs)
-	}, func(ctx context.Context, a *idempotency.Admin, f *recordFlags, group string, s ioStreams) error {
-		if err := d.check(); err != nil {
-			return err
-		}
-		h, ok, err := a.Hold(ctx, f.consumer, group)
-		if err != nil || !ok {
-			if err == nil {
-				fmt.Fprintf(s.out, "group %s of %s is not held: nothing to skip\n", group, f.consumer)
-			}
-			return err
-		}
-		printJSON(s, h)
-		fmt.Fprintf(s.out, "Once skipped, the group goes on past %s: the %d messages held behind it keep their order. Its letter stays in the dead-letter queue; redriven later, it is applied out of order (discard it instead if it must never be applied).\n",
-			h.Held[0], len(h.Held)-1)
-		if !f.yes && !confirm(s, "Skip the blocker?") {
-			return fmt.Errorf("not skipped")
-		}
-		next, err := a.SkipBlocker(ctx, h, d.by, d.why)
-		if err != nil {
-			return refused(ctx, err, s, func() (any, bool, error) { return a.Hold(ctx, f.consumer, group) })
-		}
-		if len(next.Held) == 0 {
-			fmt.Fprintf(s.out, "skipped %s: group %s of %s is no longer held (the skip is kept on its hold item)\n", h.Held[0], group, f.consumer)
-		} else {
-			fmt.Fprintf(s.out, "skipped %s: group %s of %s is now held behind %s, %d held\n", h.Held[0], group, f.consumer, next.Held[0], len(next.Held))
-		}
-		return nil
-	})
+	return decisionCommand("GROUP", "skip without asking", func(q *dlqFlags, fs *flag.FlagSet) {
+		fs.StringVar(&q.queue, "queue", "", "the dead-letter queue of the group's letters (URL, name or logical id): the blocker's letter is moved behind the group's other letters there, so that a redrive sends the held tail first")
+	}, false, skip)
 }
 
-func dlqDiscard() command {
+// decisionCommand is a command that decides on one argument (named what): with the record
+// flags, who and why, --yes (yes says what it skips), and the dead-letter queue as queue
+// registers it (required when needQueue; url is "" when not given).
+func decisionCommand(what, yes string, queue func(*dlqFlags, *flag.FlagSet), needQueue bool,
+	do func(ctx context.Context, t *target, a *idempotency.Admin, url, arg string, f recordFlags, d decisionFlags, s ioStreams) error,
+) command {
 	var (
 		q dlqFlags
 		f recordFlags
@@ -90,13 +66,13 @@ func dlqDiscard() command {
 	)
 	return command{
 		flags: func(fs *flag.FlagSet) {
-			q.common(fs)
+			queue(&q, fs)
 			f.register(fs)
 			d.register(fs)
-			fs.BoolVar(&f.yes, "yes", false, "discard without asking")
+			fs.BoolVar(&f.yes, "yes", false, yes)
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
-			id, err := oneArg(args, "MESSAGE_ID or EVENT_ID")
+			arg, err := oneArg(args, what)
 			if err != nil {
 				return err
 			}
@@ -107,13 +83,84 @@ func dlqDiscard() command {
 			if err != nil {
 				return err
 			}
-			url, err := q.url(ctx, t)
-			if err != nil {
-				return err
+			url := ""
+			if needQueue || q.queue != "" {
+				if url, err = q.url(ctx, t); err != nil {
+					return err
+				}
 			}
-			return discard(ctx, t, a, url, id, f, d, s)
+			return do(ctx, t, a, url, arg, f, d, s)
 		},
 	}
+}
+
+// skip is hold skip: the group goes on past its blocker, recorded on the hold, and the
+// blocker's letter (when url names the dead-letter queue) moves behind the group's others.
+func skip(ctx context.Context, t *target, a *idempotency.Admin, url, group string, f recordFlags, d decisionFlags, s ioStreams) error {
+	h, ok, err := a.Hold(ctx, f.consumer, group)
+	if err != nil || !ok {
+		if err == nil {
+			fmt.Fprintf(s.out, "group %s of %s is not held: nothing to skip\n", group, f.consumer)
+		}
+		return err
+	}
+	printJSON(s, h)
+	blocker := h.Held[0]
+	var letter *deadletter.Letter
+	if url != "" {
+		l, found, err := deadletter.TakeWhere(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+			return l.GroupID == group && (l.OriginalMessage == blocker.MessageID || blocker.EventID != "" && l.EventID == blocker.EventID)
+		})
+		if err != nil {
+			return err
+		}
+		if found {
+			letter = &l
+			defer func() {
+				if letter != nil {
+					deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, *letter)
+				}
+			}()
+			fmt.Fprintf(s.out, "its letter in %s: %s (%s)\n", url, l.MessageID, oneLine(l.Why(), 200))
+		} else {
+			fmt.Fprintf(s.out, "no letter of %s in view in %s: nothing to move (a letter SQS moves there later comes after the group's others)\n", blocker, url)
+		}
+	}
+	fmt.Fprintf(s.out, "Once skipped, the group goes on past %s, and gives up its order: the %d messages held behind it keep theirs and go on at once, and it holds the group no more, "+
+		"whenever it comes back: redriven, it is applied out of order if it succeeds, or dead-lettered again unheld (discard it instead if it must never be applied).\n",
+		blocker, len(h.Held)-1)
+	switch {
+	case letter != nil:
+		fmt.Fprintln(s.out, "Its letter is moved behind the group's other letters, so that a redrive sends the held tail first, and it last.")
+	case url == "":
+		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail.")
+	}
+	if !f.yes && !confirm(s, "Skip the blocker?") {
+		return fmt.Errorf("not skipped")
+	}
+	next, err := a.SkipBlocker(ctx, h, d.by, d.why)
+	if err != nil {
+		return refused(ctx, err, s, func() (any, bool, error) { return a.Hold(ctx, f.consumer, group) })
+	}
+	if len(next.Held) == 0 {
+		fmt.Fprintf(s.out, "skipped %s: group %s of %s is no longer held (the skip is kept on its hold item)\n", blocker, group, f.consumer)
+	} else {
+		fmt.Fprintf(s.out, "skipped %s: group %s of %s is now held behind %s, %d held\n", blocker, group, f.consumer, next.Held[0], len(next.Held))
+	}
+	if letter == nil {
+		return nil
+	}
+	id, err := deadletter.Requeue(ctx, t.sqs, url, *letter)
+	letter = nil // sent again, and deleted (or its delete failed: the error says so)
+	if err != nil {
+		return fmt.Errorf("skipped, but its letter not moved: %w", err)
+	}
+	fmt.Fprintf(s.out, "moved its letter behind the group's other letters in %s (now message %s)\n", url, id)
+	return nil
+}
+
+func dlqDiscard() command {
+	return decisionCommand("MESSAGE_ID or EVENT_ID", "discard without asking", (*dlqFlags).common, true, discard)
 }
 
 func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
@@ -143,6 +190,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 		} else if ok {
 			fmt.Fprintf(s.out, "record of %s: ", f.consumer)
 			printJSON(s, rec)
+			fmt.Fprintf(s.out, "The event has a record (%s): if it is of this letter's payload, the letter is a copy of a decided event, and discarding deletes it, recording nothing.\n", rec.Outcome)
 		}
 	}
 	if err := showGroup(ctx, a, f.consumer, l.GroupID, s); err != nil {
@@ -162,10 +210,14 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	}
 	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
 		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
-	if err != nil {
+	var decided *idempotency.DecidedError
+	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })
 	}
 	switch {
+	case decided != nil:
+		fmt.Fprintf(s.out, "event %s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
+			l.EventID, decided.Outcome, rec.Key)
 	case l.EventID == "":
 		fmt.Fprintln(s.out, "the letter has no event id: no record written")
 	case rec.Outcome == string(idempotency.Discarded):

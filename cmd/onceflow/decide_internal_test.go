@@ -78,14 +78,14 @@ func apply(t *testing.T, consumer *idempotency.Consumer, id, group string) (idem
 func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-1", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
 		if res, err := apply(t, consumer, "debit-1", "acct-1"); err != nil || res.Outcome != idempotency.Applied {
 			t.Errorf("redriven blocker = %+v, %v; want applied", res, err)
 		}
-		if err := consumer.HoldGroup(t.Context(), "acct-1", "debit-2", "m-debit-2", errors.New("failed 5 times")); err != nil {
+		if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-2", MessageID: "m-debit-2"}, errors.New("failed 5 times")); err != nil {
 			t.Error(err)
 		}
 	}}
@@ -135,7 +135,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	admin := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable"))
-	if err := consumer.HoldGroup(t.Context(), "acct-2", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-2", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := apply(t, consumer, "debit-2", "acct-2"); !errors.Is(err, idempotency.ErrHeld) {
@@ -172,7 +172,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-3", "debit-1", "m-debit-1", errors.New("failed 5 times")); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-3", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
@@ -201,7 +201,7 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 	msg := events.SQSMessage{MessageId: "m-bad-1", Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
 		Attributes: map[string]string{"MessageGroupId": "acct-4", "MessageDeduplicationId": "bad-1"}}
 	reason := errors.New(`malformed message: data.amount: not a number`)
-	if err := consumer.HoldGroup(t.Context(), "acct-4", "bad-1", "m-bad-1", reason); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-4", idempotency.Held{EventID: "bad-1", MessageID: "m-bad-1"}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {

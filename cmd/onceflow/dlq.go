@@ -139,7 +139,7 @@ func dlqRedrive() command {
 	return command{
 		flags: func(fs *flag.FlagSet) {
 			f.selection(fs, 0, "move at most this many letters (0: all)")
-			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: each to the queue it was dead-lettered from)")
+			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: each to the queue it was dead-lettered from; one SQS moved, to the dead-letter queue's source)")
 			fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be moved, move nothing")
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
@@ -152,6 +152,8 @@ func dlqRedrive() command {
 				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
 					return err
 				}
+			} else {
+				cfg.Source = t.sourceQueue(ctx, url, s)
 			}
 			counts := map[deadletter.Outcome]int{}
 			err = deadletter.Redrive(ctx, cfg, func(r deadletter.Redriven) {

@@ -32,7 +32,8 @@ usage: onceflow <command> <subcommand> [flags] [args]
   record delete --consumer C EVENT_ID [--yes]            clear it: a redelivery applies it again
   hold get      --consumer C GROUP                       a group held behind a dead letter
   hold release  --consumer C GROUP [--yes]               let the group go on without any held message
-  hold skip     --consumer C --why TEXT GROUP [--yes]    go on past the blocker, the held tail in order
+  hold skip     --consumer C --why TEXT [--queue Q] GROUP [--yes]
+                                                         go on past the blocker, the held tail in order
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
 

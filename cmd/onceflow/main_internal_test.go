@@ -164,7 +164,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := consumer.HoldGroup(t.Context(), "acct-9", "debit-8", "m-8", errors.New("failed 5 times")); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")

@@ -31,7 +31,7 @@ func TestReview_DLQ_discard_of_an_EventBridge_letter_releases_its_group(t *testi
 	}
 	reason := errors.New(`malformed message: data.amount: not a number`)
 	// What sqsbatch does for a message that fails permanently: hold under the decoded id, then dead-letter.
-	if err := consumer.HoldGroup(t.Context(), "acct-9", ev.ID, msg.MessageId, reason); err != nil {
+	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: ev.ID, MessageID: msg.MessageId}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {
@@ -66,7 +66,7 @@ func TestReview_DLQ_discard_of_a_claim_check_letter_releases_its_group(t *testin
 		MessageAttributes: map[string]events.SQSMessageAttribute{claimcheck.SizeAttribute: {DataType: "Number",
 			StringValue: aws.String("3145728")}}}
 	reason := errors.New(`event id "big-1" reused with another payload`)
-	if err := consumer.HoldGroup(t.Context(), "acct-8", "big-1", msg.MessageId, reason); err != nil { // as sqsbatch does, with the payload's id
+	if err := consumer.HoldGroup(t.Context(), "acct-8", idempotency.Held{EventID: "big-1", MessageID: msg.MessageId}, reason); err != nil { // as sqsbatch does, with the payload's id
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {

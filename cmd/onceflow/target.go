@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/pkg/claimcheck"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // target is where the commands act: AWS, or the local cloud, and what the tool knows of the
@@ -167,4 +170,39 @@ func (t *target) table(name, def, usage string) (string, error) {
 		return "", usageError(fmt.Sprintf("%s has no table %s (output %sName): give --table", t.stack.from, def, def))
 	}
 	return t.stack.table(name)
+}
+
+// sourceQueue finds the source queue of the dead-letter queue at dlqURL, for a letter that names
+// none (SQS moved it): the one queue SQS lists as its source (ListDeadLetterSourceQueues), else,
+// where SQS cannot answer (an emulator), the one queue among the stack's consumer queues (the
+// relay's routes, else every queue of the stack) whose redrive policy targets it; "" when none
+// is found.
+func (t *target) sourceQueue(ctx context.Context, dlqURL string, s ioStreams) string {
+	out, err := t.sqs.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(dlqURL)})
+	if err == nil && len(out.QueueUrls) == 1 {
+		return out.QueueUrls[0]
+	}
+	if t.stack == nil || len(t.stack.queues) == 0 {
+		return ""
+	}
+	candidates := slices.Sorted(maps.Values(t.stack.queues))
+	if rt, err := t.routes(ctx, nil); err == nil && len(rt) > 0 {
+		candidates = nil
+		for _, urls := range rt {
+			for _, u := range urls {
+				if !slices.Contains(candidates, u) {
+					candidates = append(candidates, u)
+				}
+			}
+		}
+		slices.Sort(candidates)
+	}
+	url, ok, err := deadletter.SourceQueue(ctx, t.sqs, dlqURL, candidates)
+	if err != nil {
+		fmt.Fprintf(s.err, "the dead-letter queue's source queue not found among %s's: %v\n", t.stack.from, err)
+	}
+	if !ok {
+		return ""
+	}
+	return url
 }

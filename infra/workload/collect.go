@@ -85,12 +85,15 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	}
 	rep.Faults, rep.Redriven = st.Faults, r.redrive.reasons
 	d := r.drilled
-	rep.Drill = Drill{HeldBehind: d.heldBehind, Discarded: len(d.discarded), Skipped: d.skipped, Redriven: d.redriven,
-		Redrives: d.rounds, Commands: d.commands}
+	rep.Drill = Drill{HeldBehind: d.heldBehind, Discarded: len(d.discarded), Skipped: d.skipped, Requeued: d.requeued, Returned: d.returned,
+		Redriven: d.redriven, Redrives: d.rounds, Commands: d.commands}
 	for _, p := range d.poisons {
 		how := p.kind
 		if p.skip {
 			how += ", skipped first"
+		}
+		if p.kind == poisonMalformed {
+			how += ", sent again once discarded"
 		}
 		rep.Drill.Poisoned = append(rep.Drill.Poisoned, fmt.Sprintf("%s (%s)", p.account, how))
 	}

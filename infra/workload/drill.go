@@ -19,6 +19,8 @@ type drillStats struct {
 	poisons    []poison
 	discarded  []string // event ids of the letters discarded, in order
 	skipped    int      // blockers skipped (hold skip)
+	requeued   int      // skipped letters redriven after their tail and dead-lettered again, unheld
+	returned   int      // discarded events the producer sent again, answered from their records
 	heldBehind int      // live movements held behind the poisons when the drill found them
 	redriven   int      // letters its redrives moved
 	rounds     int      // redrives it ran
@@ -28,9 +30,13 @@ type drillStats struct {
 
 // drill poisons cfg.Poison accounts once a quarter of the requests are answered, then follows
 // docs/runbook.md with the operator's CLI (cfg.CLI, on the local cloud): it finds the letters
-// (dlq list), lets a group go on past its blocker where the runbook allows it (hold skip),
-// discards each bad letter (dlq discard) and redrives the queue (dlq redrive) until none of the
-// poisoned accounts is held and their letters are gone. traffic is closed when the requests end.
+// (dlq list), lets a group go on past its blocker where the runbook allows it (hold skip, the
+// letter moved behind the held tail), discards each other bad letter (dlq discard) and
+// redrives the queue (dlq redrive) until none of the poisoned accounts is held and their
+// letters are gone; a skipped letter comes back after its tail, dead-lettered again unheld,
+// and is discarded then. Last, the producer sends each discarded malformed event again: the
+// ledger answers it from its record, no letter, no hold. traffic is closed when the requests
+// end.
 func (r *run) drill(ctx context.Context, traffic <-chan struct{}) drillStats {
 	var st drillStats
 	st.err = r.runDrill(ctx, traffic, &st)
@@ -60,20 +66,63 @@ func (r *run) runDrill(ctx context.Context, traffic <-chan struct{}, st *drillSt
 		return err
 	}
 	for _, p := range st.poisons {
-		if p.skip {
-			if _, err := r.cli(ctx, st, "hold", "skip", "--consumer", led[0].Name, "--yes", "--by", "workload",
+		if p.skip { // its letter moves behind the held tail: the redrive sends the tail first
+			if _, err := r.cli(ctx, st, "hold", "skip", "--consumer", led[0].Name, "--queue", dlq, "--yes", "--by", "workload",
 				"--why", "drill: the group goes on past a producer's bad message, decided later", p.account); err != nil {
 				return err
 			}
 			st.skipped++
+			continue
 		}
-		if _, err := r.cli(ctx, st, "dlq", "discard", "--queue", dlq, "--consumer", led[0].Name, "--yes", "--by", "workload",
-			"--why", "drill: a producer's bad message ("+p.kind+")", letters[p.account]); err != nil {
+		if err := r.discard(ctx, st, led[0].Name, dlq, p, letters[p.account]); err != nil {
 			return err
 		}
-		st.discarded = append(st.discarded, p.eventID)
 	}
-	return r.redriveUntilRecovered(ctx, admin, led[0].Name, dlq, st)
+	if err := r.redriveUntilRecovered(ctx, admin, led[0].Name, dlq, st); err != nil {
+		return err
+	}
+	return r.sendDiscardedAgain(ctx, admin, led[0], dlq, st)
+}
+
+// discard discards p's letter (message id letter) with the CLI.
+func (r *run) discard(ctx context.Context, st *drillStats, consumer, dlq string, p poison, letter string) error {
+	if _, err := r.cli(ctx, st, "dlq", "discard", "--queue", dlq, "--consumer", consumer, "--yes", "--by", "workload",
+		"--why", "drill: a producer's bad message ("+p.kind+")", letter); err != nil {
+		return err
+	}
+	st.discarded = append(st.discarded, p.eventID)
+	return nil
+}
+
+// sendDiscardedAgain plays the producer sending each discarded malformed event again (a relay's
+// retry, `outbox republish`, a client's retry after SQS's five-minute window): the ledger must
+// answer it from its record, a duplicate of the discarded event, whatever its handler says of
+// it, with no letter and no hold. It waits for the ledger's log line of each answer.
+func (r *run) sendDiscardedAgain(ctx context.Context, admin *idempotency.Admin, led consumer, dlq string, st *drillStats) error {
+	for _, p := range st.poisons {
+		if p.kind != poisonMalformed {
+			continue
+		}
+		offsets := logOffsets(r.t.logs, led.Function)
+		if err := r.sendBody(ctx, led, p.account, p.body, "poison-again-"+p.eventID); err != nil {
+			return fmt.Errorf("drill: send %s again: %w", p.eventID, err)
+		}
+		deadline := time.Now().Add(r.cfg.DrainTimeout)
+		for !answeredAs(r.t.logs, led.Function, offsets, p.eventID, idempotency.Discarded) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("drill: %s, discarded and sent again, not answered from its record within %s", p.eventID, r.cfg.DrainTimeout)
+			}
+			if err := pause(ctx, 500*time.Millisecond); err != nil {
+				return err
+			}
+		}
+		st.returned++
+	}
+	left, _, err := r.drillLeft(ctx, admin, led.Name, dlq, st)
+	if err == nil && left != "" {
+		err = fmt.Errorf("drill: after the discarded events were sent again: %s", left)
+	}
+	return err
 }
 
 // poison picks the first cfg.Poison accounts (by id) the ledger has applied an event of, and
@@ -143,8 +192,12 @@ func (r *run) countHeldBehind(ctx context.Context, admin *idempotency.Admin, con
 	return nil
 }
 
-// letterLine is a letter in `onceflow dlq list`: its message id, event id and group.
-var letterLine = regexp.MustCompile(`(?m)^(\S+)  event (\S+)  type \S+  group (\S+)  at `)
+// letterLine is a letter in `onceflow dlq list`: its message id, event id, group and reason.
+var letterLine = regexp.MustCompile(`(?m)^(\S+)  event (\S+)  type \S+  group (\S+)  at [^\n]*\n    reason: ([^\n]*)`)
+
+// skippedReason is what the reason of a skipped message's letter says once it is dead-lettered
+// again (idempotency.SkippedError).
+const skippedReason = "holds the group no more"
 
 // findLetters lists the dead-letter queue with the CLI until every poison's letter is in view
 // (the head of its group), and returns their message ids by account.
@@ -181,7 +234,8 @@ var redriveSummary = regexp.MustCompile(`moved (\d+), would move \d+, skipped \d
 // redriveUntilRecovered runs `onceflow dlq redrive` until no poisoned account is held and no
 // letter of theirs is left. One redrive may not be enough: a live movement of a held account
 // dead-lettered while the redrive ran comes after it, and letters behind their group's head
-// are out of view until it has gone (unseen).
+// are out of view until it has gone (unseen). A skipped poison comes back after its tail,
+// dead-lettered again without holding its account: it is discarded then (decided later).
 func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) error {
 	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	for {
@@ -199,9 +253,18 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 		if err := pause(ctx, 2*time.Second); err != nil { // let the ledger take what was sent
 			return err
 		}
-		left, err := r.drillLeft(ctx, admin, consumer, dlq, st)
+		left, back, err := r.drillLeft(ctx, admin, consumer, dlq, st)
 		if err != nil {
 			return err
+		}
+		for _, p := range st.poisons {
+			if id, ok := back[p.account]; ok {
+				if err := r.discard(ctx, st, consumer, dlq, p, id); err != nil {
+					return err
+				}
+				st.requeued++
+				left = "the skipped letter of " + p.account + " discarded"
+			}
 		}
 		if left == "" && m[2] == "0" {
 			return nil
@@ -212,30 +275,39 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 	}
 }
 
-// drillLeft says what of the poisoned accounts is not recovered yet, "" when nothing.
-func (r *run) drillLeft(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) (string, error) {
+// drillLeft says what of the poisoned accounts is not recovered yet, "" when nothing, and the
+// letters of skipped poisons dead-lettered again (their reason says they hold their group no
+// more) by account, while their account is not held.
+func (r *run) drillLeft(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) (string, map[string]string, error) {
 	var left []string
+	held := map[string]bool{}
 	for _, p := range st.poisons {
 		h, ok, err := admin.Hold(ctx, consumer, p.account)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if ok {
+			held[p.account] = true
 			left = append(left, fmt.Sprintf("%s held (%d)", p.account, len(h.Held)))
 		}
 	}
 	out, err := r.cli(ctx, st, "dlq", "list", "--queue", dlq, "--limit", "0")
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
+	back := map[string]string{}
 	for _, m := range letterLine.FindAllStringSubmatch(out, -1) {
 		for _, p := range st.poisons {
-			if m[3] == p.account {
+			switch {
+			case m[3] != p.account:
+			case p.skip && m[2] == p.eventID && strings.Contains(m[4], skippedReason) && !held[p.account]:
+				back[p.account] = m[1]
+			default:
 				left = append(left, fmt.Sprintf("letter %s of %s in view", m[2], p.account))
 			}
 		}
 	}
-	return strings.Join(left, ", "), nil
+	return strings.Join(left, ", "), back, nil
 }
 
 // cli runs the operator's CLI on the local cloud and returns what it printed; a non-zero exit

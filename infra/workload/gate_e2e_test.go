@@ -12,19 +12,25 @@ import (
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 )
 
-// ledgerHoldCheck is the statement of the ledger's role that lets its commits check their
-// account's hold (template.yaml).
-const ledgerHoldCheck = `            - Effect: Allow
-              Action: [dynamodb:ConditionCheckItem]
-              Resource: !GetAtt IdempotencyTable.Arn
-              Condition:
-                ForAllValues:StringLike:
-                  dynamodb:LeadingKeys: !FindInMap [LeadingKeys, LedgerFunction, Holds]
+// ledgerRecords is the statement of the ledger's role on its records, counts and holds
+// (template.yaml), and withoutHoldCheck the same without the dynamodb:ConditionCheckItem that
+// lets its commits check their account's hold.
+const (
+	ledgerRecords = `            # every commit checks its account's hold, a hold's write and a count check the
+            # event's record.
+            - Effect: Allow
+              Action: [dynamodb:PutItem, dynamodb:GetItem, dynamodb:UpdateItem, dynamodb:DeleteItem, dynamodb:ConditionCheckItem]
 `
+	withoutHoldCheck = `            # every commit checks its account's hold, a hold's write and a count check the
+            # event's record.
+            - Effect: Allow
+              Action: [dynamodb:PutItem, dynamodb:GetItem, dynamodb:UpdateItem, dynamodb:DeleteItem]
+`
+)
 
-// mutatedTemplate writes template.yaml with old removed into a new directory, its functions'
-// CodeUri still the module root, and returns the file.
-func mutatedTemplate(t *testing.T, old string) string {
+// mutatedTemplate writes template.yaml with old replaced by new into a new directory, its
+// functions' CodeUri still the module root, and returns the file.
+func mutatedTemplate(t *testing.T, old, new string) string {
 	t.Helper()
 	raw, err := os.ReadFile(template)
 	if err != nil {
@@ -42,7 +48,7 @@ func mutatedTemplate(t *testing.T, old string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text := strings.ReplaceAll(strings.Replace(string(raw), old, "", 1), "      CodeUri: .\n", "      CodeUri: "+rel+"\n")
+	text := strings.ReplaceAll(strings.Replace(string(raw), old, new, 1), "      CodeUri: .\n", "      CodeUri: "+rel+"\n")
 	path := filepath.Join(dir, "template.yaml")
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -56,7 +62,7 @@ func mutatedTemplate(t *testing.T, old string) string {
 func TestRun_fails_naming_the_action_a_function_is_not_granted(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cloud := workloadtest.Start(ctx, t, mutatedTemplate(t, ledgerHoldCheck), "gate", nil)
+	cloud := workloadtest.Start(ctx, t, mutatedTemplate(t, ledgerRecords, withoutHoldCheck), "gate", nil)
 	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 2, Movements: 6, Accounts: 2, Malformed: -1,
 		Receiver: cloud.Receiver, DrainTimeout: 15 * time.Second})
 	if err != nil {

@@ -99,6 +99,57 @@ func emfCounts(dir, function string, offsets map[string]int64) (map[string]float
 }
 
 func emfFile(name string, offset int64, sums map[string]float64) error {
+	return eachLine(name, offset, func(line string) bool {
+		i := strings.IndexByte(line, '{')
+		if i < 0 || !strings.Contains(line, `"CloudWatchMetrics"`) {
+			return true
+		}
+		var doc struct {
+			AWS struct {
+				CloudWatchMetrics []struct {
+					Metrics []struct{ Name, Unit string }
+				}
+			} `json:"_aws"`
+		}
+		if json.Unmarshal([]byte(line[i:]), &doc) != nil {
+			return true
+		}
+		var values map[string]any
+		_ = json.Unmarshal([]byte(line[i:]), &values)
+		for _, cw := range doc.AWS.CloudWatchMetrics {
+			for _, m := range cw.Metrics {
+				if v, ok := values[m.Name].(float64); ok && m.Unit == "Count" {
+					sums[m.Name] += v
+				}
+			}
+		}
+		return true
+	})
+}
+
+// answeredAs reports whether function's environments logged, after offsets, that they
+// answered event id as a duplicate of a record of outcome stored (the engine's one log line
+// per message: outcome "duplicate", stored the record's outcome).
+func answeredAs(dir, function string, offsets map[string]int64, id string, stored idempotency.Outcome) bool {
+	files, _ := filepath.Glob(filepath.Join(dir, function+"-*.log"))
+	for _, name := range files {
+		found := false
+		_ = eachLine(name, offsets[name], func(line string) bool {
+			var l struct{ EventID, Outcome, Stored string }
+			i := strings.IndexByte(line, '{')
+			found = i >= 0 && strings.Contains(line, id) && json.Unmarshal([]byte(line[i:]), &l) == nil &&
+				l.EventID == id && l.Outcome == string(idempotency.Duplicate) && l.Stored == string(stored)
+			return !found
+		})
+		if found {
+			return true
+		}
+	}
+	return false
+}
+
+// eachLine calls fn with each line of file name after offset, until fn returns false.
+func eachLine(name string, offset int64, fn func(string) bool) error {
 	f, err := os.Open(name)
 	if err != nil {
 		return err
@@ -110,29 +161,8 @@ func emfFile(name string, offset int64, sums map[string]float64) error {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for sc.Scan() {
-		line := sc.Text()
-		i := strings.IndexByte(line, '{')
-		if i < 0 || !strings.Contains(line, `"CloudWatchMetrics"`) {
-			continue
-		}
-		var doc struct {
-			AWS struct {
-				CloudWatchMetrics []struct {
-					Metrics []struct{ Name, Unit string }
-				}
-			} `json:"_aws"`
-		}
-		if json.Unmarshal([]byte(line[i:]), &doc) != nil {
-			continue
-		}
-		var values map[string]any
-		_ = json.Unmarshal([]byte(line[i:]), &values)
-		for _, cw := range doc.AWS.CloudWatchMetrics {
-			for _, m := range cw.Metrics {
-				if v, ok := values[m.Name].(float64); ok && m.Unit == "Count" {
-					sums[m.Name] += v
-				}
-			}
+		if !fn(sc.Text()) {
+			return nil
 		}
 	}
 	return sc.Err()

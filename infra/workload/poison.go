@@ -25,11 +25,15 @@ const (
 // poison is a producer's bad message the drill sent to an account's group of the ledger's queue.
 type poison struct {
 	account, kind, eventID string
-	skip                   bool // the drill lets the group go on past it (hold skip) before discarding it
+	body                   string // as sent, for the producer's re-send of it once discarded
+	// skip: the drill lets the group go on past it (hold skip, its letter moved behind the
+	// held tail), redrives, and discards it once it is dead-lettered again, unheld.
+	skip bool
 }
 
 // poisonKind is the kind of the i-th poisoned account's bad message: a malformed one the
-// drill skips first (hold skip), then discards; a conflict; a malformed one; and again.
+// drill skips first (hold skip), then discards; a conflict; a malformed one; and again. The
+// producer sends each malformed one again once it is discarded.
 func poisonKind(i int) (kind string, skip bool) {
 	switch i % 3 {
 	case 0:
@@ -72,12 +76,21 @@ func (r *run) sendPoison(ctx context.Context, led consumer, account, kind string
 	if err != nil {
 		return p, false, err
 	}
-	_, err = r.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(led.QueueURL), MessageBody: aws.String(string(b)),
-		MessageGroupId: aws.String(account), MessageDeduplicationId: aws.String("poison-" + kind + "-" + p.eventID)})
-	if err != nil {
-		return p, false, fmt.Errorf("poison %s: send: %w", account, err)
+	p.body = string(b)
+	if err := r.sendBody(ctx, led, account, p.body, "poison-"+kind+"-"+p.eventID); err != nil {
+		return p, false, fmt.Errorf("poison %s: %w", account, err)
 	}
 	return p, true, nil
+}
+
+// sendBody sends body to the consumer's queue in account's group, deduplicated by dedup.
+func (r *run) sendBody(ctx context.Context, led consumer, account, body, dedup string) error {
+	_, err := r.sqs.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(led.QueueURL), MessageBody: aws.String(body),
+		MessageGroupId: aws.String(account), MessageDeduplicationId: aws.String(dedup)})
+	if err != nil {
+		return fmt.Errorf("send: %w", err)
+	}
+	return nil
 }
 
 // appliedBody returns the body of an event of account that consumer has applied, and its id.

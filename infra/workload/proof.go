@@ -110,7 +110,9 @@ func (r *Report) caused() []factRow {
 		rows = append(rows,
 			factRow{"drill: live movements held behind a bad message", d.HeldBehind, "", "movements of a poisoned account that arrived while it was held: dead-lettered after it, in order"},
 			factRow{"drill: letters discarded", d.Discarded, "", "bad letters dropped with onceflow dlq discard: recorded as discarded, a copy kept for record get"},
-			factRow{"drill: blockers skipped", d.Skipped, "", "holds let go past their blocker with onceflow hold skip, the held tail kept in order"},
+			factRow{"drill: blockers skipped", d.Skipped, "", "holds let go past their blocker with onceflow hold skip, the held tail kept in order, its letter moved behind the tail's"},
+			factRow{"drill: skipped letters back, unheld", d.Requeued, "", "skipped letters redriven after their held tail, dead-lettered again without holding their account, then discarded"},
+			factRow{"drill: discarded events sent again", d.Returned, "", "a producer's re-send of a discarded event, answered from its record: no letter, no hold"},
 			factRow{"drill: letters redriven", d.Redriven, "", "letters moved back with onceflow dlq redrive, in group order, with fresh deduplication ids"})
 	}
 	return facts(rows)

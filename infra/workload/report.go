@@ -59,6 +59,8 @@ type Drill struct {
 	HeldBehind int      // live movements held behind the bad messages when the drill found them
 	Discarded  int      // letters discarded (dlq discard)
 	Skipped    int      // blockers skipped (hold skip)
+	Requeued   int      // skipped letters redriven after their held tail, dead-lettered again unheld, then discarded
+	Returned   int      // discarded events the producer sent again, answered from their records (no letter, no hold)
 	Redriven   int      // letters moved by its redrives (dlq redrive)
 	Redrives   int      // redrives it ran until nothing was held
 	Commands   int      // CLI commands it ran
@@ -115,6 +117,8 @@ func (r *Report) printDrill(w io.Writer) {
 		len(d.Poisoned), strings.Join(d.Poisoned, ", "), d.HeldBehind)
 	fmt.Fprintf(w, "  with the CLI: %d letters discarded, %d skipped, %d redriven in %d redrives (%d commands)\n",
 		d.Discarded, d.Skipped, d.Redriven, d.Redrives, d.Commands)
+	fmt.Fprintf(w, "  %d skipped letters came back after their held tail, unheld, and were discarded; %d discarded events sent again were answered from their records\n",
+		d.Requeued, d.Returned)
 	if d.Redrives > 1 {
 		fmt.Fprintln(w, "  (a redrive again: live movements of a held account dead-lettered while one ran come after it, and letters behind their group's head are out of its view)")
 	}

@@ -86,24 +86,38 @@ func (s *Session) leave(ctx context.Context) {
 
 // Apply applies ev delivered as d and returns the error the batch core decides on: nil, a
 // transient error (the record is delivered again), or a permanent one (dead-lettered, its
-// group held first under the consumer's policy).
+// group held first under the consumer's policy). An event its consumer decided already is
+// answered from its record on its failure path (idempotency.ErrDecided): nil.
 func (s *Session) Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) error {
 	if _, err := s.recovered(ctx, ev, d); err != nil {
-		return s.Hold(ctx, d, ev.ID, s.count(ctx, d, ev.ID, err))
+		return s.Hold(ctx, d, ev, s.count(ctx, d, ev, err))
 	}
 	return nil
 }
 
 // Hold holds d's group, under the consumer's HoldGroup policy, before a record that failed
-// permanently for err is dead-lettered, and returns the error to report. A record refused
-// because its group is held already holds nothing more. When the hold cannot be written the
-// record is not dead-lettered yet: it fails, and is retried; when the write was denied, the
-// error carries the denial (idempotency.Denied), which the runner reports.
-func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
+// permanently for err is dead-lettered, and returns the error to report; ev is the record's
+// event, or zero when it could not be decoded. A record refused because its group is held
+// already holds nothing more. An event decided already is neither held nor dead-lettered: nil.
+// A message an operator skipped is dead-lettered unheld, the reason saying so. When the hold
+// cannot be written the record is not dead-lettered yet: it fails, and is retried; when the
+// write was denied, the error carries the denial (idempotency.Denied), which the runner reports.
+func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, ev cloudevent.Event, err error) error {
 	if !idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrHeld) {
 		return err
 	}
-	if herr := s.a.e.HoldGroup(ctx, d.Group, eventID, d.OriginID(), err); herr != nil {
+	held := idempotency.Held{EventID: ev.ID, MessageID: d.OriginID()}
+	if ev.ID != "" {
+		held.PayloadHash = ev.PayloadHash()
+	}
+	switch herr := s.a.e.HoldGroup(ctx, d.Group, held, err); {
+	case herr == nil:
+		return err
+	case errors.Is(herr, idempotency.ErrDecided):
+		return nil
+	case errors.Is(herr, idempotency.ErrSkipped):
+		return fmt.Errorf("%w; %v", err, herr)
+	default:
 		// The cause as %v, not %w: the record must not stay permanent, or it would be
 		// dead-lettered unheld. A denial is kept: it is never permanent.
 		if denial, ok := idempotency.Denied(herr); ok {
@@ -111,28 +125,31 @@ func (s *Session) Hold(ctx context.Context, d idempotency.Delivery, eventID stri
 		}
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
 	}
-	return err
 }
 
 // count counts a transient failure of the delivery and turns it permanent when it has failed
-// MaxAttempts times (or more). A held lease is not this delivery's failure: another is
-// processing the event; nor is an access denial: the deployment's fault, never counted. When
-// the count cannot be written, err is returned as it is (a denied count is reported here).
-func (s *Session) count(ctx context.Context, d idempotency.Delivery, eventID string, err error) error {
+// MaxAttempts times (or more); an event decided already is not counted: nil. A held lease is
+// not this delivery's failure: another is processing the event; nor is an access denial: the
+// deployment's fault, never counted. When the count cannot be written, err is returned as it
+// is (a denied count is reported here).
+func (s *Session) count(ctx context.Context, d idempotency.Delivery, ev cloudevent.Event, err error) error {
 	if idempotency.IsPermanent(err) || errors.Is(err, idempotency.ErrLeaseHeld) || idempotency.IsAccessDenied(err) {
 		return err
 	}
-	n, cerr := s.a.e.CountMessageFailure(ctx, eventID, d.MessageID, err)
+	n, cerr := s.a.e.CountMessageFailure(ctx, ev, d, err)
+	if errors.Is(cerr, idempotency.ErrDecided) {
+		return nil
+	}
 	if denial, ok := idempotency.Denied(cerr); ok {
 		idempotency.LogDenied(ctx, s.a.e.Logger(), s.a.e.Metrics(), denial, "counting a failed attempt",
 			slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),
-			slog.String("eventId", eventID), slog.String("reason", err.Error()))
+			slog.String("eventId", ev.ID), slog.String("reason", err.Error()))
 		return err
 	}
 	if cerr != nil {
 		s.a.e.Logger().LogAttrs(ctx, slog.LevelWarn, "failed attempt not counted",
 			slog.String("consumer", s.a.e.Name()), slog.String("messageId", d.MessageID),
-			slog.String("eventId", eventID), slog.String("error", cerr.Error()))
+			slog.String("eventId", ev.ID), slog.String("error", cerr.Error()))
 		return err
 	}
 	if n < s.a.maxAttempts {

@@ -87,7 +87,7 @@ func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session
 			slog.String("consumer", e.Name()), slog.String("messageId", d.MessageID),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		e.Metrics().Count(metrics.Malformed, 1)
-		return ss.Hold(ctx, d, "", err)
+		return ss.Hold(ctx, d, cloudevent.Event{}, err)
 	}
 	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
 	// a stream letter's body (the record) shows neither.

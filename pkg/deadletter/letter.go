@@ -55,6 +55,8 @@ type Letter struct {
 	// AttrSourceAttributes included), which a redrive sends again (SendInput).
 	Attributes    map[string]types.MessageAttributeValue
 	receiptHandle string
+	raw           map[string]types.MessageAttributeValue // the letter's attributes as received
+	queueGroup    string                                 // the letter's MessageGroupId in the dead-letter queue
 }
 
 // movedBySQS is what a letter without a reason attribute means.
@@ -80,6 +82,8 @@ func letterOf(m types.Message) Letter {
 		DeadLetteredAt: firstNonEmpty(attr(AttrDeadLetteredAt), sentAt(m.Attributes["SentTimestamp"])),
 		TraceHeader:    m.Attributes["AWSTraceHeader"],
 		Attributes:     map[string]types.MessageAttributeValue{},
+		raw:            m.MessageAttributes,
+		queueGroup:     m.Attributes["MessageGroupId"],
 	}
 	l.DecodedEventID = attr(AttrEventID)
 	l.PayloadHashes = strings.Fields(attr(AttrPayloadHash))

@@ -28,8 +28,12 @@ type RedriveConfig struct {
 	Client RedriveAPI
 	Queue  string // URL of the dead-letter queue
 	// To is the URL of the queue to send every letter to; "" sends each to the queue it was
-	// dead-lettered from (AttrSourceQueueARN), and refuses a letter that does not name one.
-	To     string
+	// dead-lettered from (AttrSourceQueueARN), or to Source when it names none.
+	To string
+	// Source is the URL of the dead-letter queue's source queue (the queue whose redrive
+	// policy moves messages to it), where a letter that names no source queue goes back to:
+	// one SQS moved by itself. "" refuses such a letter (SourceQueue finds the source).
+	Source string
 	Filter Filter // which letters to move; the zero value moves every one
 	Limit  int    // at most this many letters are moved; 0 for no limit
 	DryRun bool   // report what would be moved, move nothing
@@ -217,8 +221,11 @@ func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	if r.cfg.To != "" {
 		return r.cfg.To, nil
 	}
+	if l.SourceQueueARN == "" && r.cfg.Source != "" {
+		return r.cfg.Source, nil
+	}
 	if l.SourceQueueARN == "" {
-		return "", fmt.Errorf("letter %s names no source queue (SQS moved it): name the queue to send it to", l.MessageID)
+		return "", fmt.Errorf("letter %s names no source queue (SQS moved it) and the dead-letter queue's source is not known: name the queue to send it to", l.MessageID)
 	}
 	if url, ok := r.urls[l.SourceQueueARN]; ok {
 		return url, nil

@@ -19,6 +19,13 @@ type DeleteAPI interface {
 // or lets it go (Release). ok is false when no letter in view matches (on a FIFO queue, a
 // letter behind its group's first one is not in view).
 func Take(ctx context.Context, client ReceiveAPI, queueURL, id string) (l Letter, ok bool, err error) {
+	return TakeWhere(ctx, client, queueURL, func(b Letter) bool {
+		return b.MessageID == id || b.SourceMessage == id || (b.EventID != "" && b.EventID == id)
+	})
+}
+
+// TakeWhere is Take of the first letter in view that match selects.
+func TakeWhere(ctx context.Context, client ReceiveAPI, queueURL string, match func(Letter) bool) (l Letter, ok bool, err error) {
 	var others []Letter
 	defer func() { release(context.WithoutCancel(ctx), client, queueURL, others) }()
 	for {
@@ -27,7 +34,7 @@ func Take(ctx context.Context, client ReceiveAPI, queueURL, id string) (l Letter
 			return Letter{}, false, err
 		}
 		for _, b := range batch {
-			if !ok && (b.MessageID == id || b.SourceMessage == id || (b.EventID != "" && b.EventID == id)) {
+			if !ok && match(b) {
 				l, ok = b, true
 				continue
 			}

@@ -53,16 +53,22 @@ func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Atte
 	return at, ok, err
 }
 
-// Hold returns the hold of consumer's group; ok is false when the group is not held (h may
-// still carry the operators' skips of a hold whose list has emptied).
+// Hold returns the hold of consumer's group, its whole list (its pages read); ok is false
+// when the group is not held (h may still carry the operators' skips of a hold whose list has
+// emptied).
 func (a *Admin) Hold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
 		Key: Record{Key: holdKey(consumer, group)}.key(), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return h, false, fmt.Errorf("get %s: %w", holdKey(consumer, group), err)
 	}
-	h, err = decodeHold(out.Item, consumer, group)
-	return h, err == nil && h.held(), err
+	if h, err = decodeHold(out.Item, consumer, group); err != nil {
+		return h, false, err
+	}
+	if err := loadPages(ctx, a.db, a.table, &h); err != nil {
+		return h, false, err
+	}
+	return h, h.held(), nil
 }
 
 // DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
@@ -77,12 +83,20 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 	return rec, ok, err
 }
 
-// ReleaseHold deletes the hold of consumer's group, whatever it holds, and returns it (ok
-// false when the group was not held): the group's later messages are then applied as they
-// come, without the ones it held. An operator's tool uses ReleaseHoldIf.
+// ReleaseHold deletes the hold of consumer's group, whatever it holds, with its pages and
+// skips, and returns its own item (ok false when the group was not held): the group's later
+// messages are then applied as they come, without the ones it held. An operator's tool uses
+// ReleaseHoldIf.
 func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
-	ok, err = a.delete(ctx, holdKey(consumer, group), &h)
-	return h, ok, err
+	if ok, err = a.delete(ctx, holdKey(consumer, group), &h); err != nil || !ok {
+		return h, ok, err
+	}
+	for _, n := range h.Pages {
+		if _, err := a.delete(ctx, pageKey(consumer, group, n), &holdPage{}); err != nil {
+			return h, ok, err
+		}
+	}
+	return h, ok, nil
 }
 
 func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {

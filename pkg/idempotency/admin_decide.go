@@ -15,47 +15,55 @@ import (
 // An operator's decisions, each written conditionally on the item as the operator was shown
 // it: when it changed meanwhile, the write is refused with an error matching ErrChanged.
 
-// ReleaseHoldIf deletes the hold of shown's group if it is still shown (same version, same
-// blocker), so that a hold replaced meanwhile (its blocker applied, another message held) is
-// never deleted unseen. The group's held messages are then applied as they come.
+// ReleaseHoldIf lets shown's group go on without any held message if the hold is still shown
+// (same version, same blocker), so that a hold replaced meanwhile (its blocker applied, another
+// message held) is never released unseen: its list and pages are deleted; the operators'
+// skips are kept on its item until DefaultRetention, so that a skipped message redriven later
+// holds the group no more. The group's held messages are then applied as they come.
 func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
 	shown.exists = true
-	expr, err := expression.NewBuilder().WithCondition(headCondition(shown, shown.BlockerEventID)).Build()
-	if err != nil {
-		return fmt.Errorf("build hold condition: %w", err)
+	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // its pages go too
+		return err
 	}
-	_, err = a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: Record{Key: shown.Key}.key(),
-		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
-	return changed(err, "hold of group "+shown.Group)
+	next := shown.clone()
+	next.Held = nil
+	return a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID))
 }
 
 // SkipBlocker lets shown's group go on past its blocker (the head of its held list) if the
-// hold is still shown: the blocker is recorded in Skipped with who decided and why, and the
-// next held message becomes the head, so the held tail keeps its order. The blocker's letter
-// stays where it is; redriven later, it is applied out of order. It returns the hold as
-// written.
+// hold is still shown: the blocker is recorded in Skipped with who decided and why (so that it
+// never holds the group again, whenever it comes back), and the next held message becomes the
+// head, so the held tail keeps its order. The blocker's letter stays in the dead-letter queue
+// (onceflow hold skip moves it behind the group's other letters); redriven later, it is
+// applied out of order, or dead-lettered again unheld. It returns the hold as written.
 func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Hold, error) {
 	shown.exists = true
 	if !shown.held() {
 		return shown, fmt.Errorf("group %s: nothing held to skip", shown.Group)
 	}
-	next := shown
-	next.Held = append([]Held(nil), shown.Held...)
-	now := time.Now()
-	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
-	if !next.held() {
-		next.ExpiresAt = now.Add(DefaultRetention).Unix()
-	}
-	w, err := holdWrite(a.table, shown, next, headCondition(shown, shown.BlockerEventID))
-	if err != nil {
+	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // a page may move into its own item
 		return shown, err
 	}
-	_, err = a.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}})
-	if err = changed(err, "hold of group "+shown.Group); err != nil {
+	next := shown.clone()
+	now := time.Now()
+	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
+	if err := a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID)); err != nil {
 		return shown, err
 	}
 	next.Version++
+	next.normalize()
 	return next, nil
+}
+
+// writeHold writes next in place of shown, conditional on cond, in one transaction (the hold's
+// own item and its pages); a refusal is ErrChanged.
+func (a *Admin) writeHold(ctx context.Context, shown, next Hold, cond expression.ConditionBuilder) error {
+	w, err := holdWrites(a.table, shown, next, cond, time.Now())
+	if err != nil || len(w) == 0 {
+		return err
+	}
+	_, err = a.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: w})
+	return changed(err, "hold of group "+shown.Group)
 }
 
 // DeleteRecordIf deletes shown, consumer's record of an event, and its attempt count, if the

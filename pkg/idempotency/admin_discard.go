@@ -40,13 +40,16 @@ const MaxDiscardedBody = 64 << 10
 // Discard records that d's event is not to be applied by d's consumer (the outcome Discarded,
 // with who, why, when, the body and attributes), so that a redelivery of it is answered as a
 // duplicate and never applied, and in the same transaction takes it off its group's held
-// list, wherever it is, so that the messages held behind it go on in order. It is refused
-// (ErrChanged) when the consumer has a live record of the event: it was applied or decided
-// meanwhile. A letter whose event id has a record of another payload (a conflict) keeps that
-// record, which answers a redelivery of the letter as a conflict again: only the hold
-// changes, and the letter's copy is kept beside it (DiscardedCopy finds it; a later conflict
-// discarded for the same event id replaces it). It returns the record that answers a
-// redelivery (zero without an event id).
+// list, wherever it is, so that the messages held behind it go on in order. A letter whose
+// event the consumer has decided already (applied, rejected or discarded, with the letter's
+// payload) is a copy of a decided event: nothing is recorded, only the hold changes, and
+// Discard returns the record with a *DecidedError (ErrDecided), so that the caller deletes the
+// letter, which a redrive would only answer as a duplicate. A letter whose event id has a
+// record of another payload (a conflict) keeps that record, which answers a redelivery of the
+// letter as a conflict again: only the hold changes, and the letter's copy is kept beside it
+// (DiscardedCopy finds it; a later conflict discarded for the same event id replaces it). It
+// returns the record that answers a redelivery (zero without an event id), and is refused
+// (ErrChanged) when the event was applied or decided while it ran.
 // Deleting the letter from the dead-letter queue is the caller's next step.
 func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	now := time.Now()
@@ -54,24 +57,26 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	if err != nil {
 		return rec, err
 	}
+	letter := rec.PayloadHash // the letter's payload, which its held entry carries
 	write := d.EventID != ""
 	hashes := d.PayloadHashes // the hashes the letter's payload is known by
 	if len(hashes) == 0 {
 		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
 	}
-	var copied Record // the letter's copy when the event's record is another payload's
+	var copied Record         // the letter's copy when the event's record is another payload's
+	var decided *DecidedError // the event's decision, when it has one already
 	if write {
 		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
 		switch {
 		case err != nil:
 			return rec, err
+		case ok && slices.ContainsFunc(hashes, func(h string) bool { return decides(old, h, now) }):
+			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
+			rec, write = old, false
 		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = discardedKey(d.Consumer, d.EventID)
 			rec, write = old, false
-		case ok && old.ExpiresAt >= now.Unix():
-			return old, fmt.Errorf("event %s has a record of consumer %s (%s): it was applied or decided already, nothing to discard: %w",
-				d.EventID, d.Consumer, old.Outcome, ErrChanged)
 		}
 	}
 	for attempt := 1; ; attempt++ {
@@ -91,22 +96,20 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
 		}
 		if d.Group != "" {
-			w, err := a.leaveHold(ctx, d)
+			w, err := a.leaveHold(ctx, d, letter)
 			if err != nil {
 				return rec, err
 			}
-			if w.Put != nil || w.Delete != nil {
-				items = append(items, w)
-			}
+			items = append(items, w...)
 		}
 		if len(items) == 0 {
-			return rec, nil
+			return rec, decidedOrNil(decided)
 		}
 		_, err = a.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 		var tce *types.TransactionCanceledException
 		switch {
 		case err == nil:
-			return rec, nil
+			return rec, decidedOrNil(decided)
 		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
 			return rec, fmt.Errorf("event %s has a record of consumer %s (applied or decided meanwhile): %w", d.EventID, d.Consumer, ErrChanged)
@@ -117,19 +120,26 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	}
 }
 
-// leaveHold is the write that takes d's message off its group's held list, conditional on the
-// hold as read; zero when the message is not held.
-func (a *Admin) leaveHold(ctx context.Context, d Discard) (types.TransactWriteItem, error) {
+// decidedOrNil is de as an error, nil when it is nil.
+func decidedOrNil(de *DecidedError) error {
+	if de == nil {
+		return nil
+	}
+	return de
+}
+
+// leaveHold is the writes that take d's message (its payload hash: hash) off its group's held
+// list, conditional on the hold as read; none when the message is not held.
+func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.TransactWriteItem, error) {
 	h, ok, err := a.Hold(ctx, d.Consumer, d.Group)
 	if err != nil || !ok {
-		return types.TransactWriteItem{}, err
+		return nil, err
 	}
-	next := h
-	next.Held = append([]Held(nil), h.Held...)
-	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID}, nil) {
-		return types.TransactWriteItem{}, nil
+	next := h.clone()
+	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}, nil) {
+		return nil, nil
 	}
-	return holdWrite(a.table, h, next, versionCondition(h))
+	return holdWrites(a.table, h, next, versionCondition(h), time.Now())
 }
 
 func discardRecord(d Discard, now time.Time) (Record, error) {

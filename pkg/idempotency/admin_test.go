@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -16,13 +17,13 @@ func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
 	name := "admin-" + counter
 	c := f.consumerFor(t, name, f.router(), func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup })
 	msg := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
-	if _, err := c.CountMessageFailure(ctx, counter+"-a", "m1", errors.New("throttled")); err != nil {
+	if _, err := c.CountMessageFailure(ctx, cloudevent.Event{ID: counter + "-a"}, idempotency.Delivery{MessageID: "m1"}, errors.New("throttled")); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("apply = %+v, %v", res, err)
 	}
-	if err := c.HoldGroup(ctx, "group-9", "evt-x", "m9", errors.New("failed 5 times")); err != nil {
+	if err := c.HoldGroup(ctx, "group-9", idempotency.Held{EventID: "evt-x", MessageID: "m9"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	a := idempotency.NewAdmin(f.db, f.records)

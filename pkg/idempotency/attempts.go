@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
 // Attribute names of the attempts item besides Attempts' own.
@@ -27,17 +28,34 @@ func attemptsKey(consumer, eventID string) string {
 	return keySeparator + "attempts" + keySeparator + Key(consumer, eventID)
 }
 
-// CountMessageFailure counts one failed processing attempt of event eventID carried by
-// delivery messageID (an SQS message, a stream record), with its cause, and returns how many failures this consumer has counted
-// for that message (this one included): a copy of the event sent again (a redrive sends a new
-// message) is counted from 1 again. It is one UpdateItem with an atomic ADD on an item of its
-// own, which expires with the Retention of records (two on a message's first failure: the
-// count moves to the new message); it is called on the failure path only, so a success costs
-// nothing more. A port (Engine) calls it for every transient failure and dead-letters
-// the message when the count reaches its limit.
-func (c *core) CountMessageFailure(ctx context.Context, eventID, messageID string, cause error) (int, error) {
-	_, n, err := c.count(ctx, eventID, messageID, cause)
-	return n, err
+// CountMessageFailure counts one failed processing attempt of event ev carried by delivery d
+// (an SQS message, a stream record), with its cause, and returns how many failures this
+// consumer has counted for that message (this one included): a copy of the event sent again
+// (a redrive sends a new message) is counted from 1 again. A port (Engine) calls it for every
+// transient failure and dead-letters the message when the count reaches its limit.
+//
+// The count and the question whether the consumer has decided ev already (its record applied,
+// rejected or discarded, with the same payload) are one TransactWriteItems: a ConditionCheck of
+// the record beside an Update of the event's attempts item, on an item of its own, which
+// expires with the Retention of records. A decided event is not counted: it is answered from
+// its record, a *DecidedError (ErrDecided), taken off its group's hold if the port held it
+// there. One call when the count is as the delivery's receive count says (each earlier
+// receive one failure), one more when it is not (the refusal returns the count); it is called
+// on the failure path only, so a success costs nothing more.
+func (c *core) CountMessageFailure(ctx context.Context, ev cloudevent.Event, d Delivery, cause error) (int, error) {
+	hash := ev.PayloadHash()
+	n, err := c.count(ctx, ev.ID, hash, d, cause)
+	var de *DecidedError
+	if !errors.As(err, &de) {
+		return n, err
+	}
+	e := Held{EventID: ev.ID, MessageID: d.OriginID(), PayloadHash: hash}
+	if c.HoldsGroups() && d.Group != "" && d.recovering() {
+		if err := c.leave(ctx, d.Group, e, nil); err != nil {
+			return 0, fmt.Errorf("%s was decided already, but its group %s's hold not released: %w", ev.ID, d.Group, err)
+		}
+	}
+	return 0, c.answeredOnFailure(ctx, e, d.MessageID, de)
 }
 
 // MessageFailures returns how many failed attempts of event eventID this consumer has counted
@@ -68,69 +86,81 @@ func (c *core) MessageFailures(ctx context.Context, eventID, messageID string) (
 	return at.MessageAttempts, at.LastError, nil
 }
 
-// count adds a failure to eventID's item and returns the event's total and messageID's count
-// (0 without a message). The message's count goes on while the item names the same message,
-// and starts at 1 when it names another (or none).
-func (c *core) count(ctx context.Context, eventID, messageID string, cause error) (total, n int, err error) {
+// count adds a failure to eventID's attempts item, unless the consumer decided the event
+// (undecidedCheck), and returns d's count (0 without a message id). The message's count goes on
+// while the item names the same message, and starts at 1 when it names another (or none). Its
+// Update is conditional on the count it expects, first the one d's receive count suggests, so
+// that the transaction, which returns no values, still knows the count it wrote; a refusal
+// returns the item as it is, and the count is written again from there.
+func (c *core) count(ctx context.Context, eventID, hash string, d Delivery, cause error) (int, error) {
+	check, err := c.undecidedCheck(eventID, hash)
+	if err != nil {
+		return 0, err
+	}
+	key := Key(c.cfg.Name, eventID)
+	prior := max(d.ReceiveCount-1, 0) // each earlier receive of the message failed once
+	for attempt := 1; ; attempt++ {
+		update, err := c.countUpdate(eventID, d.MessageID, prior, cause)
+		if err != nil {
+			return 0, err
+		}
+		callCtx, cancel := c.cfg.Retry.bound(ctx)
+		_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{*check, update}}, c.cfg.Retry.single)
+		cancel()
+		switch failed, items, refusal := refusedAt(err, 2); {
+		case err == nil && d.MessageID == "":
+			return 0, nil
+		case err == nil:
+			return prior + 1, nil
+		case refusal && failed[0]:
+			return 0, decidedError(items[0])
+		case refusal: // the count is not the one expected: go on from the one there
+			var at struct {
+				MessageID       string `dynamodbav:"messageId"`
+				MessageAttempts int    `dynamodbav:"messageAttempts"`
+			}
+			if err := attributevalue.UnmarshalMap(items[1], &at); err != nil {
+				return 0, fmt.Errorf("count failed attempt of %s: %w", key, err)
+			}
+			prior = 0
+			if at.MessageID == d.MessageID {
+				prior = at.MessageAttempts
+			}
+			if attempt < c.cfg.Retry.MaxAttempts {
+				continue
+			}
+			return 0, fmt.Errorf("count failed attempt of %s after %d attempts: %w", key, attempt, ErrChanged)
+		}
+		if !c.cfg.Retry.wait(ctx, attempt) {
+			return 0, fmt.Errorf("count failed attempt of %s after %d attempts: %w", key, attempt, err)
+		}
+	}
+}
+
+// countUpdate is the Update that counts a failure of message messageID, expected to have
+// failed prior times before (0: the item names another message, or none).
+func (c *core) countUpdate(eventID, messageID string, prior int, cause error) (types.TransactWriteItem, error) {
 	now := c.cfg.Now()
-	base := func() expression.UpdateBuilder { // a new one each time: a builder's methods share its maps
-		return expression.Add(expression.Name(attrAttempts), expression.Value(1)).
-			Set(expression.Name("lastError"), expression.Value(truncate(cause.Error(), 1024))).
-			Set(expression.Name("lastFailedAt"), expression.Value(rfc3339(now))).
-			Set(expression.Name(attrExpiresAt), expression.Value(now.Add(c.cfg.Retention).Unix()))
+	update := expression.Add(expression.Name(attrAttempts), expression.Value(1)).
+		Set(expression.Name("lastError"), expression.Value(truncate(cause.Error(), 1024))).
+		Set(expression.Name("lastFailedAt"), expression.Value(rfc3339(now))).
+		Set(expression.Name(attrExpiresAt), expression.Value(now.Add(c.cfg.Retention).Unix()))
+	b := expression.NewBuilder()
+	msg := expression.Name(attrMessageID)
+	switch {
+	case messageID == "":
+	case prior == 0:
+		update = update.Set(msg, expression.Value(messageID)).Set(expression.Name(attrMessageAttempts), expression.Value(1))
+		b = b.WithCondition(msg.AttributeNotExists().Or(msg.NotEqual(expression.Value(messageID))))
+	default:
+		update = update.Set(expression.Name(attrMessageAttempts), expression.Value(prior+1))
+		b = b.WithCondition(msg.Equal(expression.Value(messageID)).And(expression.Name(attrMessageAttempts).Equal(expression.Value(prior))))
 	}
-	if messageID == "" {
-		return c.countWith(ctx, eventID, base(), nil)
-	}
-	same := expression.Name(attrMessageID).Equal(expression.Value(messageID))
-	total, n, err = c.countWith(ctx, eventID, base().Add(expression.Name(attrMessageAttempts), expression.Value(1)), &same)
-	var ccf *types.ConditionalCheckFailedException
-	if !errors.As(err, &ccf) {
-		return total, n, err
-	}
-	return c.countWith(ctx, eventID, base().Set(expression.Name(attrMessageID), expression.Value(messageID)).
-		Set(expression.Name(attrMessageAttempts), expression.Value(1)), nil)
-}
-
-func (c *core) countWith(ctx context.Context, eventID string, update expression.UpdateBuilder, cond *expression.ConditionBuilder) (total, n int, err error) {
-	b := expression.NewBuilder().WithUpdate(update)
-	if cond != nil {
-		b = b.WithCondition(*cond)
-	}
-	expr, err := b.Build()
+	expr, err := b.WithUpdate(update).Build()
 	if err != nil {
-		return 0, 0, fmt.Errorf("build attempt count: %w", err)
+		return types.TransactWriteItem{}, fmt.Errorf("build attempt count: %w", err)
 	}
-	callCtx, cancel := c.cfg.Retry.bound(ctx)
-	defer cancel()
-	out, err := c.db.UpdateItem(callCtx, &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(c.cfg.Table),
-		Key:                       Record{Key: attemptsKey(c.cfg.Name, eventID)}.key(),
-		UpdateExpression:          expr.Update(),
-		ConditionExpression:       expr.Condition(),
-		ExpressionAttributeNames:  expr.Names(),
-		ExpressionAttributeValues: expr.Values(),
-		ReturnValues:              types.ReturnValueUpdatedNew,
-	})
-	if err != nil {
-		return 0, 0, fmt.Errorf("count failed attempt of %s: %w", Key(c.cfg.Name, eventID), err)
-	}
-	if total, err = number(out.Attributes, attrAttempts); err != nil {
-		return 0, 0, fmt.Errorf("count failed attempt of %s: %w", Key(c.cfg.Name, eventID), err)
-	}
-	if cond == nil && out.Attributes[attrMessageAttempts] == nil {
-		return total, 0, nil
-	}
-	if n, err = number(out.Attributes, attrMessageAttempts); err != nil {
-		return 0, 0, fmt.Errorf("count failed attempt of %s: %w", Key(c.cfg.Name, eventID), err)
-	}
-	return total, n, nil
-}
-
-func number(item map[string]types.AttributeValue, name string) (int, error) {
-	v, ok := item[name].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, fmt.Errorf("no %s returned", name)
-	}
-	return strconv.Atoi(v.Value)
+	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(c.cfg.Table), Key: Record{Key: attemptsKey(c.cfg.Name, eventID)}.key(),
+		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
+		ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }

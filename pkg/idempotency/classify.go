@@ -25,6 +25,10 @@ type verdict struct {
 	index  int                             // for effectFailed: the first failed write
 	failed []int                           // for effectFailed: every failed write
 	old    map[string]types.AttributeValue // for recordExists: the stored record, if returned; for held: the hold
+	// What the group's hold check found, besides (for a duplicate, which may be on the list):
+	// holdFree that the group is not held, holdHeld that it is, hold its item as returned.
+	holdFree, holdHeld bool
+	hold               map[string]types.AttributeValue
 }
 
 // Cancellation reason codes and error codes DynamoDB returns, by class.
@@ -72,8 +76,18 @@ func classify(err error, recordIndex, heldIndex int) verdict {
 }
 
 func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex int) verdict {
+	v := verdict{}
+	if heldIndex >= 0 && heldIndex < len(reasons) {
+		switch code := aws.ToString(reasons[heldIndex].Code); code {
+		case "ConditionalCheckFailed":
+			v.holdHeld, v.hold = true, reasons[heldIndex].Item
+		case "", "None":
+			v.holdFree = true
+		}
+	}
 	if recordIndex < len(reasons) && aws.ToString(reasons[recordIndex].Code) == "ConditionalCheckFailed" {
-		return verdict{kind: recordExists, old: reasons[recordIndex].Item}
+		v.kind, v.old = recordExists, reasons[recordIndex].Item
+		return v
 	}
 	var failed []int
 	retry, refused := false, false
@@ -94,7 +108,8 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex 
 	case retry:
 		return verdict{kind: transient} // a condition read during a conflict may be stale
 	case len(failed) > 0:
-		return verdict{kind: effectFailed, index: failed[0], failed: failed}
+		v.kind, v.index, v.failed = effectFailed, failed[0], failed
+		return v
 	case refused:
 		return verdict{kind: permanent}
 	default:

@@ -35,6 +35,7 @@ type prepared struct {
 	cond        expression.Expression // the record's condition: no live record
 	recordIndex int                   // of the record's Put in items
 	heldIndex   int                   // of the hold's release in items, or -1
+	passing     bool                  // items[heldIndex] is passHold's write, not the plain release check
 }
 
 // withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
@@ -97,19 +98,22 @@ func (c *Consumer) commit(ctx context.Context, p prepared) (Result, error) {
 // retried (err then says why).
 func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error) (Result, bool, error) {
 	res := p.res
+	if p.passing { // passHold's write passing is no sign that the group is not held
+		v.holdFree = false
+	}
 	switch v.kind {
 	case committed:
 		res.Outcome = Applied
 		c.remember(p.rec, Applied, "")
 		return res, true, nil
 	case recordExists:
-		res, err = c.releasedAfter(ctx, p.rec)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
+		res, err = c.releasedAfter(ctx, p.rec, v)(c.existing(ctx, res, v.old, p.rec.PayloadHash))
 		return res, true, err
 	case held:
 		return c.throughHold(ctx, p, v.old)
 	case effectFailed:
 		if p.effect.provesDuplicate(v.failed) {
-			res, err = c.releasedAfter(ctx, p.rec)(duplicateByEffect(res), nil)
+			res, err = c.releasedAfter(ctx, p.rec, v)(duplicateByEffect(res), nil)
 			return res, true, err
 		}
 		reason := p.effect[v.index].Reason()

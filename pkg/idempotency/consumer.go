@@ -48,7 +48,8 @@ func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (
 }
 
 // prepare decides the effect of ev and builds its transaction; done is true (with the result)
-// when there is nothing to commit: a cached duplicate, a malformed event, a failure.
+// when there is nothing to commit: a duplicate (cached, or a redelivery its record answers), a
+// malformed event, a failure.
 func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery) (prepared, Result, bool, error) {
 	res, hash, done, err := c.start(ev, d)
 	if done {
@@ -58,11 +59,13 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery)
 		res.Outcome = outcome
 		return prepared{}, res, true, err
 	}
+	if res, done, err := c.answered(ctx, res, hash, d); done {
+		return prepared{}, res, true, err
+	}
 	effect, err := c.handler.Decide(ctx, ev)
 	if err != nil {
 		if errors.Is(err, cloudevent.ErrMalformed) {
-			res, err = c.answerDiscarded(ctx, res, err)
-			return prepared{}, res, true, err
+			return fail(Malformed, err) // a decided event is answered on its failure path (HoldGroup)
 		}
 		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}

@@ -28,15 +28,25 @@ type Delivery struct {
 	// knows a message by it (OriginID), so that a message held before it could be decoded, or
 	// held under its first id, is recognised when it comes back redriven.
 	Origin string
-	// HoldWritten says the port held Group naming this event before applying it (Engine.HoldGroup;
-	// sqsbatch does on a message's last receives before the queue's maxReceiveCount): the event is then
-	// never answered from the cache, so that its commit, or its duplicate found in DynamoDB,
-	// releases the hold.
+	// HoldWritten says the port held Group naming this message before applying it
+	// (Engine.HoldMessages; sqsbatch does on a message's last receives before the queue's
+	// maxReceiveCount): the event is then never answered from the cache, so that its commit,
+	// or its answer from its record, takes it off the hold. A redrive (Origin) is not either.
 	HoldWritten bool
 	// Body is the message as received, stored in the record when Config.StorePayload is set;
 	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
 	Body string
 }
+
+// redelivered reports whether d may be a later delivery of an event decided meanwhile: one
+// the transport delivered before (ReceiveCount above 1), or a redrive (Origin). The engine
+// reads the event's record before its handler runs for these only: a first delivery reads
+// nothing.
+func (d Delivery) redelivered() bool { return d.ReceiveCount > 1 || d.Origin != "" }
+
+// recovering reports whether its group's hold may list d already: the port held it before
+// applying it (HoldWritten), or it was redriven (Origin), its first message held.
+func (d Delivery) recovering() bool { return d.HoldWritten || d.Origin != "" }
 
 // OriginID is the id a group's held list knows the delivery by: Origin, else MessageID.
 func (d Delivery) OriginID() string {
@@ -96,7 +106,7 @@ func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, 
 	}
 	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
 	hash = ev.PayloadHash()
-	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.HoldWritten {
+	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.recovering() {
 		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
 		return res, hash, true, c.conflictErr(res, hit.hash, hash)
 	}

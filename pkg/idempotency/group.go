@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -42,8 +43,12 @@ type HeldError struct {
 }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("group %s held behind event %q (message %s), dead-lettered because: %s; redrive the dead-letter queue in order once the cause is fixed",
-		e.Group, e.BlockerEventID, e.BlockerMessage, e.BlockerReason)
+	blocker := fmt.Sprintf("event %q (message %s)", e.BlockerEventID, e.BlockerMessage)
+	if e.BlockerEventID == "" {
+		blocker = fmt.Sprintf("message %s (held before its event id was read)", e.BlockerMessage)
+	}
+	return fmt.Sprintf("group %s held behind %s, dead-lettered because: %s; redrive the dead-letter queue in order once the cause is fixed",
+		e.Group, blocker, e.BlockerReason)
 }
 
 // Is makes errors.Is(err, ErrHeld) true.
@@ -51,6 +56,24 @@ func (e *HeldError) Is(target error) bool { return target == ErrHeld }
 
 // Permanent reports that retrying cannot help until the group is released.
 func (e *HeldError) Permanent() bool { return true }
+
+// ErrSkipped is matched by a SkippedError.
+var ErrSkipped = errors.New("skipped by an operator: holds its group no more")
+
+// SkippedError reports a message that HoldGroup did not hold because an operator let its
+// group go on past it (Admin.SkipBlocker): it is dead-lettered unheld, its group going on.
+type SkippedError struct {
+	Group string
+	Skip  Decision
+}
+
+func (e *SkippedError) Error() string {
+	return fmt.Sprintf("not held: %s was skipped on group %s by %s at %s (%s), so it holds the group no more",
+		e.Skip.Held, e.Group, e.Skip.By, e.Skip.At, e.Skip.Why)
+}
+
+// Is makes errors.Is(err, ErrSkipped) true.
+func (e *SkippedError) Is(target error) bool { return target == ErrSkipped }
 
 // holdKey is the key of a group's hold item. It starts with the key separator, which no
 // consumer name contains, so it never collides with a record's key.
@@ -61,27 +84,55 @@ func holdKey(consumer, group string) string {
 // HoldsGroups reports whether the consumer's policy is HoldGroup.
 func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 
-// HoldGroup holds group behind the message (event eventID, possibly empty; messageID the id it
-// was first sent as, Delivery.OriginID) about to be dead-lettered for reason, when the policy is HoldGroup; it does
-// nothing under GoOn or for an empty group. When the group is held already the message joins
-// the end of its held list (once), so that it is applied after every message held before it.
-// The hold goes once every message of its list has been applied, rejected, discarded or
-// skipped (see Admin), in the list's order. An event an operator discarded (Admin.Discard)
-// holds nothing: it was decided, and is not to be applied.
-func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error {
+// HoldGroup holds group behind e, a message about to be dead-lettered for reason (e.MessageID
+// the id it was first sent as, Delivery.OriginID; e.EventID and e.PayloadHash its event's, or
+// empty when it could not be decoded), when the policy is HoldGroup. When the group is held
+// already the message joins the end of its held list (once), so that it is applied after every
+// message held before it. The hold goes once every message of its list has been applied,
+// rejected, discarded or skipped (see Admin), in the list's order.
+//
+// An event its consumer has decided (its record applied, rejected or discarded with the same
+// payload) holds nothing and is not to be dead-lettered: HoldGroup returns a *DecidedError
+// (ErrDecided), having taken the message off the list if it was on it. The hold's write and
+// that question are one transaction (a ConditionCheck of the record beside the hold's write),
+// so a discard committing meanwhile is never undone; under GoOn, or without a group, it is a
+// read of the record. A message an operator skipped is not held: a *SkippedError (ErrSkipped).
+func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
 	if !c.HoldsGroups() || group == "" {
+		var de *DecidedError
+		if err := c.decidedByRead(ctx, e); errors.As(err, &de) {
+			return c.answeredOnFailure(ctx, e, e.MessageID, de)
+		} else if err != nil {
+			return fmt.Errorf("read the record of %s: %w", e.EventID, err)
+		}
 		return nil
 	}
-	if eventID != "" {
-		if _, ok, err := c.discarded(ctx, eventID); err != nil || ok {
+	e.Reason, e.HeldAt = truncate(reason.Error(), 1024), rfc3339(c.cfg.Now())
+	var check *types.TransactWriteItem
+	if e.EventID != "" {
+		var err error
+		if check, err = c.undecidedCheck(e.EventID, e.PayloadHash); err != nil {
 			return err
 		}
 	}
-	e := Held{EventID: eventID, MessageID: messageID, Reason: truncate(reason.Error(), 1024), HeldAt: rfc3339(c.cfg.Now())}
-	// First as if the group were not held (a Put if absent): a hold there already is read then.
-	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool { return h.add(e) })
-	if err != nil {
+	var skip *Decision
+	h, err := c.changeHold(ctx, group, c.absentHold(group), check, func(h *Hold) bool {
+		if skip = h.skippedAs(e); skip != nil {
+			return false
+		}
+		return h.add(e)
+	})
+	var de *DecidedError
+	switch {
+	case errors.As(err, &de):
+		if err := c.leave(ctx, group, e, &h); err != nil {
+			return fmt.Errorf("%s was decided already, but its group %s's hold not released: %w", e.EventID, group, err)
+		}
+		return c.answeredOnFailure(ctx, e, e.MessageID, de)
+	case err != nil:
 		return fmt.Errorf("hold group %s: %w", group, err)
+	case skip != nil:
+		return &SkippedError{Group: group, Skip: *skip}
 	}
 	return nil
 }
@@ -89,15 +140,15 @@ func (c *core) HoldGroup(ctx context.Context, group, eventID, messageID string, 
 // HoldMessages holds group, when the policy is HoldGroup, behind each message of held in
 // order (a port's backstop: the messages of a group the transport may move by itself, in their
 // order, by the id they were first sent as when their event id is not known yet): each joins
-// the end of the list unless it is on it already, where it keeps its place. One write, or a
-// read and a write when the group is held already. It does nothing under GoOn, for an empty
-// group or an empty list.
+// the end of the list unless it is on it already, where it keeps its place, or an operator
+// skipped it. One write, or a read and a write when the group is held already. It does nothing
+// under GoOn, for an empty group or an empty list.
 func (c *core) HoldMessages(ctx context.Context, group string, held []Held) error {
 	if !c.HoldsGroups() || group == "" || len(held) == 0 {
 		return nil
 	}
 	now := rfc3339(c.cfg.Now())
-	_, err := c.changeHold(ctx, group, nil, true, func(h *Hold) bool {
+	_, err := c.changeHold(ctx, group, c.absentHold(group), nil, func(h *Hold) bool {
 		changed := false
 		for _, e := range held {
 			e.Reason, e.HeldAt = truncate(e.Reason, 1024), now
@@ -124,57 +175,116 @@ func (c *core) releaseWrite(group string) types.TransactWriteItem {
 	}}
 }
 
-// passHold decides the commit of rec's event that its group's hold (old, the item as the
+// passHold decides the commit of rec's event that its group's hold (old, its own item as the
 // cancellation returned it, or nil) refused. The head of the held list gets the write to
-// commit in its place: the hold without it (deleted when nothing is left), conditional on
-// the hold's version. Any other event joins the end of the list and gets a HeldError. A hold
-// gone meanwhile gives back the plain check.
+// commit in its place: the hold without it (deleted when nothing is left), conditional on the
+// hold's version; when the head is the last entry of the hold's own item and pages follow, the
+// first page is moved into it first (one more write, once a page). A message an operator
+// skipped commits past the hold: a check that the hold is still as read (so still records the
+// skip). Any other event joins the end of the list, in one transaction with the check that it
+// is not decided (a *DecidedError when it is), and gets a HeldError. A hold gone meanwhile
+// gives back the plain check.
 func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
-	var head bool
-	h, err := c.changeHold(ctx, rec.Group, old, old != nil, func(h *Hold) bool {
-		if head = h.held() && h.Held[0].same(rec.held()); head || !h.held() {
-			return false
+	e := rec.held()
+	e.HeldAt = rfc3339(c.cfg.Now())
+	if old == nil {
+		var err error
+		if old, err = c.readHold(ctx, rec.Group); err != nil {
+			return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
 		}
-		e := rec.held()
-		e.HeldAt = rfc3339(c.cfg.Now())
-		return h.add(e)
-	})
-	switch {
-	case err != nil:
-		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
-	case head:
-		return c.popWrite(h)
-	case !h.held():
-		return c.releaseWrite(rec.Group), nil
 	}
-	return types.TransactWriteItem{}, heldError(h)
+	h, err := decodeHold(old, c.cfg.Name, rec.Group)
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
+	}
+	check, err := c.undecidedCheck(rec.EventID, rec.PayloadHash)
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	for attempt := 1; attempt <= c.cfg.Retry.MaxAttempts; attempt++ {
+		switch {
+		case !h.held():
+			return c.releaseWrite(rec.Group), nil
+		case h.Held[0].same(e) && h.own() == 1 && len(h.Pages) > 0:
+			if h, err = c.changeHold(ctx, rec.Group, &h, nil, (*Hold).pullPage); err != nil {
+				return types.TransactWriteItem{}, fmt.Errorf("group %s: move its hold's first page: %w", rec.Group, err)
+			}
+			continue
+		case h.Held[0].same(e):
+			return c.popWrite(h)
+		case h.skippedAs(e) != nil:
+			return c.pastHoldWrite(h)
+		}
+		var joined bool
+		now, err := c.changeHold(ctx, rec.Group, &h, check, func(h *Hold) bool {
+			if joined = h.held() && !h.Held[0].same(e) && h.skippedAs(e) == nil; !joined {
+				return false // the head now, skipped, or not held: decided above
+			}
+			return h.add(e)
+		})
+		switch {
+		case err != nil:
+			return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
+		case joined:
+			return types.TransactWriteItem{}, heldError(now)
+		}
+		h = now
+	}
+	return types.TransactWriteItem{}, fmt.Errorf("group %s: its hold kept changing: %w", rec.Group, ErrChanged)
 }
 
 // popWrite is the write that removes the head of h's list from the hold. Which message heads
-// it was decided in Go, on h as read (by event id or first message id, Held.same): the write
-// is conditional on h's version, so on that same head.
+// it was decided in Go, on h as read (Held.same): the write is conditional on h's version, so
+// on that same head. h's own item keeps another entry, or h has no pages (passHold moved the
+// first page in): the write is of the hold's own item alone.
 func (c *core) popWrite(h Hold) (types.TransactWriteItem, error) {
-	next := h
-	next.Held = append([]Held(nil), h.Held...)
+	next := h.clone()
 	next.pop(nil)
-	return holdWrite(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID))
+	w, err := holdWrites(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID), c.cfg.Now())
+	if err != nil {
+		return types.TransactWriteItem{}, err
+	}
+	if len(w) != 1 {
+		return types.TransactWriteItem{}, fmt.Errorf("hold of group %s: taking its head off is %d writes, want 1", h.Group, len(w))
+	}
+	return w[0], nil
+}
+
+// pastHoldWrite is the write a skipped message commits with while its group is held behind
+// others: a check that the hold is still h, which records its skip.
+func (c *core) pastHoldWrite(h Hold) (types.TransactWriteItem, error) {
+	expr, err := expression.NewBuilder().WithCondition(versionCondition(h)).Build()
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
+	}
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table), Key: Record{Key: h.Key}.key(),
+		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
 
 // releasedAfter returns what takes rec's event off its group's hold when the event turned out
 // a duplicate (a last attempt that committed though its answer was lost, a discarded event)
-// while it is on the held list (at its head, or put after another by the backstop though it
-// was applied before): the commit that would have done so was cancelled, and an event decided
-// already holds nothing. Under HoldGroup only, for a duplicate found by DynamoDB only, it costs
-// a read of the hold, and a write when the event is on it. A failed release fails the message, so that a delivery again
-// retries it.
-func (c *core) releasedAfter(ctx context.Context, rec Record) func(Result, error) (Result, error) {
+// while it is on the held list (put there by the backstop before it was decoded): the commit
+// that would have done so was cancelled, and an event decided already holds nothing. The
+// commit's check of the hold says whether the group is held: not held, nothing more; held,
+// its item came back with the cancellation, and a write is made only when the event is on the
+// list (its pages read first, when it has some). A failed release fails the message, so that a
+// delivery again retries it.
+func (c *core) releasedAfter(ctx context.Context, rec Record, v verdict) func(Result, error) (Result, error) {
 	return func(res Result, err error) (Result, error) {
-		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" {
+		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" || v.holdFree {
 			return res, err
 		}
-		if _, err := c.changeHold(ctx, rec.Group, nil, false, func(h *Hold) bool {
-			return h.held() && h.remove(rec.held(), nil) // decided: off the list wherever it is
-		}); err != nil {
+		var start *Hold
+		if v.holdHeld {
+			h, err := decodeHold(v.hold, c.cfg.Name, rec.Group)
+			if err != nil {
+				res.Outcome = Failed
+				return res, err
+			}
+			start = &h
+		}
+		if err := c.leave(ctx, rec.Group, rec.held(), start); err != nil {
 			res.Outcome = Failed
 			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)
 		}

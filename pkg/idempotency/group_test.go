@@ -95,6 +95,27 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
 		}, idempotency.Duplicate},
 	}
+	// How the blocker comes to head the hold: HoldGroup, as the engine dead-letters it; an
+	// event found applied already is held only by the backstop, by message id, before it was
+	// decoded (HoldGroup refuses to hold a decided event), and comes back redriven.
+	held := func(t *testing.T, c *idempotency.Consumer, blocker events.SQSMessage, applied bool) events.SQSMessage {
+		ev := mustDecode(t, blocker)
+		if applied {
+			if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+				errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+				t.Fatalf("HoldGroup of an applied event = %v; want it decided already, holding nothing", err)
+			}
+			if err := c.HoldMessages(context.Background(), "group-1", []idempotency.Held{{MessageID: "m1"}}); err != nil {
+				t.Fatal(err)
+			}
+			return redriven(blocker, "m1-redriven")
+		}
+		if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+			errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+		return redelivered(blocker, 6)
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -104,10 +125,8 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 			if tt.before != nil {
 				tt.before(c, blocker)
 			}
-			if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
-				t.Fatal(err)
-			}
-			if res, err := process(ctx, c, redelivered(blocker, 6)); err != nil || res.Outcome != tt.want {
+			again := held(t, c, blocker, tt.want == idempotency.Duplicate)
+			if res, err := process(ctx, c, again); err != nil || res.Outcome != tt.want {
 				t.Fatalf("redriven blocker = %+v, %v; want %s", res, err, tt.want)
 			}
 			next := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
@@ -125,4 +144,18 @@ func mustDecode(t *testing.T, m events.SQSMessage) cloudevent.Event {
 		t.Fatal(err)
 	}
 	return ev
+}
+
+// A group held behind a message that was held before its event id was read (the backstop's,
+// an undecodable body) names that message: a held message's letter says what to look for.
+func TestHeldError_names_the_message_when_the_blocker_has_no_event_id(t *testing.T) {
+	t.Parallel()
+	err := &idempotency.HeldError{Group: "acct", BlockerMessage: "m-7", BlockerReason: "not a CloudEvent"}
+	if msg := err.Error(); strings.Contains(msg, `event ""`) || !strings.Contains(msg, "held behind message m-7") {
+		t.Errorf("HeldError = %q; want it held behind message m-7, not behind an empty event id", msg)
+	}
+	named := &idempotency.HeldError{Group: "acct", BlockerEventID: "e1", BlockerMessage: "m-1", BlockerReason: "failed 5 times"}
+	if msg := named.Error(); !strings.Contains(msg, `held behind event "e1" (message m-1)`) {
+		t.Errorf("HeldError = %q; want it held behind event e1 and its message", msg)
+	}
 }

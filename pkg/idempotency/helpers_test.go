@@ -18,6 +18,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -170,6 +171,15 @@ func sqsMessage(msgID, body string, receiveCount int) events.SQSMessage {
 func redelivered(m events.SQSMessage, receiveCount int) events.SQSMessage {
 	m.Attributes = map[string]string{"MessageGroupId": m.Attributes["MessageGroupId"],
 		"SequenceNumber": m.Attributes["SequenceNumber"], "ApproximateReceiveCount": strconv.Itoa(receiveCount)}
+	return m
+}
+
+// redriven is m sent again by a redrive as message id: with the id it was first sent as.
+func redriven(m events.SQSMessage, id string) events.SQSMessage {
+	first := m.MessageId
+	m = redelivered(m, 1)
+	m.MessageId = id
+	m.MessageAttributes = map[string]events.SQSMessageAttribute{deadletter.AttrOriginalMessageID: {DataType: "String", StringValue: &first}}
 	return m
 }
 

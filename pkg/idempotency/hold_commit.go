@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -14,13 +15,18 @@ import (
 // this recovery path pays round trips beyond the one transaction.
 func (c *Consumer) throughHold(ctx context.Context, p prepared, old map[string]types.AttributeValue) (Result, bool, error) {
 	w, err := c.passHold(ctx, p.rec, old)
+	var de *DecidedError
+	if errors.As(err, &de) { // decided since its commit was refused: a duplicate, off the list
+		res, err := c.releasedAfter(ctx, p.rec, verdict{})(c.existing(ctx, p.res, de.record, p.rec.PayloadHash))
+		return res, true, err
+	}
 	if err != nil {
 		res := p.res
 		res.Outcome = Failed
 		return res, true, err
 	}
 	p.items = slices.Clone(p.items)
-	p.items[p.heldIndex] = w
+	p.items[p.heldIndex], p.passing = w, true
 	res, err := c.commit(ctx, p)
 	return res, true, err
 }

@@ -7,11 +7,11 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// ErrHoldFull is matched by the error of a hold write DynamoDB refused because the group's
-// held list would exceed its item size limit (400 KB: some 1,000 held messages with ids of a
-// hundred characters). It is not retried; the message fails, is logged at error level naming
-// the group, and is left to the queue's redrive policy (the group stays held behind its
-// blocker). See docs/failure-path.md.
+// ErrHoldFull is matched by the error of a hold write DynamoDB refused because an item would
+// exceed its size limit (400 KB). A held list spreads over pages and never does; the hold's own
+// item also keeps the operators' skips (for DefaultRetention), which could. It is not retried:
+// the message fails, is logged at error level naming the group, and is not dead-lettered
+// unheld (see docs/failure-path.md).
 var ErrHoldFull = errors.New("group's held list at DynamoDB's item size limit (400 KB)")
 
 // refused reports whether DynamoDB refused a request as such (ValidationException): the same

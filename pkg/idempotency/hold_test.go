@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -60,7 +61,7 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	name := "discard-" + counter
 	c := f.consumerFor(t, name, f.router(), holding)
 	a := idempotency.NewAdmin(f.db, f.records)
-	if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
+	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	send := func(suffix string, by int) (idempotency.Result, error) {
@@ -80,8 +81,8 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	if err != nil || !ok || len(h.Held) != 2 || h.Held[0].EventID != counter+"-a" || h.Held[1].EventID != counter+"-c" {
 		t.Fatalf("hold after the discard = %+v, %v, %v; want a then c", h, ok, err)
 	}
-	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrChanged) {
-		t.Errorf("a second discard = %v; want refused (a record exists)", err)
+	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrDecided) {
+		t.Errorf("a second discard = %v; want the event decided already (its letter a copy to delete)", err)
 	}
 	if res, err := send("-a", 1); err != nil || res.Outcome != idempotency.Applied {
 		t.Errorf("a = %+v, %v; want applied", res, err)
@@ -101,8 +102,9 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 }
 
 // A commit of a group that is not held costs its one transaction; only the recovery path pays
-// more: a held message or the head of a hold costs one more call (the hold comes back with the
-// cancellation, so it is not read again).
+// more: holding the group is one transaction (its write and the check that the event is not
+// decided), a held message or the head of a hold costs one more call (the hold comes back
+// with the cancellation, so it is not read again).
 func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
@@ -132,7 +134,9 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 		}
 	}
 	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
-	calls("holding the group", 2, func() error { return c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")) })
+	calls("holding the group", 1, func() error {
+		return c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
+	})
 	calls("a live message while held", 2, apply("-b", idempotency.Failed))
 	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
 	calls("the last held message", 2, apply("-b", idempotency.Applied))
@@ -147,7 +151,7 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	ctx := context.Background()
 	counter := unique(t)
 	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
-	if err := c.HoldGroup(ctx, "group-1", counter+"-a", "m-a", errors.New("failed 5 times")); err != nil {
+	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	msg := func(id, suffix string) events.SQSMessage {
@@ -162,5 +166,48 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	var held *idempotency.HeldError
 	if _, err := process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
 		t.Errorf("c after the re-sent blocker: %v; want held behind b", err)
+	}
+}
+
+// HoldGroup of a message already on the held list writes nothing to the hold, but still asks
+// whether the event was decided meanwhile (the check alone, one transaction): a decided event
+// is answered (ErrDecided) and taken off the list, so that nothing is held behind a message
+// that is done with.
+func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_takes_it_off(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "listed-" + counter
+	c := f.consumerFor(t, name, f.router(), holding)
+	x := message(t, "m-x", counter+"-x", "test.counted", counted{Counter: counter, By: 1})
+	ev := mustDecode(t, x)
+	held := idempotency.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
+	for _, e := range []idempotency.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
+		if err := c.HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
+		t.Fatalf("HoldGroup of a listed message = %v; want nil (it keeps its place)", err)
+	}
+	rec, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
+		Outcome: string(idempotency.Applied), PayloadHash: ev.PayloadHash(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: rec}); err != nil { // decided meanwhile
+		t.Fatal(err)
+	}
+	before := f.requests.Of("TransactWriteItems")
+	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+		t.Fatalf("HoldGroup of a listed message decided meanwhile = %v; want ErrDecided", err)
+	}
+	if got := f.requests.Of("TransactWriteItems") - before; got != 1 {
+		t.Errorf("%d transactions; want 1, the check alone (taking it off is a write of the hold alone)", got)
+	}
+	h, ok, err := idempotency.NewAdmin(f.db, f.records).Hold(ctx, name, "group-1")
+	if err != nil || !ok || len(h.Held) != 1 || h.Held[0].EventID != counter+"-a" {
+		t.Errorf("hold = %+v, %v, %v; want a alone: x taken off", h.Held, ok, err)
 	}
 }

@@ -230,7 +230,9 @@ func TestConsumer_a_record_vanished_after_its_condition_failed_is_transient(t *t
 		}
 		return out, md, err
 	})
-	res, err := process(context.Background(), f.consumerWith(t, db, "counter"), redelivered(msg, 2))
+	resent := msg // a first delivery (a redelivery reads the record before its handler instead)
+	resent.MessageId = "m1-resent"
+	res, err := process(context.Background(), f.consumerWith(t, db, "counter"), resent)
 	if res.Outcome == idempotency.Conflict || permanent(err) || err == nil {
 		t.Errorf("redelivery whose record vanished = %+v, %v; want a transient failure, not a conflict", res, err)
 	}

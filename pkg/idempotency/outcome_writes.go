@@ -108,16 +108,25 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 	defer cancel()
 	_, err = c.db.TransactWriteItems(callCtx, &dynamodb.TransactWriteItemsInput{TransactItems: items}, c.cfg.Retry.single)
 	res.Commit += time.Since(start)
-	switch v := classify(err, recordIndex, heldIndex); v.kind {
+	v := classify(err, recordIndex, heldIndex)
+	if hold != nil { // passHold's write passing is no sign that the group is not held
+		v.holdFree = false
+	}
+	switch v.kind {
 	case committed:
 		res.Outcome, res.Reason = Rejected, rec.Reason
 		c.remember(rec, Rejected, rec.Reason)
 		return res, true, nil
 	case recordExists:
-		res, err = c.releasedAfter(ctx, rec)(c.existing(ctx, res, v.old, rec.PayloadHash))
+		res, err = c.releasedAfter(ctx, rec, v)(c.existing(ctx, res, v.old, rec.PayloadHash))
 		return res, true, err
 	case held:
 		w, err := c.passHold(ctx, rec, v.old)
+		var de *DecidedError
+		if errors.As(err, &de) { // decided meanwhile: a duplicate, off the list
+			res, err = c.releasedAfter(ctx, rec, verdict{})(c.existing(ctx, res, de.record, rec.PayloadHash))
+			return res, true, err
+		}
 		if err != nil {
 			res.Outcome = Failed
 			return res, true, err
@@ -125,7 +134,7 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 		return c.rejectWith(ctx, res, rec, cond, also, &w)
 	case effectFailed:
 		if also.provesDuplicate(v.failed) {
-			res, err = c.releasedAfter(ctx, rec)(duplicateByEffect(res), nil)
+			res, err = c.releasedAfter(ctx, rec, v)(duplicateByEffect(res), nil)
 			return res, true, err
 		}
 		res.Outcome = Failed

@@ -21,17 +21,22 @@ type Engine interface {
 	Name() string
 	// Apply applies one event, delivered as d, exactly once (see Consumer.Apply).
 	Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error)
-	// CountMessageFailure counts one failed attempt of event eventID carried by delivery
-	// messageID (an SQS message id, a stream record's id) and returns how many this delivery
-	// has had: a port dead-letters the delivery once the count reaches its limit.
-	CountMessageFailure(ctx context.Context, eventID, messageID string, cause error) (int, error)
+	// CountMessageFailure counts one failed attempt of event ev carried by delivery d and
+	// returns how many this delivery (d.MessageID: an SQS message id, a stream record's id)
+	// has had: a port dead-letters the delivery once the count reaches its limit. An event
+	// decided already is not counted: a *DecidedError (ErrDecided), and the port acknowledges
+	// the delivery.
+	CountMessageFailure(ctx context.Context, ev cloudevent.Event, d Delivery, cause error) (int, error)
 	// MessageFailures returns the failed attempts counted for the delivery, and the last one's
 	// error.
 	MessageFailures(ctx context.Context, eventID, messageID string) (int, string, error)
-	// HoldGroup holds group behind a delivery (messageID: Delivery.OriginID) about to be
-	// dead-lettered for reason, under the consumer's AfterDeadLetter policy; it does nothing
-	// under GoOn.
-	HoldGroup(ctx context.Context, group, eventID, messageID string, reason error) error
+	// HoldGroup holds group behind a delivery about to be dead-lettered for reason (held:
+	// its event id and payload hash, when it was decoded, and Delivery.OriginID), under the
+	// consumer's AfterDeadLetter policy; it does nothing under GoOn. An event decided already
+	// is neither held nor to be dead-lettered: a *DecidedError (ErrDecided), and the port
+	// acknowledges the delivery. A message an operator skipped is not held: a *SkippedError
+	// (ErrSkipped), and the port dead-letters it with that reason.
+	HoldGroup(ctx context.Context, group string, held Held, reason error) error
 	// HoldMessages holds group behind each of held in order, under the AfterDeadLetter policy
 	// (a port's backstop before the transport may move them by itself); a message on the list
 	// already keeps its place.

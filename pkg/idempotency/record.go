@@ -51,7 +51,9 @@ type Record struct {
 }
 
 // held is the record's event as its group's held list knows it.
-func (r Record) held() Held { return Held{EventID: r.EventID, MessageID: r.origin} }
+func (r Record) held() Held {
+	return Held{EventID: r.EventID, MessageID: r.origin, PayloadHash: r.PayloadHash}
+}
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.

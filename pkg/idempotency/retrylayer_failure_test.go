@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -44,12 +45,12 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		op   string
 		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
 	}{
-		{"counting an attempt", "UpdateItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := consumer(t, db, name).CountMessageFailure(ctx, unique(t), "m1", errors.New("downstream failed"))
+		{"counting an attempt", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			_, err := consumer(t, db, name).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, idempotency.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
 			return err
 		}},
-		{"writing a hold", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), unique(t), "m1", errors.New("failed 5 times"))
+		{"writing a hold", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
+			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), idempotency.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
 		}},
 		{"the release after a duplicate", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
 			counter := unique(t)
@@ -59,10 +60,11 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 			if res, err := process(ctx, plain, blocker); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
-			if err := plain.HoldGroup(ctx, "g-"+counter, counter+"-a", "m1", errors.New("failed 5 times")); err != nil {
+			// held by the backstop on its last receives, before it was decoded; then SQS moved it
+			if err := plain.HoldMessages(ctx, "g-"+counter, []idempotency.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
-			_, err := process(ctx, consumer(t, db, name), redelivered(blocker, 6))
+			_, err := process(ctx, consumer(t, db, name), redriven(blocker, "m1-redriven"))
 			return err
 		}},
 		{"a lease's claim", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {

@@ -133,7 +133,10 @@ func (r *recovery) dlqARN(t *testing.T) string {
 
 // The runbook's path for a message the queue moved by its maxReceiveCount (every invocation
 // that took it was killed): whether its effect was committed before the crash or not, a
-// redrive to its source queue applies it exactly once.
+// redrive to its source queue applies it exactly once. The letter names no source queue (SQS
+// wrote it): the redrive sends it to the dead-letter queue's source, the queue whose redrive
+// policy moved it (deadletter.SourceQueue; the tool looks among the stack's queues), and only
+// without that refuses it.
 func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *testing.T) {
 	for _, committed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("committed before the crash %v", committed), func(t *testing.T) {
@@ -160,9 +163,21 @@ func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *tes
 			}
 			got := r.redrive(t, deadletter.RedriveConfig{}, nil) // the letter names no source queue
 			if !slices.Equal(got[a], []deadletter.Outcome{deadletter.Failed}) {
-				t.Errorf("redrive without --to: %v; want failed (no source queue named)", got[a])
+				t.Errorf("redrive not knowing the source: %v; want failed (no source queue named)", got[a])
 			}
-			r.redrive(t, deadletter.RedriveConfig{To: r.src}, nil)
+			// the source queue's redrive policy, as deployed (crash set it to move at once)
+			if _, err := r.sqs.SetQueueAttributes(t.Context(), &sqs.SetQueueAttributesInput{QueueUrl: aws.String(r.src), Attributes: map[string]string{
+				"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"50"}`, r.dlqARN(t))}}); err != nil {
+				t.Fatal(err)
+			}
+			src, ok, err := deadletter.SourceQueue(t.Context(), r.sqs, r.dlq, []string{r.dlq, r.src})
+			if err != nil || !ok || src != r.src {
+				t.Fatalf("the dead-letter queue's source: %q, %v, %v; want %s, whose redrive policy moved the message", src, ok, err, r.src)
+			}
+			got = r.redrive(t, deadletter.RedriveConfig{Source: src}, nil)
+			if !slices.Equal(got[a], []deadletter.Outcome{deadletter.Moved}) {
+				t.Errorf("redrive to the source: %v; want moved", got[a])
+			}
 			r.consume(t)
 			r.wantApplied(t, "g", a)
 			if n := r.letters(t); n != 0 {

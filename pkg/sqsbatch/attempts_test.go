@@ -25,7 +25,7 @@ import (
 func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_again(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		holds    int64 // hold writes (PutItem) throttled, each an attempt of the engine's Retry
+		holds    int64 // hold writes throttled, each an attempt of the engine's Retry
 		sendFail bool  // the first dead-letter send fails
 	}{
 		{"the dead-letter send failed", 0, true},
@@ -35,7 +35,7 @@ func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_a
 			var puts atomic.Int64
 			r := newRedrive(t)
 			r.failing[r.eventID(t, "a/1")] = true
-			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("PutItem", tc.holds, &puts)))
+			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("#hold#", tc.holds, &puts)))
 			var sends atomic.Int64
 			dl := sqsbatch.DeadLettererFunc(func(ctx context.Context, msg events.SQSMessage, reason error) error {
 				if sends.Add(1) == 1 && tc.sendFail {

@@ -125,7 +125,7 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error 
 	d.HoldWritten = r.held // by the backstop, before the batch ran
 	body, err := h.payload(ctx, msg)
 	if err != nil {
-		return s.Hold(ctx, d, "", err)
+		return s.Hold(ctx, d, cloudevent.Event{}, err)
 	}
 	resolved := msg // the record keeps the message as received (a claim check's pointer)
 	resolved.Body = body
@@ -138,10 +138,10 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error 
 			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		h.metrics.Count(metrics.Malformed, 1)
-		return s.Hold(ctx, d, "", err)
+		return s.Hold(ctx, d, cloudevent.Event{}, err)
 	}
 	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
-		return deadletter.WithEvent(s.Hold(ctx, d, ev.ID, err), ev)
+		return deadletter.WithEvent(s.Hold(ctx, d, ev, err), ev)
 	}
 	return deadletter.WithEvent(idempotency.NameKey(s.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }

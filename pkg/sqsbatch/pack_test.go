@@ -180,15 +180,20 @@ func dropResponses(n *int) func(*middleware.Stack) error {
 	}
 }
 
-// A pack committed whose answer was lost: the batch fails, and its redelivery to a new
-// environment is all duplicates, in one call, with nothing applied twice.
+// A pack committed whose answer was lost: each member's failure path finds its record (the
+// count's check that the event is not decided) and answers it as a duplicate, counting
+// nothing; a redelivery to a new environment (the Lambda's answer lost too) is all
+// duplicates, in one call, with nothing applied twice.
 func TestPacking_redelivery_after_a_committed_pack_is_all_duplicates(t *testing.T) {
 	lost := 1
 	e := newPackEnv(t, dynamodb.WithAPIOptions(dropResponses(&lost)))
 	single := func(c *idempotency.Config) { c.Retry.MaxAttempts = 1 }
 	batch := e.batch(t, specs("g%d/1 t.add c%d 1", 5)...)
-	if failed := handleAll(t, e.processor(t, sqsbatch.Config{}, single), batch); len(failed) != 5 {
-		t.Fatalf("failed %v; want all five reported for redelivery (the answer was lost)", failed)
+	if failed := handleAll(t, e.processor(t, sqsbatch.Config{}, single), batch); len(failed) != 0 {
+		t.Fatalf("failed %v; want all five answered from their records on their failure path (the answer was lost)", failed)
+	}
+	if n := strings.Count(e.logs.String(), `"stored":"applied"`); n != 5 {
+		t.Errorf("%d members answered as duplicates of their applied records; want 5:\n%s", n, e.logs)
 	}
 	e.logs.Reset()
 	calls := e.requests.Of("TransactWriteItems")
@@ -224,7 +229,7 @@ func TestPacking_retries_a_throttled_pack_within_its_attempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var attempts atomic.Int64
-			e := newPackEnv(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("TransactWriteItems", tc.throttled, &attempts)))
+			e := newPackEnv(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("packed#", tc.throttled, &attempts))) // the commits
 			p := e.processor(t, sqsbatch.Config{}, func(c *idempotency.Config) {
 				c.Retry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 			})

@@ -33,19 +33,20 @@ const backstop = 10 * sqsbatch.DefaultMaxAttempts
 // redrive is a consumer over DynamoDB Local whose handler appends each applied event's id to
 // its group's log item, in commit order, and fails the events in failing transiently.
 type redrive struct {
-	db      *dynamodb.Client
-	app     string
-	mu      sync.Mutex
-	failing map[string]bool
-	tried   map[string]int // event id -> Decide calls while failing
-	dead    []deadLetter   // what the engine dead-lettered, in order
+	db        *dynamodb.Client
+	app       string
+	mu        sync.Mutex
+	failing   map[string]bool
+	malformed map[string]bool // events the handler refuses as malformed
+	tried     map[string]int  // event id -> Decide calls while failing
+	dead      []deadLetter    // what the engine dead-lettered, in order
 }
 
 type deadLetter struct{ id, reason string }
 
 func newRedrive(t *testing.T, failing ...string) *redrive {
 	db := testenv.DynamoDB(t)
-	r := &redrive{db: db, app: testenv.CreateTable(t, db, "app", false), failing: map[string]bool{}, tried: map[string]int{}}
+	r := &redrive{db: db, app: testenv.CreateTable(t, db, "app", false), failing: map[string]bool{}, malformed: map[string]bool{}, tried: map[string]int{}}
 	for _, id := range failing {
 		r.failing[id] = true
 	}
@@ -61,6 +62,9 @@ func (r *redrive) heal() {
 func (r *redrive) Decide(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.malformed[ev.ID] {
+		return nil, cloudevent.Malformed("data", "refused by this deploy")
+	}
 	if r.failing[ev.ID] {
 		r.tried[ev.ID]++
 		return nil, fmt.Errorf("downstream throttled (%s, try %d)", ev.ID, r.tried[ev.ID])

@@ -22,7 +22,7 @@ func TestProcessor_a_failing_message_under_throttling_answers_within_the_deadlin
 	var updates atomic.Int64
 	r := newRedrive(t)
 	r.failing[r.eventID(t, "a/1")] = true
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("UpdateItem", 1_000_000, &updates)))
+	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("#attempts#", 1_000_000, &updates)))
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	retry := idempotency.Retry{MaxAttempts: 6}
 	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),

@@ -71,7 +71,7 @@ func TestOnceflow_runbook_commands_pass_the_gatekeeper_under_the_operator_policy
 	// Skip, then redrive (dry run, then for real); release; record delete.
 	poison(acct+"-b", acct+"-bad-b")
 	credit(acct+"-b", acct+"-live-b")
-	run("hold", "skip", "--consumer", "ledger", "--why", "go on past it", "--yes", acct+"-b")
+	run("hold", "skip", "--consumer", "ledger", "--why", "go on past it", "--yes", "--queue", "LedgerDeadLetterQueue", acct+"-b")
 	run("dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--dry-run")
 	run("dlq", "redrive", "--queue", "LedgerDeadLetterQueue")
 	poison(acct+"-c", acct+"-bad-c")

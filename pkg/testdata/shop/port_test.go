@@ -79,13 +79,20 @@ func (p orderPort) apply(ctx context.Context, pack *idempotency.Pack, d delivery
 	del := idempotency.Delivery{MessageID: d.id, Group: d.group}
 	_, err := pack.Apply(ctx, d.ev, del)
 	if err != nil && !idempotency.IsPermanent(err) {
-		n, cerr := p.e.CountMessageFailure(ctx, d.ev.ID, d.id, err)
-		if cerr == nil && n >= p.maxAttempts {
+		n, cerr := p.e.CountMessageFailure(ctx, d.ev, del, err)
+		switch {
+		case errors.Is(cerr, idempotency.ErrDecided):
+			return nil // decided already: answered from its record
+		case cerr == nil && n >= p.maxAttempts:
 			err = idempotency.Permanent(fmt.Errorf("failed %d times: %w", n, err))
 		}
 	}
 	if idempotency.IsPermanent(err) && !errors.Is(err, idempotency.ErrHeld) {
-		if herr := p.e.HoldGroup(ctx, d.group, d.ev.ID, d.id, err); herr != nil {
+		held := idempotency.Held{EventID: d.ev.ID, MessageID: d.id, PayloadHash: d.ev.PayloadHash()}
+		switch herr := p.e.HoldGroup(ctx, d.group, held, err); {
+		case errors.Is(herr, idempotency.ErrDecided):
+			return nil
+		case herr != nil && !errors.Is(herr, idempotency.ErrSkipped):
 			return herr
 		}
 	}

@@ -1,0 +1,67 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The runbook's "failed 5 times" path when the blocker cannot be fixed now: hold skip lets the
+// account go on past it, keeping its letter for later, then a redrive sends the held tail. A
+// redrive sends a group's letters in their order, so the skipped letter goes first; whether it
+// fails again (its cause still there) or succeeds (fixed meanwhile), the operator decided the
+// account goes on past it: it must never hold the account again. The held tail and the live
+// message after it are applied in their order, at once, and nothing is left held.
+func TestRecovery_a_skipped_letter_redriven_rejoins_after_the_tail_without_holding_again(t *testing.T) {
+	t.Parallel()
+	for _, fixed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "it fails again", true: "fixed before the redrive"}[fixed], func(t *testing.T) {
+			t.Parallel()
+			c := newCloud(t)
+			f := c.pipeline(t, pipelineConfig{})
+			const e1, e2, e3 = "e1", "e2", "e3"
+			f.set(f.failing, true, e1)
+			f.sendNew(t, "acct", e1, e2)
+			f.consume(t)
+			if h, ok := f.hold(t, "acct"); !ok || len(h.Held) != 2 || f.letters(t) != 2 {
+				t.Fatalf("after e1 failed: hold %s, %d letters; want e1 and e2 held and dead-lettered", heldList(h), f.letters(t))
+			}
+
+			if code, out := f.cli(t, "hold", "skip", "--why", "refund by hand", "acct"); code != 0 || !strings.Contains(out, "now held behind event "+e2) {
+				t.Fatalf("hold skip: exit %d; want the account held behind e2 next", code)
+			}
+			if fixed {
+				f.set(f.failing, false, e1)
+			}
+			if code, out := f.cli(t, "dlq", "redrive"); code != 0 || !strings.Contains(out, "moved 2,") {
+				t.Fatalf("dlq redrive: exit %d; want e1 and e2 moved", code)
+			}
+			f.consume(t)
+			f.sendNew(t, "acct", e3) // live traffic after the redrive
+			f.consume(t)
+
+			got := f.applied(t, "acct")
+			if rest := slices.DeleteFunc(slices.Clone(got), func(id string) bool { return id == e1 }); !slices.Equal(rest, []string{e2, e3}) || len(got)-len(rest) > 1 {
+				t.Errorf("account applied %v; want e2 (the held tail), then e3 (live), at once, and e1 once at most: the skipped e1 holds nothing", got)
+			}
+			f.wantFree(t, "acct", "after the skip and the redrive,")
+			if !fixed {
+				if ls := f.inView(t); f.letters(t) != 1 || len(ls) != 1 || ls[0].EventID != e1 {
+					t.Errorf("dead-letter queue holds %d letters, in view %s; want e1's letter alone, kept for later", f.letters(t), letterList(ls))
+				}
+				return
+			}
+			if f.letters(t) > 0 { // what is left is redriven once more, as the runbook says
+				f.cli(t, "dlq", "redrive")
+				f.consume(t)
+			}
+			if got := f.applied(t, "acct"); len(got) != 3 || !slices.Contains(got, e1) {
+				t.Errorf("account applied %v; want e1, e2 and e3, each once", got)
+			}
+			f.wantFree(t, "acct", "at the end,")
+			if n := f.letters(t); n != 0 {
+				t.Errorf("at the end the dead-letter queue holds %d letters; want none", n)
+			}
+		})
+	}
+}

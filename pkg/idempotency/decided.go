@@ -1,0 +1,155 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/metrics"
+)
+
+// ErrDecided is matched by a DecidedError.
+var ErrDecided = errors.New("event decided already")
+
+// DecidedError reports an event its consumer has decided already (applied, rejected or
+// discarded, with the same payload), found where it would otherwise be counted as failed,
+// held or dead-lettered (Engine.CountMessageFailure, Engine.HoldGroup, Admin.Discard): it is
+// answered from its record instead, as a duplicate, whatever its handler says of it now. A
+// port acknowledges the message.
+type DecidedError struct {
+	Key     string
+	Outcome Outcome // the stored outcome: applied, rejected or discarded
+	Reason  string  // the stored reason (of a rejection, of a discard)
+	record  map[string]types.AttributeValue
+}
+
+func (e *DecidedError) Error() string {
+	return fmt.Sprintf("%s was %s already: answered from its record, not counted, held or dead-lettered", e.Key, e.Outcome)
+}
+
+// Is makes errors.Is(err, ErrDecided) true.
+func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
+
+func decidedError(item map[string]types.AttributeValue) *DecidedError {
+	var rec Record
+	_ = attributevalue.UnmarshalMap(item, &rec) // a record the condition read: its fields decode
+	return &DecidedError{Key: rec.Key, Outcome: Outcome(rec.Outcome), Reason: rec.Reason, record: item}
+}
+
+// decides reports whether rec, a stored record, decides an event of payload hash at now: it is
+// live (not expired), not a lease in progress, and of the same payload, or a discard whose
+// payload the operator's tool could not read (it answers every payload of its id). A live
+// record of another payload is a conflict, not a decision of this one.
+func decides(rec Record, hash string, now time.Time) bool {
+	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == StatusInProgress {
+		return false
+	}
+	return rec.PayloadHash == hash || rec.Outcome == string(Discarded) && rec.PayloadHash == ""
+}
+
+// undecidedCheck is the ConditionCheck, for a transaction on the failure path, that the
+// consumer has not decided event eventID of payload hash (decides, as a condition):
+//
+//	attribute_not_exists(pk) OR expiresAt < :now OR #status = :inProgress
+//	  OR (payloadHash <> :hash AND NOT (outcome = :discarded AND payloadHash = :none))
+//
+// It returns the record when it fails (ALL_OLD), so the event is answered from it.
+func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, error) {
+	now := c.cfg.Now()
+	hashName := expression.Name(attrPayloadHash)
+	cond := expression.Name(attrKey).AttributeNotExists().
+		Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix()))).
+		Or(expression.Name(attrStatus).Equal(expression.Value(StatusInProgress))).
+		Or(hashName.NotEqual(expression.Value(hash)).
+			And(expression.Not(expression.Name("outcome").Equal(expression.Value(string(Discarded))).And(hashName.Equal(expression.Value(""))))))
+	expr, err := expression.NewBuilder().WithCondition(cond).Build()
+	if err != nil {
+		return nil, fmt.Errorf("build record condition: %w", err)
+	}
+	return &types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table),
+		Key: Record{Key: Key(c.cfg.Name, eventID)}.key(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+}
+
+// answered answers a redelivered event from its record before its handler runs: a delivery
+// received before (ReceiveCount above 1) or redriven (Origin) may be of an event decided
+// meanwhile (its first delivery's answer lost, a discard), whose handler may fail or crash the
+// function again. It costs one eventually consistent GetItem, on redeliveries only: a stale
+// miss only runs the handler, whose commit (or failure path) still meets the record. done is
+// true when the record decides the event (a Duplicate, or a Conflict with its error); a
+// message its group's hold may list (held by the backstop, or redriven) is then taken off it.
+// A failed read leaves the event to its handler.
+func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery) (Result, bool, error) {
+	if !d.redelivered() {
+		return res, false, nil
+	}
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	start := time.Now()
+	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table), Key: Record{Key: res.Key}.key()})
+	cancel()
+	res.Commit += time.Since(start)
+	var rec Record
+	if err != nil || attributevalue.UnmarshalMap(out.Item, &rec) != nil || rec.Key == "" || rec.Status == StatusInProgress ||
+		rec.ExpiresAt < c.cfg.Now().Unix() {
+		return res, false, nil
+	}
+	res = c.known(res, rec.PayloadHash, Outcome(rec.Outcome), rec.Reason, hash)
+	if res.Outcome == Conflict {
+		return res, true, c.conflictErr(res, rec.PayloadHash, hash)
+	}
+	c.remember(rec, Outcome(rec.Outcome), rec.Reason)
+	if c.HoldsGroups() && d.Group != "" && d.recovering() {
+		if err := c.leave(ctx, d.Group, Held{EventID: res.EventID, MessageID: d.OriginID(), PayloadHash: hash}, nil); err != nil {
+			res.Outcome = Failed
+			return res, true, fmt.Errorf("answered %s from its record, but its group %s's hold not released: %w", res.Key, d.Group, err)
+		}
+	}
+	return res, true, nil
+}
+
+// decidedByRead is the failure path's question without a hold to write (GoOn, no group): a
+// consistent GetItem of e's record; a *DecidedError when it decides e.
+func (c *core) decidedByRead(ctx context.Context, e Held) error {
+	if e.EventID == "" {
+		return nil
+	}
+	var res Result
+	item, err := c.read(ctx, &res, Key(c.cfg.Name, e.EventID))
+	if err != nil {
+		return err
+	}
+	var rec Record
+	if item == nil || attributevalue.UnmarshalMap(item, &rec) != nil || !decides(rec, e.PayloadHash, c.cfg.Now()) {
+		return nil
+	}
+	return decidedError(item)
+}
+
+// leave takes e off group's hold where it is listed: the entry of a message answered from its
+// record, which holds nothing (the backstop's, written before it was decoded). It starts from
+// start (the hold as last seen) or reads it: a conditional write when e is listed, none when
+// not.
+func (c *core) leave(ctx context.Context, group string, e Held, start *Hold) error {
+	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e, nil) })
+	return err
+}
+
+// answeredOnFailure logs and counts an event answered from its record on its failure path, and
+// returns de.
+func (c *core) answeredOnFailure(ctx context.Context, e Held, messageID string, de *DecidedError) error {
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "message "+string(Duplicate),
+		slog.String("consumer", c.cfg.Name), slog.String("messageId", messageID), slog.String("eventId", e.EventID),
+		slog.String("idempotency_key", de.Key), slog.String("outcome", string(Duplicate)), slog.String("stored", string(de.Outcome)),
+		slog.String("reason", "decided already: answered from its record on its failure path"))
+	c.cfg.Metrics.Count(metrics.Duplicate, 1)
+	return de
+}

@@ -1,0 +1,206 @@
+package idempotency
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// versionCondition is true when the hold is still h as read: absent, or at h's version.
+func versionCondition(h Hold) expression.ConditionBuilder {
+	switch {
+	case !h.exists:
+		return expression.AttributeNotExists(expression.Name(attrKey))
+	case h.Version == 0: // written before holds had versions
+		return expression.AttributeExists(expression.Name(attrKey)).And(expression.AttributeNotExists(expression.Name("version")))
+	}
+	return expression.Name("version").Equal(expression.Value(h.Version))
+}
+
+// headCondition is true when the hold is still h and eventID heads it.
+func headCondition(h Hold, eventID string) expression.ConditionBuilder {
+	if h.Version == 0 {
+		return versionCondition(h).And(expression.Name("blockerEventId").Equal(expression.Value(eventID)))
+	}
+	return versionCondition(h).And(expression.Name("held[0].eventId").Equal(expression.Value(eventID)))
+}
+
+// ErrChanged is matched by an error that reports a conditional write refused because the item
+// changed since it was read (and shown).
+var ErrChanged = errors.New("changed since it was read")
+
+// holdDB is the calls that read and change a hold.
+type holdDB interface {
+	holdGetter
+	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+}
+
+// sendHold makes writes: one PutItem or DeleteItem when it is one (the hold's own item alone),
+// else one TransactWriteItems.
+func sendHold(ctx context.Context, db holdDB, writes []types.TransactWriteItem, optFns ...func(*dynamodb.Options)) error {
+	var err error
+	switch w := writes[0]; {
+	case len(writes) > 1 || w.ConditionCheck != nil:
+		_, err = db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: writes}, optFns...)
+	case w.Delete != nil:
+		d := w.Delete
+		_, err = db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}, optFns...)
+	case w.Put != nil:
+		p := w.Put
+		_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
+			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
+			ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}, optFns...)
+	}
+	return err
+}
+
+// refusedAt tells which of writes DynamoDB refused by their condition, and the item each found:
+// the reasons of a cancelled transaction, or the one write's ConditionalCheckFailedException.
+// ok is false when err is no such refusal.
+func refusedAt(err error, writes int) (failed []bool, items []map[string]types.AttributeValue, ok bool) {
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) && writes == 1 {
+		return []bool{true}, []map[string]types.AttributeValue{ccf.Item}, true
+	}
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != writes {
+		return nil, nil, false
+	}
+	failed, items = make([]bool, writes), make([]map[string]types.AttributeValue, writes)
+	for i, r := range tce.CancellationReasons {
+		switch code := aws.ToString(r.Code); {
+		case code == "ConditionalCheckFailed":
+			failed[i], items[i], ok = true, r.Item, true
+		case code != "" && code != "None":
+			return nil, nil, false // a conflict, a throttle: transient
+		}
+	}
+	return failed, items, ok
+}
+
+// changeHold changes the group's hold: it starts from start (the hold as last seen: the item a
+// refusal returned, or a hold taken to be absent, so that creating one costs one write) or
+// reads it when start is nil, reads its pages, lets change change it, and writes it
+// conditionally on what it read, with check (a ConditionCheck that the event is not decided,
+// undecidedCheck) in the same transaction when given; a hold changed meanwhile is taken again
+// from what the refusal returned. It returns the hold as changed (or as read, when change
+// changed nothing: the check is still made). A failed check is a *DecidedError: nothing is
+// written. Only the recovery path calls it.
+func (c *core) changeHold(ctx context.Context, group string, start *Hold, check *types.TransactWriteItem, change func(*Hold) bool) (Hold, error) {
+	for attempt := 1; ; attempt++ {
+		prev, err := c.holdFrom(ctx, group, start)
+		if err != nil {
+			return Hold{}, err
+		}
+		next := prev.clone()
+		changed := change(&next)
+		var writes []types.TransactWriteItem
+		if check != nil {
+			writes = append(writes, *check)
+		}
+		if changed {
+			w, err := holdWrites(c.cfg.Table, prev, next, versionCondition(prev), c.cfg.Now())
+			if err != nil {
+				return Hold{}, err
+			}
+			writes = append(writes, w...)
+		}
+		if len(writes) == 0 {
+			return prev, nil
+		}
+		callCtx, cancel := c.cfg.Retry.bound(ctx)
+		err = sendHold(callCtx, c.db, writes, c.cfg.Retry.single)
+		cancel()
+		if err == nil {
+			if changed {
+				next.Version, next.exists, next.loaded = prev.Version+1, next.held() || len(next.Skipped) > 0, true
+				next.normalize()
+				return next, nil
+			}
+			return prev, nil
+		}
+		if failed, items, ok := refusedAt(err, len(writes)); ok {
+			own := 0
+			if check != nil {
+				own = 1
+			}
+			fresh := prev // as read, unless its own write was refused: then as the refusal found it
+			if changed && failed[own] {
+				if fresh, err = decodeHold(items[own], c.cfg.Name, group); err != nil {
+					return Hold{}, err
+				}
+			}
+			if check != nil && failed[0] {
+				return fresh, decidedError(items[0])
+			}
+			start = &fresh // changed meanwhile: change it as it is now
+			if attempt < c.cfg.Retry.MaxAttempts {
+				continue
+			}
+			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, ErrChanged)
+		}
+		if IsAccessDenied(err) { // denied again on a retry: the deployment's fault
+			return Hold{}, fmt.Errorf("change hold: %w", err)
+		}
+		if refused(err) { // retrying cannot help
+			if tooLarge(err) {
+				err = fmt.Errorf("%w (%d messages held): %v", ErrHoldFull, len(next.Held), err)
+				c.cfg.Logger.LogAttrs(ctx, slog.LevelError, "group's hold refused by DynamoDB's item size limit: message not held",
+					slog.String("consumer", c.cfg.Name), slog.String("group", group), slog.Int("held", len(next.Held)),
+					slog.String("limit", "400 KB per item"), slog.String("error", err.Error()))
+			}
+			return Hold{}, fmt.Errorf("change hold: %w", err)
+		}
+		start = nil // read it again: the write's answer may have been lost
+		if !c.cfg.Retry.wait(ctx, attempt) {
+			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, err)
+		}
+	}
+}
+
+// holdFrom returns the group's hold, whole: start when given, else read; its pages read.
+func (c *core) holdFrom(ctx context.Context, group string, start *Hold) (Hold, error) {
+	var h Hold
+	if start != nil {
+		h = start.clone()
+	} else {
+		item, err := c.readHold(ctx, group)
+		if err != nil {
+			return Hold{}, err
+		}
+		if h, err = decodeHold(item, c.cfg.Name, group); err != nil {
+			return Hold{}, err
+		}
+	}
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	return h, loadPages(callCtx, c.db, c.cfg.Table, &h)
+}
+
+// absentHold is the group's hold taken to be absent, to start a change from (changeHold).
+func (c *core) absentHold(group string) *Hold {
+	h, _ := decodeHold(nil, c.cfg.Name, group)
+	return &h
+}
+
+// readHold reads the group's hold's own item consistently; nil when there is none.
+func (c *core) readHold(ctx context.Context, group string) (map[string]types.AttributeValue, error) {
+	callCtx, cancel := c.cfg.Retry.bound(ctx)
+	defer cancel()
+	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
+		Key: Record{Key: holdKey(c.cfg.Name, group)}.key(), ConsistentRead: aws.Bool(true)})
+	if err != nil {
+		return nil, fmt.Errorf("read hold of group %s: %w", group, err)
+	}
+	return out.Item, nil
+}
