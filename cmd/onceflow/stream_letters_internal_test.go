@@ -16,7 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -32,6 +35,14 @@ const key = "compte é 1"
 // as template.yaml's consumers write theirs (PayloadBucket, dead-letters/<consumer>/).
 func (c *cloud) letters(t *testing.T) *deadletter.Queue {
 	t.Helper()
+	q, _ := c.lettersAndReader(t)
+	return q
+}
+
+// lettersAndReader is letters and a claim-check reader of its bucket, as a stream consumer's
+// replay path reads a redriven letter past SQS's limit.
+func (c *cloud) lettersAndReader(t *testing.T) (*deadletter.Queue, *claimcheck.Reader) {
+	t.Helper()
 	client := s3.NewFromConfig(emulatorConfig, func(o *s3.Options) {
 		o.BaseEndpoint, o.UsePathStyle = aws.String(emulator(t, "SQS_ENDPOINT", "the fauxqs S3 emulator")), true
 	})
@@ -43,7 +54,11 @@ func (c *cloud) letters(t *testing.T) *deadletter.Queue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL).WithClaimCheck(w)
+	r, err := claimcheck.NewReader(client, claimcheck.ReaderConfig{Buckets: []string{bucket}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL).WithClaimCheck(w), r
 }
 
 // applied lists the amounts the stream consumer applied to a key: its effect puts APPLIED#<key>,
@@ -72,7 +87,7 @@ func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amo
 		if err != nil {
 			return nil, err
 		}
-		if n < 0 {
+		if n < 0 && !c.fixed.Load() {
 			return nil, idempotency.Permanent(errors.New("negative amount"))
 		}
 		return idempotency.Effect{idempotency.Put(c.tableName("AppTable"), map[string]string{"pk": "APPLIED#" + k, "sk": fmt.Sprint(n)})}, nil
@@ -90,9 +105,12 @@ func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amo
 type streamPort struct {
 	name   string
 	handle func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(first int) int // handles the batch from record first; returns the failures
-	ids    []string                                                                // the records' event ids
-	group  string                                                                  // the hold's group of the key
-	body   string                                                                  // how the first letter's body, read back, starts
+	// replayed builds the same consumer's port and returns its replay queue's handler
+	// (HandleReplay, its claim checks read by payloads) and its stream's, as handle's.
+	replayed func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (replay func(events.SQSEvent) events.SQSEventResponse, stream func(first int) int)
+	ids      []string // the records' event ids
+	group    string   // the hold's group of the key
+	body     string   // how the first letter's body, read back, starts
 }
 
 // kinesisPort: Lambda's Kinesis event built here, as kinesalite refuses a record past 1 MiB
@@ -117,21 +135,29 @@ func kinesisPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := kinesisbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var d struct {
 				Key string `json:"key"`
 				N   int    `json:"n"`
 			}
 			return d.Key, d.N, json.Unmarshal(ev.Data, &d)
-		}), kinesisbatch.Config{DeadLetter: dlq})
+		}), kinesisbatch.Config{DeadLetter: dlq, Replay: kinesisbatch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return func(first int) int {
+		replay := func(ev events.SQSEvent) events.SQSEventResponse {
+			resp, _ := proc.HandleReplay(t.Context(), ev)
+			return resp
+		}
+		return replay, func(first int) int {
 			resp, _ := proc.Handle(t.Context(), events.KinesisEvent{Records: recs[first:]})
 			return len(resp.BatchItemFailures)
 		}
+	}
+	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+		_, stream := p.replayed(t, c, dlq, nil)
+		return stream
 	}
 	return p
 }
@@ -164,7 +190,7 @@ func dynamoPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := dynamostream.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var ch events.DynamoDBStreamRecord
 			if err := json.Unmarshal(ev.Data, &ch); err != nil {
@@ -173,14 +199,22 @@ func dynamoPort() streamPort {
 			var n int
 			_, err := fmt.Sscan(ch.NewImage["n"].Number(), &n)
 			return ch.Keys["pk"].String(), n, err
-		}), dynamostream.Config{DeadLetter: dlq})
+		}), dynamostream.Config{DeadLetter: dlq, Replay: dynamostream.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return func(first int) int {
+		replay := func(ev events.SQSEvent) events.SQSEventResponse {
+			resp, _ := proc.HandleReplay(t.Context(), ev)
+			return resp
+		}
+		return replay, func(first int) int {
 			resp, _ := proc.Handle(t.Context(), events.DynamoDBEvent{Records: recs[first:]})
 			return len(resp.BatchItemFailures)
 		}
+	}
+	p.handle = func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(int) int {
+		_, stream := p.replayed(t, c, dlq, nil)
+		return stream
 	}
 	return p
 }
@@ -280,4 +314,97 @@ func shownBytes(out string) int {
 		_, _ = fmt.Sscanf(rest, "%d bytes", &n)
 	}
 	return n
+}
+
+// The runbook's path for a held stream key whose cause is fixed, on each stream port: the
+// poison record past SQS's limit and its key's record held behind it are redriven with the
+// tool to the consumer's replay queue (dlq redrive --to), the large one as a claim check; the
+// consumer's replay handler applies them in the key's order, as the stream would have, and
+// the key is free: nothing held, nothing left in either queue, and the stream's batch
+// delivered again applies nothing twice (before, dlq redrive refused a stream letter).
+func TestDLQ_a_held_stream_key_is_redriven_to_its_replay_queue_and_applied(t *testing.T) {
+	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
+		t.Run(port.name, func(t *testing.T) {
+			c := newCloud(t)
+			dlq, payloads := c.lettersAndReader(t)
+			replay, stream := port.replayed(t, c, dlq, payloads)
+			if n := stream(0); n != 0 {
+				t.Fatalf("batch item failures = %d; want none", n)
+			}
+			out, err := c.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(uniqueName("ledger-replay") + ".fifo"),
+				Attributes: map[string]string{"FifoQueue": "true"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rq := aws.ToString(out.QueueUrl)
+			code, text := c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue")
+			if code == 0 || !strings.Contains(text, "replay queue, which is not known") {
+				t.Fatalf("dlq redrive without --to: %d; want the stream letters left, saying they go to the replay queue", code)
+			}
+			c.fixed.Store(true)
+			applied := 0
+			for try := 0; try < 10 && (len(c.applied(t, key)) < 2 || applied == 0); try++ {
+				code, text = c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", rq)
+				if code != 0 {
+					t.Fatalf("dlq redrive --to the replay queue: %d\n%s", code, text)
+				}
+				applied += replayQueue(t, c, rq, replay)
+			}
+			if got := c.applied(t, key); len(got) != 2 {
+				t.Fatalf("%q applied %v; want its two records, redriven and replayed", key, got)
+			}
+			if code, text := c.onceflow(t, "", "hold", "get", "--consumer", "ledger", port.group); code != 0 || !strings.Contains(text, "not held") {
+				t.Errorf("hold get %q after the replay: %d\n%s\nwant the key no longer held", port.group, code, text)
+			}
+			if left := len(drain(t, c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)) + len(drain(t, c.sqs, rq)); left != 0 {
+				t.Errorf("%d messages left in the dead-letter and replay queues; want none", left)
+			}
+			if n := stream(0); n != 0 || len(c.applied(t, key)) != 2 || len(c.applied(t, "b")) != 1 {
+				t.Errorf("the stream's batch again: %d failures, applied %v and %v; want each record once", n, c.applied(t, key), c.applied(t, "b"))
+			}
+		})
+	}
+}
+
+// replayQueue delivers the replay queue's messages to replay as Lambda's SQS event source
+// does, deleting those it did not report failed, until the queue hands out none; it returns
+// how many it applied.
+func replayQueue(t *testing.T, c *cloud, url string, replay func(events.SQSEvent) events.SQSEventResponse) int {
+	t.Helper()
+	done := 0
+	for {
+		out, err := c.sqs.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageAttributeNames: []string{"All"}, MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			return done
+		}
+		ev := events.SQSEvent{}
+		for _, m := range out.Messages {
+			rec := events.SQSMessage{MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body),
+				Attributes: m.Attributes, MessageAttributes: map[string]events.SQSMessageAttribute{}, EventSource: "aws:sqs"}
+			for name, a := range m.MessageAttributes {
+				rec.MessageAttributes[name] = events.SQSMessageAttribute{DataType: aws.ToString(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
+			}
+			ev.Records = append(ev.Records, rec)
+		}
+		failed := map[string]bool{}
+		for _, f := range replay(ev).BatchItemFailures {
+			failed[f.ItemIdentifier] = true
+		}
+		for _, m := range out.Messages {
+			if failed[aws.ToString(m.MessageId)] {
+				if _, err := c.sqs.ChangeMessageVisibility(t.Context(), &sqs.ChangeMessageVisibilityInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if _, err := c.sqs.DeleteMessage(t.Context(), &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+				t.Fatal(err)
+			}
+			done++
+		}
+	}
 }

@@ -158,20 +158,49 @@ func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
 	}
 }
 
-// A stream letter names its stream as its source: a redrive to it is refused, saying so.
-func TestRedrive_refuses_a_stream_letter_saying_its_source_is_a_stream(t *testing.T) {
+// A stream letter goes to its consumer's replay queue, never to its stream: without one known
+// the redrive leaves it, saying so; with one it sends the record as it was dead-lettered, under
+// its key's digest as the queue's group, carrying what the replay and a letter SQS would move
+// must know: the record's id, the key as it is, the stream, the decoded event and its hashes.
+func TestRedrive_sends_a_stream_letter_to_its_replay_queue_with_its_key_and_record(t *testing.T) {
 	c := client(t)
-	dlq := createQueue(t, c, true, nil)
+	dlq, replay := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	msg := streamRecord()
 	msg.Body = `{"small":true}`
-	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, deadletter.WithEventID(errors.New("bad"), "e-1")); err != nil {
+	ev := cloudevent.Event{ID: "order-9", Type: "order.placed", Source: "shop", Data: []byte(`{"n":10.0}`)}
+	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, deadletter.WithEvent(errors.New("bad"), ev)); err != nil {
 		t.Fatal(err)
 	}
 	var got deadletter.Redriven
 	if err := deadletter.Redrive(t.Context(), deadletter.RedriveConfig{Client: c, Queue: dlq}, func(r deadletter.Redriven) { got = r }); err != nil {
 		t.Fatal(err)
 	}
-	if got.Outcome != deadletter.Failed || got.Err == nil || !strings.Contains(got.Err.Error(), "not a queue: a stream letter is not redriven") {
-		t.Errorf("redrive of a stream letter: %s, %v; want it failed, saying its source is a stream", got.Outcome, got.Err)
+	if got.Outcome != deadletter.Failed || got.Err == nil || !strings.Contains(got.Err.Error(), "replay queue, which is not known") {
+		t.Fatalf("redrive of a stream letter without a replay queue: %s, %v; want it left in place, saying its replay queue is not known", got.Outcome, got.Err)
+	}
+	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Replay: replay}); o["order-9"] != deadletter.Moved {
+		t.Fatalf("redrive with the replay queue: %v; want the letter moved", o)
+	}
+	sent := receiveAll(t, c, replay)
+	if len(sent) != 1 {
+		t.Fatalf("replay queue holds %d messages; want the letter", len(sent))
+	}
+	m := sent[0]
+	attr := func(name string) string {
+		v := m.MessageAttributes[name]
+		if v.StringValue != nil {
+			return *v.StringValue
+		}
+		return string(v.BinaryValue)
+	}
+	want := map[string]string{deadletter.AttrOriginalMessageID: msg.MessageId, deadletter.AttrSourceGroupID: "compte é 1",
+		deadletter.AttrSourceQueueARN: msg.EventSourceARN, deadletter.AttrEventID: "order-9", deadletter.AttrPayloadHash: ev.PayloadHash() + " " + ev.LegacyPayloadHash()}
+	for name, v := range want {
+		if attr(name) != v {
+			t.Errorf("replayed message's %s = %q; want %q", name, attr(name), v)
+		}
+	}
+	if aws.ToString(m.Body) != msg.Body || m.Attributes["MessageGroupId"] != deadletter.GroupID("compte é 1") {
+		t.Errorf("replayed message: body %q, group %q; want the record under the key's digest", aws.ToString(m.Body), m.Attributes["MessageGroupId"])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
@@ -222,4 +223,17 @@ func release(ctx context.Context, client ReceiveAPI, queueURL string, letters []
 		_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
 			QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(l.receiptHandle), VisibilityTimeout: 0})
 	}
+}
+
+// OwnAttributes are a received message's own message attributes: attrs without those a dead
+// letter carries (DeadLetter's, which a redrive's replay sends too), so that a message
+// dead-lettered as it came does not pass them off as its own.
+func OwnAttributes(attrs map[string]events.SQSMessageAttribute) map[string]events.SQSMessageAttribute {
+	own := map[string]events.SQSMessageAttribute{}
+	for name, a := range attrs {
+		if !ours(name) {
+			own[name] = a
+		}
+	}
+	return own
 }

@@ -30,6 +30,10 @@ type RedriveConfig struct {
 	// To is the URL of the queue to send every letter to; "" sends each to the queue it was
 	// dead-lettered from (AttrSourceQueueARN), or to Source when it names none.
 	To string
+	// Replay is the URL of the replay queue of the stream consumer whose dead-letter queue this
+	// is, where a stream letter (Letter.FromStream) goes: the consumer applies it from there in
+	// its key's order (batch.Replay). "" refuses a stream letter, unless To is set.
+	Replay string
 	// Source is the URL of the dead-letter queue's source queue (the queue whose redrive
 	// policy moves messages to it), where a letter that names no source queue goes back to:
 	// one SQS moved by itself. "" refuses such a letter (SourceQueue finds the source).
@@ -185,6 +189,9 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 // move sends l to url and deletes it from the dead-letter queue.
 func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
 	in := l.SendInput(url)
+	if l.FromStream() {
+		in = l.ReplayInput(url)
+	}
 	if err := l.sendBody(ctx, r.cfg.Payloads, in); err != nil {
 		return Failed, err
 	}
@@ -221,6 +228,12 @@ func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	if r.cfg.To != "" {
 		return r.cfg.To, nil
 	}
+	if l.FromStream() {
+		if r.cfg.Replay == "" {
+			return "", fmt.Errorf("letter %s comes from the stream %s: it goes to its consumer's replay queue, which is not known (onceflow dlq redrive --to <its replay queue>; docs/ports.md)", l.MessageID, l.SourceQueueARN)
+		}
+		return r.cfg.Replay, nil
+	}
 	if l.SourceQueueARN == "" && r.cfg.Source != "" {
 		return r.cfg.Source, nil
 	}
@@ -232,9 +245,6 @@ func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	}
 	// arn:aws:sqs:<region>:<account>:<name>
 	parts := strings.Split(l.SourceQueueARN, ":")
-	if len(parts) > 2 && (parts[2] == "kinesis" || parts[2] == "dynamodb") {
-		return "", fmt.Errorf("letter %s comes from the stream %s, not a queue: a stream letter is not redriven (discard or skip it: docs/runbook.md)", l.MessageID, l.SourceQueueARN)
-	}
 	if len(parts) != 6 {
 		return "", fmt.Errorf("letter %s: source queue %q is not a queue ARN", l.MessageID, l.SourceQueueARN)
 	}
