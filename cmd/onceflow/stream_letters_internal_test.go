@@ -408,3 +408,61 @@ func replayQueue(t *testing.T, c *cloud, url string, replay func(events.SQSEvent
 		}
 	}
 }
+
+// The runbook's skip path for a held stream key whose blocker cannot be fixed, on each stream
+// port: hold skip --queue lets the key go on past the poison record (its letter moved behind
+// the key's other letters), the redrive to the replay queue applies the held record, the
+// poison one comes back dead-lettered again without holding its key, and its discard ends
+// with nothing held and nothing left.
+func TestDLQ_a_skipped_stream_blocker_lets_its_key_go_on_and_is_discarded(t *testing.T) {
+	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
+		t.Run(port.name, func(t *testing.T) {
+			c := newCloud(t)
+			dlq, payloads := c.lettersAndReader(t)
+			replay, stream := port.replayed(t, c, dlq, payloads)
+			if n := stream(0); n != 0 {
+				t.Fatalf("batch item failures = %d; want none", n)
+			}
+			out, err := c.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(uniqueName("ledger-replay") + ".fifo"),
+				Attributes: map[string]string{"FifoQueue": "true"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rq := aws.ToString(out.QueueUrl)
+			code, text := c.onceflow(t, "", "hold", "skip", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "poison", "--yes", port.group)
+			if code != 0 || !strings.Contains(text, "moved its letter behind") {
+				t.Fatalf("hold skip %q: %d\n%s\nwant the blocker skipped, its letter moved behind", port.group, code, text)
+			}
+			for try := 0; try < 10 && len(c.applied(t, key)) == 0; try++ {
+				if code, text := c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", rq); code != 0 {
+					t.Fatalf("dlq redrive --to the replay queue: %d\n%s", code, text)
+				}
+				replayQueue(t, c, rq, replay)
+			}
+			if got := c.applied(t, key); len(got) != 1 || got[0] != "2" {
+				t.Fatalf("%q applied %v; want its held record only", key, got)
+			}
+			if code, text := c.onceflow(t, "", "hold", "get", "--consumer", "ledger", port.group); code != 0 || !strings.Contains(text, "not held") {
+				t.Fatalf("hold get %q: %d\n%s\nwant the key no longer held", port.group, code, text)
+			}
+			discarded := false
+			for try := 0; try < 10 && !discarded; try++ { // the skipped poison comes back dead-lettered, unheld
+				replayQueue(t, c, rq, replay)
+				code, text = c.onceflow(t, "", "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger", "--why", "poison", "--yes", port.ids[0])
+				discarded = code == 0 && strings.Contains(text, "recorded ledger#"+port.ids[0]+" as discarded")
+				if !discarded {
+					_, _ = c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", rq)
+				}
+			}
+			if !discarded {
+				t.Fatalf("dlq discard %s: %d\n%s\nwant the skipped poison's letter discarded", port.ids[0], code, text)
+			}
+			if left := len(drain(t, c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)) + len(drain(t, c.sqs, rq)); left != 0 {
+				t.Errorf("%d messages left in the dead-letter and replay queues; want none", left)
+			}
+			if n := stream(0); n != 0 || len(c.applied(t, key)) != 1 {
+				t.Errorf("the stream's batch again: %d failures, applied %v; want the poison answered as discarded", n, c.applied(t, key))
+			}
+		})
+	}
+}
