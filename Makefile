@@ -232,6 +232,23 @@ $(CHROMIUM):
 	  DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq chromium >/dev/null || \
 	  { echo "could not install Chromium: run apt-get update && apt-get install -y chromium as root"; exit 1; }
 
+# The recovery protocol's model (pkg/idempotency/model, docs/recovery-model.md) is checked by
+# SPIN, from Debian's packages: installed when it is missing (as root, or through sudo).
+SPIN ?= /usr/bin/spin
+test: $(SPIN)
+$(SPIN):
+	@echo "installing SPIN from Debian's packages, for the recovery protocol's model"
+	@$(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq spin gcc >/dev/null || \
+	  { echo "could not install SPIN: run apt-get update && apt-get install -y spin gcc as root"; exit 1; }
+
+## model: the recovery protocol's model checked in every scenario, both protocols, liveness also
+##   under weak fairness (docs/recovery-model.md); `make test` checks a set of it
+.PHONY: model
+model: $(SPIN)
+	MODEL=all $(GO) test -count=1 -v -timeout 90m -run TestModel ./pkg/idempotency/model/ | \
+	  grep -E '^(=== RUN|--- |\s+model_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
+
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
 # (--local), AWS=1 against AWS with the default credential chain. Examples (docs/cli.md, docs/runbook.md):

@@ -177,6 +177,9 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 			deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, l)
 		}
 	}()
+	if l, err = l.Resolved(ctx, t.payloads); err != nil {
+		return err
+	}
 	if l.EventID, err = eventIDOf(ctx, a, f.consumer, l); err != nil {
 		return err
 	}
@@ -193,10 +196,13 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	if err := showGroup(ctx, a, f.consumer, l.GroupID, s); err != nil {
 		return err
 	}
-	if l.EventID == "" {
-		fmt.Fprintf(s.out, "The letter has no event id (no decoder of %s reads its body), so nothing is recorded: the same body sent again is dead-lettered again. Once discarded, the group's messages held behind it go on in order, and the letter is deleted.\n",
-			f.consumer)
-	} else {
+	switch {
+	case l.EventID == "" && l.GroupID != "" && l.OriginalMessage != "":
+		fmt.Fprintf(s.out, "The letter has no event id (no decoder of %s reads its body): once discarded, %s records its message %s (the id it was first sent as, in group %s) as discarded, so that message delivered again is answered, never held (the same body sent as a new message is dead-lettered again), the group's messages held behind it go on in order, and the letter is deleted.\n",
+			f.consumer, f.consumer, l.OriginalMessage, l.GroupID)
+	case l.EventID == "":
+		fmt.Fprintf(s.out, "The letter has no event id (no decoder of %s reads its body) and no group: once discarded, nothing is recorded and the letter is deleted.\n", f.consumer)
+	default:
 		fmt.Fprintf(s.out, "Once discarded, %s records event %s as discarded (a redelivery is answered, never applied; the body and attributes are kept in the record), the group's messages held behind it go on in order, and the letter is deleted.\n",
 			f.consumer, l.EventID)
 	}
@@ -211,17 +217,20 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
 	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
-		Body: l.Body, Attributes: attrs, By: d.by, Why: d.why})
+		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
 	var decided *idempotency.DecidedError
 	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })
 	}
 	switch {
 	case decided != nil:
-		fmt.Fprintf(s.out, "event %s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
-			l.EventID, decided.Outcome, rec.Key)
+		fmt.Fprintf(s.out, "%s was %s already (%s): nothing to record; the letter is a copy of a decided event (a redrive would only answer it as a duplicate), so it is deleted\n",
+			letterName(l), decided.Outcome, rec.Key)
+	case l.EventID == "" && rec.Key == "":
+		fmt.Fprintln(s.out, "the letter has no event id and no group: no record written")
 	case l.EventID == "":
-		fmt.Fprintln(s.out, "the letter has no event id: nothing recorded")
+		fmt.Fprintf(s.out, "the letter has no event id: recorded its message %s as discarded by %s (%s): a redelivery of it is answered, never held\n",
+			l.OriginalMessage, d.by, rec.Key)
 	case rec.Outcome == string(idempotency.Discarded):
 		fmt.Fprintf(s.out, "recorded %s as discarded by %s\n", rec.Key, d.by)
 	default:
@@ -241,4 +250,12 @@ func showGroup(ctx context.Context, a *idempotency.Admin, consumer, group string
 		return nil
 	}
 	return showHold(ctx, a, consumer, group, s)
+}
+
+// letterName names a letter's event, or its message when it has no event id.
+func letterName(l deadletter.Letter) string {
+	if l.EventID == "" {
+		return "message " + l.OriginalMessage
+	}
+	return "event " + l.EventID
 }

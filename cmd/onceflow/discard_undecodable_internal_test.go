@@ -11,10 +11,11 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
-// A letter whose body no decoder reads has no event id: nothing can be recorded for it. The
-// discard's prompt must say so before the operator answers (not promise a record it then does
-// not write), and the discard still releases the group the body held and deletes the letter.
-func TestDLQDiscard_of_a_letter_without_an_event_id_promises_no_record(t *testing.T) {
+// A letter whose body no decoder reads has no event id: no event can be recorded, only its
+// message. The discard's prompt must say that before the operator answers (not promise a
+// record of an event it then does not write), and the discard releases the group the body held,
+// records the message and deletes the letter.
+func TestDLQDiscard_of_a_letter_without_an_event_id_promises_only_its_message(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)
@@ -34,8 +35,8 @@ func TestDLQDiscard_of_a_letter_without_an_event_id_promises_no_record(t *testin
 	if strings.Contains(out, "records event") || strings.Contains(out, "(none) as discarded") {
 		t.Errorf("the prompt promises a record for a letter without an event id:\n%s", out)
 	}
-	if !strings.Contains(out, "nothing is recorded") {
-		t.Errorf("the prompt does not say that nothing is recorded:\n%s", out)
+	if !strings.Contains(out, "records its message m-bad-1") || !strings.Contains(out, "recorded its message m-bad-1 as discarded") {
+		t.Errorf("the prompt does not say that the message is what is recorded, or the result differs:\n%s", out)
 	}
 	if h, held, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-7"); err != nil || held {
 		t.Errorf("after the discard the group is still held: %+v, %v", h.Held, err)

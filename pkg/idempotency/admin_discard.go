@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,6 +23,10 @@ type Discard struct {
 	MessageID string // the letter's message id on its source queue (SQS keeps it), for the hold
 	Group     string // its group, whose hold it leaves
 	Body      string // kept in the record, cut to MaxDiscardedBody bytes
+	// PayloadHashes are the payload hashes the consumer's own decoder gave the letter's event
+	// (deadletter.Letter.PayloadHashes: the canonical one first). Empty: Body is hashed as a
+	// CloudEvent, and a body that is not one gives the record no hash.
+	PayloadHashes []string
 	// Attributes are the letter's message attributes (and its trace header), kept in the
 	// record as a JSON object.
 	Attributes map[string]string
@@ -43,7 +48,9 @@ const MaxDiscardedBody = 64 << 10
 // record of another payload (a conflict) keeps that record, which answers a redelivery of the
 // letter as a conflict again: only the hold changes, and the letter's copy is kept beside it
 // (DiscardedCopy finds it; a later conflict discarded for the same event id replaces it). It
-// returns the record that answers a redelivery (zero without an event id), and is refused
+// A letter without an event id (a body that is not an event) is recorded as discarded by its
+// message (the id it was first sent as, in its group), which answers its redelivery before it
+// holds its group again. It returns the record that answers a redelivery, and is refused
 // (ErrChanged) when the event was applied or decided while it ran.
 // Deleting the letter from the dead-letter queue is the caller's next step.
 func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
@@ -53,20 +60,44 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		return rec, err
 	}
 	letter := rec.PayloadHash // the letter's payload, which its held entry carries
-	write := d.EventID != ""
+	write := d.EventID != "" || d.MessageID != "" && d.Group != ""
+	hashes := d.PayloadHashes // the hashes the letter's payload is known by
+	if len(hashes) == 0 {
+		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
+	}
 	var copied Record         // the letter's copy when the event's record is another payload's
 	var decided *DecidedError // the event's decision, when it has one already
-	if write {
+	var byMessage Record      // a conflict's discard, recorded by its message too
+	if d.EventID == "" && write {
+		// No event id: the decision is recorded by the message (messageKey), which its group's
+		// consumer checks before it holds the message again (core.HoldGroup).
+		rec.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+		var old Record
+		switch ok, err := a.get(ctx, rec.Key, &old); {
+		case err != nil:
+			return rec, err
+		case ok && old.ExpiresAt >= now.Unix():
+			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
+			rec, write = old, false
+		}
+	}
+	if write && d.EventID != "" {
 		old, ok, err := a.Record(ctx, d.Consumer, d.EventID)
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && decides(old, rec.PayloadHash, now):
+		case ok && slices.ContainsFunc(hashes, func(h string) bool { return decides(old, h, now) }):
 			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
-		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
+		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = discardedKey(d.Consumer, d.EventID)
+			if d.MessageID != "" && d.Group != "" {
+				// and the message is recorded as discarded, which answers its redelivery: the
+				// event's record, another payload's, would hold the group behind it again
+				byMessage = copied
+				byMessage.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+			}
 			rec, write = old, false
 		}
 	}
@@ -83,6 +114,13 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			item, err := attributevalue.MarshalMap(copied)
 			if err != nil {
 				return rec, fmt.Errorf("encode the copy of %s: %w", rec.Key, err)
+			}
+			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
+		}
+		if byMessage.Key != "" {
+			item, err := attributevalue.MarshalMap(byMessage)
+			if err != nil {
+				return rec, fmt.Errorf("encode %s: %w", byMessage.Key, err)
 			}
 			items = append(items, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(a.table), Item: item}})
 		}
@@ -103,7 +141,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			return rec, decidedOrNil(decided)
 		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
-			return rec, fmt.Errorf("event %s has a record of consumer %s (applied or decided meanwhile): %w", d.EventID, d.Consumer, ErrChanged)
+			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, ErrChanged)
 		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again
 			continue
 		}
@@ -147,13 +185,29 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: rfc3339(now),
 		Outcome: string(Discarded), Reason: truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
 		ExpiresAt: now.Add(d.Retention).Unix(), Payload: truncate(d.Body, MaxDiscardedBody)}
+	if d.EventID == "" {
+		rec.Key = "" // no event id: Discard records it by its message, when it has a group
+	}
 	if len(d.Attributes) > 0 {
 		rec.Attributes = string(attrs)
 	}
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
 		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, rfc3339(ev.Time), ev.PayloadHash()
 	}
+	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
+		rec.PayloadHash = d.PayloadHashes[0]
+	}
 	return rec, nil
+}
+
+// payloadHashes are the payload hashes of body read as a CloudEvent: canonical, and legacy (a
+// record written before canonical JSON carries it).
+func payloadHashes(body string) []string {
+	ev, err := cloudevent.Decode([]byte(body))
+	if err != nil {
+		return nil
+	}
+	return []string{ev.PayloadHash(), ev.LegacyPayloadHash()}
 }
 
 // recordPut is the Put of rec conditional on no live record.

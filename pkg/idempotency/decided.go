@@ -93,6 +93,34 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery
 	return res, true, nil
 }
 
+// messageKey is the key of the record of an operator's discard of consumer's message
+// messageID (the id it was first sent as) of group, a message that has no event id (a body
+// that is not an event): the decision is known by the message, the one id it has. It lies under
+// the group's hold key (hold_pages.go's separator, another name), so the consumer's grants on
+// its holds cover it.
+func messageKey(consumer, group, messageID string) string {
+	return holdKey(consumer, group) + messageSeparator + messageID
+}
+
+const messageSeparator = "\x1fmessage"
+
+// undecidedMessageCheck is undecidedCheck for a message without an event id: the ConditionCheck
+// that no operator discarded message messageID of group (no live record at messageKey):
+//
+//	attribute_not_exists(pk) OR expiresAt < :now
+//
+// It returns the record when it fails (ALL_OLD), so the message is answered from it.
+func (c *core) undecidedMessageCheck(group, messageID string) (*types.TransactWriteItem, error) {
+	expr, err := absentCondition(c.cfg.Now())
+	if err != nil {
+		return nil, fmt.Errorf("build record condition: %w", err)
+	}
+	return &types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table),
+		Key: Record{Key: messageKey(c.cfg.Name, group, messageID)}.key(), ConditionExpression: expr.Condition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
+}
+
 // decidedByRead is the failure path's question without a hold to write (GoOn, no group): a
 // consistent GetItem of e's record; a *DecidedError when it decides e.
 func (c *core) decidedByRead(ctx context.Context, e Held) error {

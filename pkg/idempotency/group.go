@@ -50,7 +50,10 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // (ErrDecided), having taken the message off the list if it was on it. The hold's write and
 // that question are one transaction (a ConditionCheck of the record beside the hold's write),
 // so a discard committing meanwhile is never undone; under GoOn, or without a group, it is a
-// read of the record. A message an operator skipped is not held: a *SkippedError (ErrSkipped).
+// read of the record. A message is decided too when an operator discarded that very message (by
+// the id it was first sent as: Admin.Discard records it for a letter without an event id and for
+// a conflict's, whose event's record is another payload's). A message an
+// operator skipped is not held: a *SkippedError (ErrSkipped).
 func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		var de *DecidedError
@@ -62,15 +65,23 @@ func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error
 		return nil
 	}
 	e.Reason, e.HeldAt = truncate(reason.Error(), 1024), rfc3339(c.cfg.Now())
-	var check *types.TransactWriteItem
+	var checks []types.TransactWriteItem
 	if e.EventID != "" {
-		var err error
-		if check, err = c.undecidedCheck(e.EventID, e.PayloadHash); err != nil {
+		check, err := c.undecidedCheck(e.EventID, e.PayloadHash)
+		if err != nil {
 			return err
 		}
+		checks = append(checks, *check)
+	}
+	if e.MessageID != "" { // an operator's discard of this very message (no event id, a conflict)
+		check, err := c.undecidedMessageCheck(group, e.MessageID)
+		if err != nil {
+			return err
+		}
+		checks = append(checks, *check)
 	}
 	var skip *Decision
-	h, err := c.changeHold(ctx, group, c.absentHold(group), check, func(h *Hold) bool {
+	h, err := c.changeHold(ctx, group, c.absentHold(group), checks, func(h *Hold) bool {
 		if skip = h.skippedAs(e); skip != nil {
 			return false
 		}
@@ -170,7 +181,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 			return c.pastHoldWrite(h)
 		}
 		var joined bool
-		now, err := c.changeHold(ctx, rec.Group, &h, check, func(h *Hold) bool {
+		now, err := c.changeHold(ctx, rec.Group, &h, []types.TransactWriteItem{*check}, func(h *Hold) bool {
 			if joined = h.held() && !h.Held[0].same(e) && h.skippedAs(e) == nil; !joined {
 				return false // the head now, skipped, or not held: decided above
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -92,7 +93,7 @@ func refusedAt(err error, writes int) (failed []bool, items []map[string]types.A
 // from what the refusal returned. It returns the hold as changed (or as read, when change
 // changed nothing: the check is still made). A failed check is a *DecidedError: nothing is
 // written. Only the recovery path calls it.
-func (c *core) changeHold(ctx context.Context, group string, start *Hold, check *types.TransactWriteItem, change func(*Hold) bool) (Hold, error) {
+func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks []types.TransactWriteItem, change func(*Hold) bool) (Hold, error) {
 	for attempt := 1; ; attempt++ {
 		prev, err := c.holdFrom(ctx, group, start)
 		if err != nil {
@@ -100,10 +101,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, check 
 		}
 		next := prev.clone()
 		changed := change(&next)
-		var writes []types.TransactWriteItem
-		if check != nil {
-			writes = append(writes, *check)
-		}
+		writes := slices.Clone(checks)
 		if changed {
 			w, err := holdWrites(c.cfg.Table, prev, next, versionCondition(prev), c.cfg.Now())
 			if err != nil {
@@ -126,18 +124,17 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, check 
 			return prev, nil
 		}
 		if failed, items, ok := refusedAt(err, len(writes)); ok {
-			own := 0
-			if check != nil {
-				own = 1
-			}
+			own := len(checks)
 			fresh := prev // as read, unless its own write was refused: then as the refusal found it
 			if changed && failed[own] {
 				if fresh, err = decodeHold(items[own], c.cfg.Name, group); err != nil {
 					return Hold{}, err
 				}
 			}
-			if check != nil && failed[0] {
-				return fresh, decidedError(items[0])
+			for i := range checks {
+				if failed[i] {
+					return fresh, decidedError(items[i])
+				}
 			}
 			start = &fresh // changed meanwhile: change it as it is now
 			if attempt < c.cfg.Retry.MaxAttempts {

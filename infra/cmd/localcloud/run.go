@@ -32,7 +32,9 @@ func runWith(name string, args []string) error {
 	var visibility int
 	var crashFn string
 	var crashAfter int
+	var cpuProfile string
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&cpuProfile, "cpuprofile", "", "write this process's CPU profile (the proxies, gatekeeper, pollers, API and workload driver) to the file, for `go tool pprof`")
 	fs.IntVar(&wl.Notes, "notes", 200, "notes to create")
 	fs.IntVar(&wl.Movements, "movements", 1000, "credits and debits to send")
 	fs.IntVar(&wl.Accounts, "accounts", 50, "accounts the movements spread over")
@@ -53,6 +55,13 @@ func runWith(name string, args []string) error {
 	}
 	if ch != nil {
 		crashFn = ch.apply(&wl, fs)
+	}
+	if cpuProfile != "" {
+		stop, err := profileCPU(cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
 		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)

@@ -1,0 +1,255 @@
+package model_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// check is one run of the model checker: a model (recovery, the protocol the code follows;
+// today, the protocol before issue 26) in one scenario, for safety (assertions) or liveness
+// (the LTL property live, with or without weak fairness), and whether it must pass.
+type check struct {
+	model   string // recovery or today
+	scen    int
+	defines []string // more -D flags: BREAK=n, ...
+	live    bool
+	fair    bool // liveness under weak fairness (pan -f)
+	fails   bool // the check must find a counterexample
+	why     string
+}
+
+func (c check) name() string {
+	kind := "safety"
+	if c.live {
+		kind = "live"
+		if c.fair {
+			kind = "live-fair"
+		}
+	}
+	n := fmt.Sprintf("%s/scen%d/%s", c.model, c.scen, kind)
+	for _, d := range c.defines {
+		n += "/" + strings.ReplaceAll(d, "=", "")
+	}
+	return n
+}
+
+// bound is the model's bound on message ids: enough for every run of the protocol that ends.
+var bound = []string{"MMAX=16"}
+
+// quick is the set make test runs: the protocol passes every scenario of issue 26's cases
+// (safety and liveness), today's protocol fails each of them, and each deliberately broken step
+// fails, so the checks are proven able to fail.
+func quick() []check {
+	var cs []check
+	for _, s := range []int{1, 2, 3, 4, 5, 6, 7, 8, 16} {
+		cs = append(cs, check{model: "recovery", scen: s})
+		if !slowLive(s) {
+			cs = append(cs, check{model: "recovery", scen: s, live: true})
+		}
+	}
+	for _, s := range []int{1, 2, 3, 4, 5, 7, 16} {
+		cs = append(cs, check{model: "today", scen: s, live: true, fails: true, why: "issue 26's case on today's protocol"})
+	}
+	for _, s := range []int{6, 8} {
+		cs = append(cs, check{model: "today", scen: s, fails: true, why: "issue 26's case on today's protocol (order)"})
+	}
+	for _, b := range []struct {
+		brk, scen int
+		live      bool
+	}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}} {
+		cs = append(cs, check{model: "recovery", scen: b.scen, live: b.live, fails: true,
+			defines: []string{"BREAK=" + strconv.Itoa(b.brk)}, why: "a step broken deliberately"})
+	}
+	return cs
+}
+
+// slowLive reports whether scenario s's liveness check of the protocol explores millions of
+// states (minutes on a shared 2-core machine): make model runs it, make test does not (its
+// safety check, and the broken step that must fail it, stay in the set).
+func slowLive(s int) bool { return s == 6 || s == 7 || s == 16 }
+
+// all is the whole matrix make model runs: every scenario of both models, liveness also under
+// weak fairness, and the broken steps.
+func all() []check {
+	cs := quick()
+	for _, s := range []int{6, 7, 16} {
+		cs = append(cs, check{model: "recovery", scen: s, live: true})
+	}
+	for _, s := range []int{9, 10, 11, 12, 13, 14, 15} {
+		cs = append(cs, check{model: "recovery", scen: s}, check{model: "recovery", scen: s, live: true})
+	}
+	for _, s := range []int{1, 2, 3, 4, 5, 6, 7, 8, 16} {
+		cs = append(cs, check{model: "recovery", scen: s, live: true, fair: true})
+	}
+	return cs
+}
+
+// TestModel_recovery_protocol runs the model checker (SPIN) over the recovery protocol's model:
+// the set make test runs, or with MODEL=all (make model) the whole matrix. A check that must
+// pass and finds a counterexample fails with its trail; one that must fail and does not fails
+// too. Each check logs the states it explored and its time.
+func TestModel_recovery_protocol(t *testing.T) {
+	spin, cc := tool(t, "spin"), tool(t, "gcc")
+	cs := quick()
+	if os.Getenv("MODEL") == "all" {
+		cs = all()
+	}
+	src, err := filepath.Glob("*.pml")
+	if err != nil || len(src) == 0 {
+		t.Fatalf("no model files (*.pml) beside the test: %v", err)
+	}
+	for _, c := range cs {
+		t.Run(c.name(), func(t *testing.T) {
+			t.Parallel()
+			r := run(t, spin, cc, src, c)
+			t.Logf("%s: %d states stored, %s, %s", c.name(), r.states, r.took.Round(10*time.Millisecond), r.verdict())
+			switch {
+			case r.errors > 0 && !c.fails:
+				t.Errorf("counterexample (%s):\n%s", r.what, r.trail)
+			case r.errors == 0 && c.fails:
+				t.Errorf("no counterexample, but %s must have one", c.why)
+			case c.fails && !strings.Contains(r.trail, "MSC:"):
+				t.Errorf("counterexample without a trail that replays:\n%s", r.trail)
+			case c.fails:
+				t.Logf("counterexample, as it must (%s): %s\n%s", c.why, r.what, shorten(r.trail, 40))
+			}
+		})
+	}
+}
+
+// result is what one check found.
+type result struct {
+	errors int
+	states int
+	took   time.Duration
+	what   string // the violated assertion, or the acceptance cycle
+	trail  string // spin -t's account of the counterexample, the model's own lines
+}
+
+func (r result) verdict() string {
+	if r.errors > 0 {
+		return "counterexample: " + r.what
+	}
+	return "no counterexample"
+}
+
+var (
+	errorsLine = regexp.MustCompile(`errors: (\d+)`)
+	statesLine = regexp.MustCompile(`(\d+) states, stored`)
+	whatLine   = regexp.MustCompile(`pan:\d+: (.*)`)
+)
+
+// run compiles and runs one check in a directory of its own, and replays its trail if it found
+// a counterexample.
+func run(t *testing.T, spin, cc string, src []string, c check) result {
+	dir := t.TempDir()
+	for _, f := range src {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defs := []string{"-DSCEN=" + strconv.Itoa(c.scen)}
+	for _, d := range append(append([]string(nil), bound...), c.defines...) {
+		defs = append(defs, "-D"+d)
+	}
+	model := c.model + ".pml"
+	do(t, dir, spin, append(append([]string{"-a"}, defs...), model)...)
+	// The set make test runs is compiled without optimisation: a model's pan.c compiles in a
+	// second that way, against ten at -O2, and each of those checks runs in seconds anyway.
+	opt := "-O0"
+	if os.Getenv("MODEL") == "all" {
+		opt = "-O2"
+	}
+	ccArgs := []string{opt, "-o", "pan", "pan.c"}
+	panArgs := []string{"-m1000000"}
+	if c.live {
+		panArgs = append(panArgs, "-a")
+		if c.fair {
+			panArgs = append(panArgs, "-f")
+		}
+	} else {
+		ccArgs = append([]string{"-DSAFETY", "-DNOCLAIM"}, ccArgs...)
+		panArgs = append(panArgs, "-E") // a run that stops short of the end is live's to catch
+	}
+	do(t, dir, cc, ccArgs...)
+	start := time.Now()
+	out := do(t, dir, filepath.Join(dir, "pan"), panArgs...)
+	r := result{took: time.Since(start)}
+	m := errorsLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("pan said nothing about errors:\n%s", out)
+	}
+	r.errors, _ = strconv.Atoi(m[1])
+	if m := statesLine.FindStringSubmatch(out); m != nil {
+		r.states, _ = strconv.Atoi(m[1])
+	}
+	if strings.Contains(out, "search depth too small") || strings.Contains(out, "max search depth too small") {
+		t.Errorf("the search was cut short (depth): raise -m\n%s", out)
+	}
+	if r.errors > 0 {
+		if m := whatLine.FindStringSubmatch(out); m != nil {
+			r.what = m[1]
+		}
+		replay := do(t, dir, spin, append(append([]string{"-t"}, defs...), model)...)
+		r.trail = trail(replay)
+	}
+	return r
+}
+
+// trail keeps the model's own account of a replayed counterexample: its printf lines, the
+// violated assertion, and where a cycle starts.
+func trail(replay string) string {
+	var b strings.Builder
+	sc := bufio.NewScanner(strings.NewReader(replay))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case strings.HasPrefix(line, "MSC: "), strings.Contains(line, "violated"), strings.Contains(line, "START OF CYCLE"):
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// shorten keeps the first and last n/2 lines of a trail.
+func shorten(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= n {
+		return s
+	}
+	return strings.Join(lines[:n/2], "\n") + fmt.Sprintf("\n  ... %d lines ...\n", len(lines)-n) + strings.Join(lines[len(lines)-n/2:], "\n")
+}
+
+// do runs a command in dir and returns its output; a command that cannot run fails the test.
+func do(t *testing.T, dir, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if _, exit := err.(*exec.ExitError); err != nil && !(exit && filepath.Base(name) == "pan") {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// tool finds a program the checks need, or fails saying how to install it.
+func tool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("%s is not installed: `make test` installs it (apt-get install -y spin gcc, as root); see docs/recovery-model.md", name)
+	}
+	return p
+}
