@@ -135,7 +135,9 @@ func TestAPI_timeout_is_500_and_the_environment_serves_again(t *testing.T) {
 	if resp, body := call(t, "GET", ep.APIURL+"/echo/sleep", nil, nil); resp.StatusCode != 500 {
 		t.Fatalf("timeout: %d %s, want 500", resp.StatusCode, body)
 	}
-	if d := time.Since(start); d > 8*time.Second {
+	// The function's timeout is 3 s; the bound is loose for a loaded machine and still far
+	// below what a client would wait for a function the cloud never timed out.
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("answered after %s, want about the function timeout (3 s)", d)
 	}
 	if resp, body := call(t, "GET", ep.APIURL+"/echo/after", nil, nil); resp.StatusCode != 201 {

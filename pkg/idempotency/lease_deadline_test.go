@@ -15,7 +15,7 @@ import (
 func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	const margin = 400 * time.Millisecond
+	const margin = time.Second // roomy: the release after the stop is a DynamoDB call, slower on a loaded machine
 	slow := idempotency.SideEffectFunc(func(ctx context.Context, _ cloudevent.Event, _ string) error {
 		<-ctx.Done() // longer than the invocation has
 		return context.Cause(ctx)
@@ -23,7 +23,7 @@ func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(
 	c := f.leased(t, "notifier", nil, slow, func(cfg *idempotency.LeaseConfig) {
 		cfg.Retry.Margin = margin
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	id := unique(t)
@@ -32,7 +32,7 @@ func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(
 	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("Process = %+v, %v; want a transient failure", res, err)
 	}
-	if left < margin/2 {
+	if left < margin/4 {
 		t.Errorf("Process returned %v before the deadline; want about %v left", left, margin)
 	}
 	if _, found := f.record(t, idempotency.Key("notifier", id)); found {

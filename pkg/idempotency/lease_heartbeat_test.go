@@ -3,10 +3,12 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -17,8 +19,18 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	long := newGate(r)
-	done := runHeld(f.leased(t, "notifier", nil, long, withLease(400*time.Millisecond, 100*time.Millisecond)), long, msg)
-	time.Sleep(1200 * time.Millisecond) // three lease lengths
+	const lease = time.Second
+	start := time.Now()
+	done := runHeld(f.leased(t, "notifier", nil, long, withLease(lease, 100*time.Millisecond)), long, msg)
+	// Wait (no fixed sleep: a loaded machine is slower) until the heartbeats have carried the
+	// lease past three lease lengths from the start.
+	testenv.Eventually(t, 30*time.Second, func() error {
+		rec, _ := f.record(t, idempotency.Key("notifier", id))
+		if past := start.Add(3 * lease).UnixMilli(); rec.LeaseExpiresAt <= past {
+			return fmt.Errorf("lease expires at %d, not yet past %d (three lease lengths); record %+v", rec.LeaseExpiresAt, past, rec)
+		}
+		return nil
+	})
 
 	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) {
