@@ -5,9 +5,12 @@ PKGS  ?= ./...
 
 .PHONY: test bench lint fuzz
 
+# A package's tests may take a while on a loaded machine (infra/workload runs the whole pipeline
+# several times): go test's 10-minute default per package is raised, well within CI's budget.
+TEST_TIMEOUT ?= 25m
 ## test: every test, with DynamoDB Local and fauxqs started for the run and stopped after it
 test:
-	infra/emulators.sh $(GO) test -race -count=1 $(PKGS)
+	infra/emulators.sh $(GO) test -race -count=1 -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
 ##   table (see docs/benchmarks.md); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)

@@ -123,7 +123,10 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 			// release round trip after it is not part of the lease.
 			over := stopped.Sub(time.UnixMilli(until.Load()))
 			t.Logf("effect stopped %v after its lease (lease %v, heartbeat %v)", over, lease, heartbeat)
-			if over > 50*time.Millisecond {
+			// The cancellation is a timer: on a loaded machine it fires late by scheduling alone
+			// (667 ms seen at a load of 20 on 2 cores). A second still tells a cancel at the
+			// lease's end from none (the lease is 300 ms; the test gives up at 8 s).
+			if over > time.Second {
 				t.Errorf("effect ran %v past its lease; want it cancelled when the lease ends", over)
 			}
 		})

@@ -97,7 +97,9 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 			if got := attempts.Load(); got != int64(quickRetry.MaxAttempts) {
 				t.Errorf("%d %s attempts reached DynamoDB; want %d, the engine's MaxAttempts, none of the SDK's retryer", got, tt.op, quickRetry.MaxAttempts)
 			}
-			if took > 2*time.Second {
+			// The attempts' count above is the property; the time only tells the engine's
+			// millisecond backoff from the SDK's retryer (seconds), loosely, for a loaded machine.
+			if took > 5*time.Second {
 				t.Errorf("took %s; the engine's policy allows 3 attempts a few milliseconds apart", took)
 			}
 		})
