@@ -125,7 +125,7 @@ func (s *operatorStack) seed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	w, err := outbox.Write(s.names["AppTable"], operatorEvent(t, "credit-7", "acct-7"), time.Now().Add(-time.Minute))
+	w, err := outbox.Put(s.names["AppTable"], operatorEvent(t, "credit-7", "acct-7"), time.Now().Add(-time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -253,7 +253,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	if err != nil {
 		t.Fatal(err)
 	}
-	movementOutbox, err := outbox.Write(app, credit, now)
+	movementOutbox, err := outbox.Put(app, credit, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -198,7 +198,7 @@ func TestOutbox_republish_sends_events_where_the_relay_routes_them(t *testing.T)
 	app := c.e.Tables["AppTable"]
 	start := time.Now()
 	for _, ev := range []cloudevent.Event{event(t, "note-ev-1", "note.created", "note-1"), event(t, "credit-ev-1", "account.credited", "acct-1")} {
-		w, err := outbox.Write(app, ev, time.Now())
+		w, err := outbox.Put(app, ev, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -23,7 +23,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
@@ -192,7 +192,7 @@ func dynamoPort() streamPort {
 		p.ids = append(p.ids, r.EventID)
 	}
 	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
-		proc, err := dynamostream.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
+		proc, err := dynamodbbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var ch events.DynamoDBStreamRecord
 			if err := json.Unmarshal(ev.Data, &ch); err != nil {
 				return "", 0, err
@@ -200,7 +200,7 @@ func dynamoPort() streamPort {
 			var n int
 			_, err := fmt.Sscan(ch.NewImage["n"].Number(), &n)
 			return ch.Keys["pk"].String(), n, err
-		}), dynamostream.Config{DeadLetter: dlq, Replay: dynamostream.ReplayConfig{Payloads: payloads}})
+		}), dynamodbbatch.Config{DeadLetter: dlq, Replay: dynamodbbatch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +285,7 @@ func TestDLQ_discard_of_a_payload_keyed_stream_letter_answers_the_producers_put_
 		}
 		return ev.Subject, 1, nil
 	})
-	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{DeadLetter: c.letters(t), Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEvents)})
+	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{DeadLetter: c.letters(t), Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -72,7 +72,7 @@ func (h *Handler) move(ctx context.Context, req events.APIGatewayV2HTTPRequest, 
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}
-	w, err := outbox.Write(h.cfg.Table, ev, now, outbox.WithTrace(xray.FromContext(ctx)))
+	w, err := outbox.Put(h.cfg.Table, ev, now, outbox.WithTrace(xray.FromContext(ctx)))
 	if err != nil {
 		return events.APIGatewayV2HTTPResponse{}, err
 	}

@@ -85,7 +85,7 @@ func CreatedEventID(noteID string) string { return "note-created-" + noteID }
 // Create returns the writes that create note id with its note.created outbox event, to commit
 // in one transaction. The note's put fails if the id exists. opts go to the outbox item (the
 // request's trace, outbox.WithTrace).
-func Create(table, id, title, content string, now time.Time, opts ...outbox.WriteOption) ([]types.TransactWriteItem, Note, error) {
+func Create(table, id, title, content string, now time.Time, opts ...outbox.PutOption) ([]types.TransactWriteItem, Note, error) {
 	data := CreatedData{NoteID: id, Title: title, Content: content}
 	if err := data.Validate(); err != nil {
 		return nil, Note{}, err
@@ -96,7 +96,7 @@ func Create(table, id, title, content string, now time.Time, opts ...outbox.Writ
 	if err != nil {
 		return nil, Note{}, err
 	}
-	ob, err := outbox.Write(table, ev, now, opts...)
+	ob, err := outbox.Put(table, ev, now, opts...)
 	if err != nil {
 		return nil, Note{}, err
 	}

@@ -29,13 +29,13 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 	ev := noteCreated(t, testenv.Name("note-created"), map[string]string{"noteId": "1", "title": "Hello", "content": "x"})
 	msg := sqsMessage(t, ev)
 
-	if res, err := c.Apply(context.Background(), ev, sqsbatch.Delivery(msg)); res.Outcome != idempotency.Failed || err == nil || permanent(err) {
+	if res, err := c.Apply(context.Background(), ev, sqsbatch.DeliveryOf(msg)); res.Outcome != idempotency.Failed || err == nil || permanent(err) {
 		t.Fatalf("delivery while the webhook answers 503 = %+v, %v; want failed, to be retried", res, err)
 	}
 	r.Answer(http.StatusOK)
 	for i, want := range []idempotency.Outcome{idempotency.Applied, idempotency.Duplicate, idempotency.Duplicate} {
 		msg.Attributes["ApproximateReceiveCount"] = strconv.Itoa(i + 2)
-		if res, err := c.Apply(context.Background(), ev, sqsbatch.Delivery(msg)); err != nil || res.Outcome != want {
+		if res, err := c.Apply(context.Background(), ev, sqsbatch.DeliveryOf(msg)); err != nil || res.Outcome != want {
 			t.Fatalf("delivery %d = %+v, %v; want %s", i+2, res, err, want)
 		}
 	}

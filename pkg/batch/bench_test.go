@@ -18,7 +18,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -136,7 +136,7 @@ func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBen
 
 func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := dynamostream.New(c, dynamostream.Config{NoPacking: noPacking})
+	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{NoPacking: noPacking})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package batch is the batch core every port of the engine shares (package sqsbatch for SQS,
-// dynamostream for DynamoDB Streams, kinesisbatch for Kinesis): it runs the records of one
+// dynamodbbatch for DynamoDB Streams, kinesisbatch for Kinesis): it runs the records of one
 // Lambda event in groups (an SQS FIFO message group, a stream's partition key), each group in
 // order and stopped at its first failure, groups concurrently, behind a deadline guard, with
 // panics recovered and what can never succeed dead-lettered; and it applies each record's

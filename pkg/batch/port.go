@@ -6,7 +6,7 @@ import (
 )
 
 // Port runs the records of one Lambda event of type R through a Runner and, when it has one,
-// an Applier: a port (package sqsbatch, dynamostream, kinesisbatch) is a Port and the mapping
+// an Applier: a port (package sqsbatch, dynamodbbatch, kinesisbatch) is a Port and the mapping
 // of its outcomes to its response. It is safe for concurrent use.
 type Port[R any] struct {
 	runner *Runner

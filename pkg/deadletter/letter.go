@@ -172,9 +172,9 @@ type ReceiveAPI interface {
 	ChangeMessageVisibility(ctx context.Context, params *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
 }
 
-// Hold is how long Browse keeps the letters it has seen invisible to others: until it returns,
+// VisibilityHold is how long Browse keeps the letters it has seen invisible to others: until it returns,
 // when it makes them visible again.
-const Hold = 5 * time.Minute
+const VisibilityHold = 5 * time.Minute
 
 // Browse receives the letters of the dead-letter queue at queueURL in the queue's order and
 // calls fn with each until fn returns false or the queue has no more to hand out; then it
@@ -186,7 +186,7 @@ func Browse(ctx context.Context, client ReceiveAPI, queueURL string, fn func(Let
 	var seen []Letter
 	defer func() { release(context.WithoutCancel(ctx), client, queueURL, seen) }()
 	for {
-		batch, err := receive(ctx, client, queueURL, Hold)
+		batch, err := receive(ctx, client, queueURL, VisibilityHold)
 		if err != nil || len(batch) == 0 {
 			return err
 		}

@@ -94,7 +94,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) erro
 		return errors.New("redrive: client and queue are required")
 	}
 	if cfg.Visibility <= 0 {
-		cfg.Visibility = Hold
+		cfg.Visibility = VisibilityHold
 	}
 	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}, seen: map[string]int{}}
 	defer func() { release(context.WithoutCancel(ctx), cfg.Client, cfg.Queue, r.left) }()

@@ -29,7 +29,7 @@ func TakeWhere(ctx context.Context, client ReceiveAPI, queueURL string, match fu
 	var others []Letter
 	defer func() { release(context.WithoutCancel(ctx), client, queueURL, others) }()
 	for {
-		batch, err := receive(ctx, client, queueURL, Hold)
+		batch, err := receive(ctx, client, queueURL, VisibilityHold)
 		if err != nil || len(batch) == 0 {
 			return Letter{}, false, err
 		}

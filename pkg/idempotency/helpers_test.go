@@ -197,7 +197,7 @@ func process(ctx context.Context, a applier, msg events.SQSMessage) (idempotency
 	if err != nil {
 		return idempotency.Result{Outcome: idempotency.Malformed}, err
 	}
-	return a.Apply(ctx, ev, sqsbatch.Delivery(msg))
+	return a.Apply(ctx, ev, sqsbatch.DeliveryOf(msg))
 }
 
 func unique(t *testing.T) string { return fmt.Sprintf("%s-%s", t.Name(), testenv.Name("e")) }

@@ -69,7 +69,7 @@ type Processor struct {
 func New(e idempotency.Engine, cfg Config) (*Processor, error) {
 	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
-		dec, keyedOn = DecoderFunc(Record), "the record's eventID (its shard and sequence number)"
+		dec, keyedOn = DecoderFunc(RecordEvent), "the record's eventID (its shard and sequence number)"
 	}
 	sc := batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
 		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
@@ -121,10 +121,10 @@ func item(rec events.KinesisEventRecord) batch.Item {
 	return batch.Item{ID: rec.EventID, Group: rec.Kinesis.PartitionKey}
 }
 
-// Record is the default Decoder: the event is the record itself, its ID the record's eventID,
+// RecordEvent is the default Decoder: the event is the record itself, its ID the record's eventID,
 // its type "aws.kinesis.record", its subject the partition key, its time the arrival's, and its
 // data the record's data when that is JSON, else the data as a JSON string (base64).
-func Record(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
+func RecordEvent(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
 	data := json.RawMessage(rec.Kinesis.Data)
 	if !json.Valid(data) {
 		data, _ = json.Marshal(rec.Kinesis.Data)
@@ -134,9 +134,9 @@ func Record(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event,
 		DataContentType: "application/json", Data: data}, nil
 }
 
-// CloudEvents decodes a record whose data is a CloudEvents 1.0 JSON object (structured mode):
+// CloudEventData decodes a record whose data is a CloudEventData 1.0 JSON object (structured mode):
 // the event's own id is its key, so a producer's retried PutRecord is applied once.
-func CloudEvents(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
+func CloudEventData(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
 	return cloudevent.Decode(rec.Kinesis.Data)
 }
 

@@ -18,7 +18,7 @@ import (
 func ExampleWrite() {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	ev, _ := cloudevent.New("order-placed-o1", "shop/api", "order.placed", "o-1", at, map[string]int{"total": 42})
-	w, _ := outbox.Write("shop", ev, at)
+	w, _ := outbox.Put("shop", ev, at)
 	fmt.Println(aws.ToString(w.Put.TableName), aws.ToString(w.Put.ConditionExpression))
 	// In the service: db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
 	//	TransactItems: []types.TransactWriteItem{orderPut, w}})

@@ -37,13 +37,13 @@ type Item struct {
 	TraceHeader string `dynamodbav:"traceHeader,omitempty"`
 }
 
-// WriteOption sets an optional part of the outbox item Write builds.
-type WriteOption func(*Item)
+// PutOption sets an optional part of the outbox item Write builds.
+type PutOption func(*Item)
 
 // WithTrace stores the trace header h with the item, so that the message the Relay sends for
 // it carries the trace of the request that wrote it. Pass xray.FromContext(ctx) of the
 // request's handler; an empty h stores nothing.
-func WithTrace(h string) WriteOption {
+func WithTrace(h string) PutOption {
 	return func(it *Item) { it.TraceHeader = h }
 }
 
@@ -78,11 +78,11 @@ func NewItem(ev cloudevent.Event, now time.Time) (Item, error) {
 		CreatedAt: now.UTC().Format(time.RFC3339Nano), ExpiresAt: now.Add(Retention).Unix()}, nil
 }
 
-// Write returns the transaction write that records ev in table's outbox, at now. It fails the
+// Put returns the transaction write that records ev in table's outbox, at now. It fails the
 // transaction if the event id is already in the outbox under the same subject (the condition
 // is on the item's full key, so it is per event); with ALL_OLD the cancellation reason
 // carries the stored item, whose PayloadHash tells a retry from a conflicting reuse.
-func Write(table string, ev cloudevent.Event, now time.Time, opts ...WriteOption) (types.TransactWriteItem, error) {
+func Put(table string, ev cloudevent.Event, now time.Time, opts ...PutOption) (types.TransactWriteItem, error) {
 	item, err := NewItem(ev, now)
 	if err != nil {
 		return types.TransactWriteItem{}, err

@@ -24,7 +24,7 @@ func TestWrite_events_of_one_aggregate_share_a_partition_key_and_each_is_conditi
 	debit, _ := cloudevent.New("mv-2", "bank", "account.debited", "acct-1", at, map[string]int{"amount": 3})
 	other, _ := cloudevent.New("mv-3", "bank", "account.credited", "acct-2", at, map[string]int{"amount": 1})
 	write := func(ev cloudevent.Event) error {
-		w, err := outbox.Write(table, ev, at)
+		w, err := outbox.Put(table, ev, at)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -37,7 +37,7 @@ func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *t
 	table, stream := testenv.AppTable(t, db)
 	q := newQueues(t)
 	write := func(ev cloudevent.Event) {
-		w, err := outbox.Write(table, ev, time.Now())
+		w, err := outbox.Put(table, ev, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -93,7 +93,7 @@ func TestRelay_publishes_an_event_with_emoji_and_noncharacters_through_the_local
 	q := newQueues(t)
 	text := "launch 🚀 \uFFFE done"
 	ev, _ := cloudevent.New("note-created-n-emoji", "shop", "note.created", "n-emoji", time.Now(), map[string]string{"content": text})
-	w, err := outbox.Write(table, ev, time.Now())
+	w, err := outbox.Put(table, ev, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 	paid, _ := cloudevent.New("order-paid-o1", "shop", "order.paid", "o-1", time.Now(), map[string]int{"total": 5})
 	// A service writes each event with its entity; a retried request writes nothing new.
 	for _, ev := range []cloudevent.Event{placed, paid, placed} {
-		w, err := outbox.Write(table, ev, time.Now())
+		w, err := outbox.Put(table, ev, time.Now())
 		if err != nil {
 			t.Fatal(err)
 		}

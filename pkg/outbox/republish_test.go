@@ -19,7 +19,7 @@ import (
 func writeOutbox(t *testing.T, db *dynamodb.Client, table string, base time.Time, evs ...cloudevent.Event) {
 	t.Helper()
 	for i, ev := range evs {
-		w, err := outbox.Write(table, ev, base.Add(time.Duration(i)*time.Minute))
+		w, err := outbox.Put(table, ev, base.Add(time.Duration(i)*time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}

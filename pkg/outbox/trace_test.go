@@ -52,9 +52,9 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 	paid, _ := cloudevent.New("order-paid-t1", "shop", "order.paid", "o-t1", time.Now(), map[string]int{"total": 5})
 	for _, w := range []struct {
 		ev   cloudevent.Event
-		opts []outbox.WriteOption
-	}{{placed, []outbox.WriteOption{outbox.WithTrace(traced)}}, {paid, nil}} {
-		w, err := outbox.Write(table, w.ev, time.Now(), w.opts...)
+		opts []outbox.PutOption
+	}{{placed, []outbox.PutOption{outbox.WithTrace(traced)}}, {paid, nil}} {
+		w, err := outbox.Put(table, w.ev, time.Now(), w.opts...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func (h decoding) exhausted(ctx context.Context, msg events.SQSMessage, eventID 
 func (h decoding) backstop(ctx context.Context, recs []events.SQSMessage) map[int]bool {
 	msgs := make([]batch.Queued, len(recs))
 	for i, m := range recs {
-		d := Delivery(m)
+		d := DeliveryOf(m)
 		msgs[i] = batch.Queued{MessageID: m.MessageId, Group: d.Group, OriginID: d.OriginID(), ReceiveCount: d.ReceiveCount}
 	}
 	return batch.Backstop(ctx, h.a.Engine(), h.maxReceiveCount, msgs)

@@ -197,7 +197,7 @@ func engineSequential(want idempotency.Outcome) func(*testing.B, *benchEnv, int)
 			if err != nil {
 				return err
 			}
-			res, err := c.Apply(context.Background(), ev, sqsbatch.Delivery(m))
+			res, err := c.Apply(context.Background(), ev, sqsbatch.DeliveryOf(m))
 			if err == nil && res.Outcome != want {
 				err = fmt.Errorf("outcome %s, want %s", res.Outcome, want)
 			}
@@ -205,7 +205,7 @@ func engineSequential(want idempotency.Outcome) func(*testing.B, *benchEnv, int)
 		}
 		if want == idempotency.Duplicate {
 			for _, m := range msgs {
-				if _, err := c.Apply(context.Background(), decode(b, m), sqsbatch.Delivery(m)); err != nil {
+				if _, err := c.Apply(context.Background(), decode(b, m), sqsbatch.DeliveryOf(m)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -92,8 +92,8 @@ type Decoder interface {
 	Decode(ctx context.Context, msg events.SQSMessage) (cloudevent.Event, error)
 }
 
-// Delivery returns what an SQS message says of its delivery, for the idempotency record.
-func Delivery(msg events.SQSMessage) idempotency.Delivery {
+// DeliveryOf returns what an SQS message says of its delivery, for the idempotency record.
+func DeliveryOf(msg events.SQSMessage) idempotency.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
 	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
 		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"], Origin: origin(msg)}
@@ -121,7 +121,7 @@ type decoding struct {
 
 func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error {
 	msg := r.msg
-	d := Delivery(msg)
+	d := DeliveryOf(msg)
 	d.HoldWritten = r.held // by the backstop, before the batch ran
 	body, err := h.payload(ctx, msg)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
@@ -117,7 +117,7 @@ func TestKinesisStream_records_a_retried_put_is_applied_once(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEvents)})
+	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestTableStream_records_carry_the_item_and_apply_once(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := dynamostream.New(c, dynamostream.Config{})
+	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,7 +108,7 @@ func TestQueue_builds_messages_as_SQS_delivers_them(t *testing.T) {
 	q := testkit.FIFO("orders")
 	a, b := q.Message("g", "a"), q.Message("g", "b")
 	again, resent := testkit.Again(testkit.Again(a)), q.Resent(a)
-	da, dAgain, dResent := sqsbatch.Delivery(a), sqsbatch.Delivery(again), sqsbatch.Delivery(resent)
+	da, dAgain, dResent := sqsbatch.DeliveryOf(a), sqsbatch.DeliveryOf(again), sqsbatch.DeliveryOf(resent)
 	switch {
 	case da.Group != "g" || da.ReceiveCount != 1 || da.SequenceNumber == "" || a.Attributes["MessageDeduplicationId"] == "":
 		t.Errorf("first delivery %+v %v; want group g, receive count 1, a sequence number and a dedup id", da, a.Attributes)

@@ -76,7 +76,7 @@ var (
 	_ func(sqsbatch.MessageHandler, sqsbatch.Config) (*sqsbatch.Processor, error)                                 = sqsbatch.New
 	_ func(idempotency.Engine, sqsbatch.Config) (*sqsbatch.Processor, error)                                      = sqsbatch.NewFor
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config, sqsbatch.Config) (*sqsbatch.Processor, error) = sqsbatch.NewConsumer
-	_ func(events.SQSMessage) idempotency.Delivery                                                                = sqsbatch.Delivery
+	_ func(events.SQSMessage) idempotency.Delivery                                                                = sqsbatch.DeliveryOf
 	_ func(*sqsbatch.Processor, context.Context, events.SQSEvent) (events.SQSEventResponse, error)                = (*sqsbatch.Processor).Handle
 	_ idempotency.Engine                                                                                          = (*idempotency.Consumer)(nil)
 	_ idempotency.Engine                                                                                          = (*idempotency.LeasedConsumer)(nil)
@@ -97,15 +97,15 @@ var (
 	_ func(metrics.Recorder) error                            = metrics.Flush
 
 	// outbox
-	_ func(string, cloudevent.Event, time.Time, ...outbox.WriteOption) (types.TransactWriteItem, error) = outbox.Write
-	_ func(string) outbox.WriteOption                                                                   = outbox.WithTrace
-	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                            = outbox.NewItem
-	_ func(string, string) map[string]types.AttributeValue                                              = outbox.Key
-	_ func(string) error                                                                                = outbox.CheckText
-	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                   = outbox.NewRelay
-	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error)  = (*outbox.Relay).Handle
-	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                    = outbox.FromStreamImage
-	_ outbox.BatchSender                                                                                = (*publish.Publisher)(nil)
+	_ func(string, cloudevent.Event, time.Time, ...outbox.PutOption) (types.TransactWriteItem, error)  = outbox.Put
+	_ func(string) outbox.PutOption                                                                    = outbox.WithTrace
+	_ func(cloudevent.Event, time.Time) (outbox.Item, error)                                           = outbox.NewItem
+	_ func(string, string) map[string]types.AttributeValue                                             = outbox.Key
+	_ func(string) error                                                                               = outbox.CheckText
+	_ func(outbox.RelayConfig) (*outbox.Relay, error)                                                  = outbox.NewRelay
+	_ func(*outbox.Relay, context.Context, events.DynamoDBEvent) (events.DynamoDBEventResponse, error) = (*outbox.Relay).Handle
+	_ func(map[string]events.DynamoDBAttributeValue) map[string]types.AttributeValue                   = outbox.FromStreamImage
+	_ outbox.BatchSender                                                                               = (*publish.Publisher)(nil)
 
 	// xray
 	_ func(context.Context, string) context.Context = xray.NewContext

@@ -163,7 +163,7 @@ func TestSpend_consumer_applies_a_decoded_event_without_SQS(t *testing.T) {
 func TestShop_publishes_an_order_once_through_its_outbox_and_directly(t *testing.T) {
 	l := newLocal(t)
 	ev, _ := cloudevent.New("order.placed-o5", "shop/api", shop.OrderPlaced, "c5", time.Now(), shop.Order{OrderID: "o5", CustomerID: "c5", Total: 5})
-	w, err := outbox.Write(l.table, ev, time.Now())
+	w, err := outbox.Put(l.table, ev, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package dynamostream_test
+package dynamodbbatch_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -51,8 +51,8 @@ func (h *dynamoHarness) Records(t *testing.T, msgs ...batchtest.Message) []event
 
 func (*dynamoHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
 	t.Helper()
-	p, err := dynamostream.New(e, dynamostream.Config{DeadLetter: dl, NoPacking: opts.NoPacking,
-		Decoder: dynamostream.DecoderFunc(eventAttribute)})
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{DeadLetter: dl, NoPacking: opts.NoPacking,
+		Decoder: dynamodbbatch.DecoderFunc(eventAttribute)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func (*dynamoHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.Dead
 func (*dynamoHarness) Again(r events.DynamoDBEventRecord) events.DynamoDBEventRecord { return r }
 func (*dynamoHarness) ID(r events.DynamoDBEventRecord) string                        { return r.Change.SequenceNumber }
 func (*dynamoHarness) Letter(r events.DynamoDBEventRecord) events.SQSMessage {
-	return dynamostream.Message(r)
+	return dynamodbbatch.Message(r)
 }
 func (*dynamoHarness) Source() batchtest.Source { return batchtest.Source{Checkpoints: true} }
 

@@ -1,4 +1,4 @@
-package dynamostream_test
+package dynamodbbatch_test
 
 import (
 	"context"
@@ -13,11 +13,11 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
-func handle(t *testing.T, p *dynamostream.Processor, recs []events.DynamoDBEventRecord) []string {
+func handle(t *testing.T, p *dynamodbbatch.Processor, recs []events.DynamoDBEventRecord) []string {
 	t.Helper()
 	resp, err := p.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
 	if err != nil {
@@ -40,7 +40,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
-	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,16 +67,16 @@ func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *te
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		cfg  dynamostream.Config
+		cfg  dynamodbbatch.Config
 		want int64
-	}{{"packed", dynamostream.Config{}, 1}, {"unpacked", dynamostream.Config{NoPacking: true}, 4}} {
+	}{{"packed", dynamodbbatch.Config{}, 1}, {"unpacked", dynamodbbatch.Config{NoPacking: true}, 4}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newStreamEnv(t)
 			for _, item := range []string{"a", "b", "c", "d"} {
 				e.write(t, item, 1)
 			}
-			p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	recs := e.records(t)
-	p, err := dynamostream.New(e.consumer(t, idempotency.GoOn), dynamostream.Config{DeadlineMargin: time.Minute})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{DeadlineMargin: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

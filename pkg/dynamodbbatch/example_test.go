@@ -1,4 +1,4 @@
-package dynamostream_test
+package dynamodbbatch_test
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -41,7 +41,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := dynamostream.New(c, dynamostream.Config{
+	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{
 		DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-package dynamostream_test
+package dynamodbbatch_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -23,11 +23,11 @@ func streamPort(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
 	e := newStreamEnv(t)
 	return testenv.StreamPort[events.DynamoDBEventRecord]{
 		Write: e.write, Records: e.records, From: from, FailOnce: e.failOnce, Applied: e.applied, Table: e.idem,
-		Decide: e.decide, Group: dynamostream.Key,
+		Decide: e.decide, Group: dynamodbbatch.Key,
 		Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
 		ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
 		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
-			p, err := dynamostream.New(c, dynamostream.Config{DeadLetter: dl})
+			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{DeadLetter: dl})
 			if err != nil {
 				t.Fatal(err)
 			}

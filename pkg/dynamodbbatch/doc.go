@@ -1,4 +1,4 @@
-// Package dynamostream is the DynamoDB Streams port of the engine: a Processor turns one Lambda
+// Package dynamodbbatch is the DynamoDB Streams port of the engine: a Processor turns one Lambda
 // DynamoDB stream event into per-record calls of an idempotency.Engine on the batch core every
 // port shares (package batch). Records of one item (its key) are applied in order and stopped
 // at the first failure, items concurrently; the response reports the first record that was not
@@ -7,4 +7,4 @@
 // other items applied after it come back as duplicates, answered without effect). A record that
 // can never succeed goes to an SQS queue with its reason (deadletter.Queue), its item held
 // first under the consumer's HoldGroup policy.
-package dynamostream
+package dynamodbbatch

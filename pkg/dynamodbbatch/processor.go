@@ -1,4 +1,4 @@
-package dynamostream
+package dynamodbbatch
 
 import (
 	"context"
@@ -70,11 +70,11 @@ type Processor struct {
 func New(e idempotency.Engine, cfg Config) (*Processor, error) {
 	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
-		dec, keyedOn = DecoderFunc(Record), "the stream record's eventID"
+		dec, keyedOn = DecoderFunc(ChangeEvent), "the stream record's eventID"
 	}
 	sc := batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
 		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
-	st := batch.Stream[events.DynamoDBEventRecord]{Name: "dynamostream", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn}
+	st := batch.Stream[events.DynamoDBEventRecord]{Name: "dynamodbbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn}
 	port, err := batch.NewStream(e, sc, st)
 	if err != nil {
 		return nil, err
@@ -148,11 +148,11 @@ func value(v events.DynamoDBAttributeValue) string {
 	return string(b)
 }
 
-// Record is the default Decoder: the event is the change itself, its ID the record's eventID,
+// ChangeEvent is the default Decoder: the event is the change itself, its ID the record's eventID,
 // its type "aws.dynamodb.<insert|modify|remove>", its subject the item's Key, its time the
 // change's, and its data the stream record's "dynamodb" object (Keys, NewImage, OldImage in
 // DynamoDB JSON).
-func Record(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error) {
+func ChangeEvent(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error) {
 	data, err := json.Marshal(rec.Change)
 	if err != nil {
 		return cloudevent.Event{}, idempotency.Permanent(fmt.Errorf("encode record %s: %w", rec.EventID, err))

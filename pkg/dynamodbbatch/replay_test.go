@@ -1,4 +1,4 @@
-package dynamostream_test
+package dynamodbbatch_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/dynamostream"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -20,7 +20,7 @@ import (
 // function is one Invoke for both event sources, as Lambda calls it.
 func TestProcessor_a_held_key_is_replayed_in_order_while_its_stream_goes_on(t *testing.T) {
 	testenv.StreamReplay(t, streamPort, func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) testenv.ReplayPort[events.DynamoDBEventRecord] {
-		p, err := dynamostream.New(e, dynamostream.Config{DeadLetter: dl, Replay: rc})
+		p, err := dynamodbbatch.New(e, dynamodbbatch.Config{DeadLetter: dl, Replay: rc})
 		if err != nil {
 			t.Fatal(err)
 		}
