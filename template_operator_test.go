@@ -30,6 +30,12 @@ func operatorStatements(tpl doc) map[string]opStatement {
 			s.actions = append(s.actions, fmt.Sprint(a))
 		}
 		for _, r := range asList(get(st, "Resource")) {
+			if sub, ok := get(r, "Fn::Sub").(string); ok && strings.HasPrefix(sub, "${") && strings.Contains(sub, ".Arn}/") {
+				// !Sub "${Bucket.Arn}/prefix*": the objects of a bucket, as Bucket/prefix*
+				id, rest, _ := strings.Cut(strings.TrimPrefix(sub, "${"), ".Arn}")
+				s.resources = append(s.resources, id+rest)
+				continue
+			}
 			id := refTarget(r)
 			if id == "" || (get(r, "Ref") != nil && id != "AWS::StackId") {
 				s.problems = append(s.problems, fmt.Sprintf("resource %v: want a !GetAtt of a resource's Arn, or !Ref AWS::StackId", r))
@@ -93,7 +99,8 @@ func operatorProblems(tpl doc) []string {
 		"SendBackToTheConsumerQueues": {actions: []string{"sqs:SendMessage", "sqs:GetQueueUrl", "sqs:GetQueueAttributes"}, resources: queues},
 		"ReadAndDecideTheConsumersItems": {actions: []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:DeleteItem"},
 			resources: []string{"IdempotencyTable"}, keys: keys},
-		"FindOutboxItems": {actions: []string{"dynamodb:Scan"}, resources: []string{"AppTable"}},
+		"FindOutboxItems":      {actions: []string{"dynamodb:Scan"}, resources: []string{"AppTable"}},
+		"ReadOffloadedLetters": {actions: []string{"s3:GetObject"}, resources: []string{"PayloadBucket/dead-letters/*"}},
 	}
 	for _, sid := range slices.Sorted(maps.Keys(sts)) {
 		got := sts[sid]

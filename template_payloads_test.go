@@ -25,6 +25,16 @@ func TestTemplate_payload_bucket_expires_objects_after_the_record_retention(t *t
 	if len(expiring) != 1 || refTarget(expiring[0]) != "RetentionDays" {
 		t.Errorf("lifecycle expirations %v; want one enabled rule over every object: ExpirationInDays !Ref RetentionDays", expiring)
 	}
+	// A letter's object outlives its letter: written when it is dead-lettered, it must last
+	// its dead-letter queue's retention and a redrive's stay on the source queue.
+	longest := map[bool]int{}
+	for _, q := range resourcesOfType(tpl, "AWS::SQS::Queue") {
+		dlq := get(q, "Properties", "RedrivePolicy") == nil
+		longest[dlq] = max(longest[dlq], num(get(q, "Properties", "MessageRetentionPeriod")))
+	}
+	if days := num(get(tpl, "Parameters", "RetentionDays", "MinValue")); days*86400 < longest[true]+longest[false] {
+		t.Errorf("RetentionDays may be %d days; want at least a letter's stay and a redrive's, %d s", days, longest[true]+longest[false])
+	}
 	pab := get(b, "Properties", "PublicAccessBlockConfiguration")
 	for _, k := range []string{"BlockPublicAcls", "BlockPublicPolicy", "IgnorePublicAcls", "RestrictPublicBuckets"} {
 		if fmt.Sprint(get(pab, k)) != "true" {
@@ -59,12 +69,16 @@ func s3Grants(tpl doc, fn string) []string {
 	return out
 }
 
-// Every SQS consumer may read payloads, and only read them, in the bucket it is told of; the
-// relay publishes outbox items, which DynamoDB bounds to 400 KB, under SQS's 1 MiB: it never
-// writes a claim check and has no S3 access.
+// Every SQS consumer may read payloads in the bucket it is told of, and write only there, under
+// its own prefix: a dead letter of its past SQS's 1 MiB (internal/app's dead-letters/<its
+// CONSUMER_NAME>/); the relay publishes outbox items, which DynamoDB bounds to 400 KB, under
+// SQS's 1 MiB: it never writes a claim check and has no S3 access.
 func TestTemplate_consumers_read_payloads_from_the_bucket_and_nothing_else_touches_it(t *testing.T) {
 	tpl := loadTemplate(t)
 	read := []string{"s3:GetObject on ${PayloadBucket.Arn}/*", "s3:ListBucket on PayloadBucket.Arn"}
+	letters := func(fn any) string {
+		return "s3:PutObject on ${PayloadBucket.Arn}/dead-letters/" + fmt.Sprint(get(fn, "Properties", "Environment", "Variables", "CONSUMER_NAME")) + "/*"
+	}
 	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
 		consumer := false
 		for _, ev := range asList(mapValues(get(fn, "Properties", "Events"))) {
@@ -77,8 +91,9 @@ func TestTemplate_consumers_read_payloads_from_the_bucket_and_nothing_else_touch
 			}
 			continue
 		}
-		if !slices.Equal(got, read) {
-			t.Errorf("%s is granted %v; want exactly %v", id, got, read)
+		want := slices.Sorted(slices.Values(append([]string{letters(fn)}, read...)))
+		if !slices.Equal(got, want) {
+			t.Errorf("%s is granted %v; want exactly %v", id, got, want)
 		}
 		if refTarget(get(fn, "Properties", "Environment", "Variables", "PAYLOAD_BUCKET")) != "PayloadBucket" {
 			t.Errorf("%s: PAYLOAD_BUCKET is %v; want !Ref PayloadBucket", id, get(fn, "Properties", "Environment", "Variables", "PAYLOAD_BUCKET"))

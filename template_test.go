@@ -264,12 +264,14 @@ func TestTemplate_policies_name_actions_and_resources(t *testing.T) {
 	}
 }
 
-// payloadObjects reports whether v is "${<bucket>.Arn}/*" of a bucket of the template: S3 names
+// payloadObjects reports whether v is "${<bucket>.Arn}/<prefix>*" of a bucket of the template: S3 names
 // a bucket's objects only with a wildcard (template_payloads_test.go checks who gets them).
 func payloadObjects(tpl doc, v string) bool {
 	id, ok := strings.CutPrefix(v, "${")
-	id, ok2 := strings.CutSuffix(id, ".Arn}/*")
-	return ok && ok2 && get(tpl, "Resources", id, "Type") == "AWS::S3::Bucket"
+	id, rest, ok2 := strings.Cut(id, ".Arn}/")
+	prefix, ok3 := strings.CutSuffix(rest, "*")
+	// Every object, or those under a prefix of its own (a consumer's dead letters).
+	return ok && ok2 && ok3 && !strings.Contains(prefix, "*") && get(tpl, "Resources", id, "Type") == "AWS::S3::Bucket"
 }
 
 // kebab turns "OutboxRelayFunction" into "outbox-relay".

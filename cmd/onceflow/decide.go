@@ -177,6 +177,9 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 			deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, l)
 		}
 	}()
+	if l, err = l.Resolved(ctx, t.payloads); err != nil {
+		return err
+	}
 	if l.EventID, err = eventIDOf(ctx, a, f.consumer, l); err != nil {
 		return err
 	}
@@ -206,7 +209,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
 	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
-		Body: l.Body, Attributes: attrs, By: d.by, Why: d.why})
+		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
 	var decided *idempotency.DecidedError
 	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })

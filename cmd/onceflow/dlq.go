@@ -58,10 +58,18 @@ func dlqList() command {
 			fmt.Fprintf(s.out, "%s: %s\n", url, n)
 			shown := 0
 			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+				if f.filter.EventType != "" && l.Offloaded { // its type is in its body, in S3
+					if r, err := l.Resolved(ctx, t.payloads); err == nil {
+						l = r
+					}
+				}
 				if f.filter.Match(l) {
 					shown++
 					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s\n    reason: %s\n",
 						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt, oneLine(l.Why(), 300))
+					if l.Offloaded {
+						fmt.Fprintf(s.out, "    body: %d bytes in S3 (a claim check: dlq show reads it)\n", l.PayloadSize)
+					}
 				}
 				return f.limit == 0 || shown < f.limit
 			})
@@ -96,11 +104,18 @@ func dlqShow() command {
 			if found == nil {
 				return fmt.Errorf("no letter %s in view in %s (a later letter of a FIFO group is not handed out before the earlier ones leave)", args[0], url)
 			}
-			printLetter(s, *found)
+			l, err := found.Resolved(ctx, t.payloads)
+			if err != nil {
+				return err
+			}
+			printLetter(s, l)
 			return nil
 		},
 	}
 }
+
+// maxShownBody is how much of a letter's body dlq show and dlq discard print.
+const maxShownBody = 4 << 10
 
 func printLetter(s ioStreams, l deadletter.Letter) {
 	for _, kv := range [][2]string{
@@ -108,10 +123,15 @@ func printLetter(s ioStreams, l deadletter.Letter) {
 		{"reason", l.Why()}, {"source queue", l.SourceQueueARN}, {"source message id", l.SourceMessage},
 		{"group id", l.GroupID}, {"dedup id", l.DedupID}, {"receive count", l.ReceiveCount},
 		{"dead-lettered at", l.DeadLetteredAt}, {"trace header", l.TraceHeader},
+		{"payload hash", strings.Join(l.PayloadHashes, " ")}, {"claim check", l.Pointer},
 	} {
 		fmt.Fprintf(s.out, "%-18s %s\n", kv[0]+":", orNone(kv[1]))
 	}
-	fmt.Fprintf(s.out, "body:\n%s\n", l.Body)
+	body := l.Body
+	if len(body) > maxShownBody {
+		body = body[:maxShownBody] + fmt.Sprintf("… (%d bytes more)", len(body)-maxShownBody)
+	}
+	fmt.Fprintf(s.out, "body (%d bytes):\n%s\n", len(l.Body), body)
 }
 
 func dlqRedrive() command {
@@ -127,7 +147,7 @@ func dlqRedrive() command {
 			if err != nil {
 				return err
 			}
-			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun}
+			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun, Payloads: t.payloads}
 			if f.to != "" {
 				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
 					return err

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 )
 
@@ -65,16 +66,16 @@ func (e endpoints) stack(from string) *stack {
 	return s
 }
 
-// clients returns SQS and DynamoDB clients of the emulators, signing with creds (which the
-// emulators take whatever they are, authorising nothing); or, as principal as of the local
-// cloud, clients of its gatekeeper with that principal's local credentials, which authorises
-// each call as AWS would.
-func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Client, *dynamodb.Client, error) {
+// clients returns SQS, DynamoDB and S3 clients of the emulators (fauxqs serves S3 on its SQS
+// port, path-style), signing with creds (which the emulators take whatever they are,
+// authorising nothing); or, as principal as of the local cloud, clients of its gatekeeper with
+// that principal's local credentials, which authorises each call as AWS would.
+func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Client, *dynamodb.Client, *s3.Client, error) {
 	cfg := aws.Config{Region: e.Region, Credentials: creds}
 	if cfg.Region == "" {
 		cfg.Region = "us-east-1"
 	}
-	sqsURL, ddbURL := e.SQS, e.DynamoDB
+	sqsURL, ddbURL, s3URL := e.SQS, e.DynamoDB, e.SQS
 	if as != "" {
 		p, ok := e.Principals[as]
 		if e.Gatekeeper == "" || !ok {
@@ -83,11 +84,12 @@ func (e endpoints) clients(creds aws.CredentialsProvider, as string) (*sqs.Clien
 				names = append(names, n)
 			}
 			sort.Strings(names)
-			return nil, nil, usageError(fmt.Sprintf("--as %s: the local cloud has no such principal (it has %s)", as, strings.Join(names, ", ")))
+			return nil, nil, nil, usageError(fmt.Sprintf("--as %s: the local cloud has no such principal (it has %s)", as, strings.Join(names, ", ")))
 		}
 		cfg.Credentials = credentials.NewStaticCredentialsProvider(p.AccessKeyID, p.SecretAccessKey, "")
-		sqsURL, ddbURL = e.Gatekeeper, e.Gatekeeper
+		sqsURL, ddbURL, s3URL = e.Gatekeeper, e.Gatekeeper, e.Gatekeeper
 	}
 	return sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = aws.String(sqsURL) }),
-		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbURL) }), nil
+		dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(ddbURL) }),
+		s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint, o.UsePathStyle = aws.String(s3URL), true }), nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ type cloud struct {
 	db    *dynamodb.Client
 	sqs   *sqs.Client
 	e     localEndpoints
+	fixed atomic.Bool // the stream consumers' poison amounts apply (the cause is fixed)
 }
 
 // localEndpoints is what a test keeps of the cloud: queues by logical id, tables by logical id.

@@ -12,8 +12,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/cloudformation"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
@@ -24,6 +26,9 @@ import (
 type target struct {
 	sqs      *sqs.Client
 	dynamodb *dynamodb.Client
+	// payloads reads a letter's body that is a claim check (a letter past SQS's limit, in the
+	// payload bucket), from any bucket the operator's credentials read.
+	payloads *claimcheck.Reader
 	stack    *stack // nil: no stack, names are taken as given
 }
 
@@ -67,10 +72,11 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 			return nil, err
 		}
 		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
-		if t.sqs, t.dynamodb, err = e.clients(creds, f.as); err != nil {
+		var s3c *s3.Client
+		if t.sqs, t.dynamodb, s3c, err = e.clients(creds, f.as); err != nil {
 			return nil, err
 		}
-		return t, nil
+		return t.withPayloads(s3c)
 	}
 	switch {
 	case f.as != "":
@@ -100,6 +106,16 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 		}
 		t.stack = stackFromOutputs("stack "+f.stack, outputs)
 	}
+	return t.withPayloads(s3.NewFromConfig(cfg, func(o *s3.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }))
+}
+
+// withPayloads gives t its reader of claim checks through client.
+func (t *target) withPayloads(client *s3.Client) (*target, error) {
+	r, err := claimcheck.NewReader(client, claimcheck.ReaderConfig{})
+	if err != nil {
+		return nil, err
+	}
+	t.payloads = r
 	return t, nil
 }
 

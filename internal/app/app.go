@@ -86,12 +86,34 @@ func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
+	dlq, err := deadLetters(d, cfg.Name, cfg.DeadLetterQueueURL, cfg.PayloadBucket)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
 		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy,
 			Logger: d.Logger, Metrics: d.Metrics},
-		sqsbatch.Config{DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), MaxReceiveCount: cfg.MaxReceiveCount,
-			Payloads: payloads})
+		sqsbatch.Config{DeadLetter: dlq, MaxReceiveCount: cfg.MaxReceiveCount, Payloads: payloads})
 }
+
+// deadLetters is the consumer's dead-letter queue at url; with a payload bucket, a letter past
+// SQS's 1 MiB goes there as a claim check, under the consumer's own prefix (DeadLetterPrefix),
+// which is all template.yaml lets it write.
+func deadLetters(d Deps, consumer, url, bucket string) (*deadletter.Queue, error) {
+	q := deadletter.New(d.SQS, url)
+	if bucket == "" {
+		return q, nil
+	}
+	w, err := claimcheck.NewWriter(d.S3, claimcheck.WriterConfig{Bucket: bucket, KeyPrefix: DeadLetterPrefix(consumer)})
+	if err != nil {
+		return nil, fmt.Errorf("dead letters in %s: %w", bucket, err)
+	}
+	return q.WithClaimCheck(w), nil
+}
+
+// DeadLetterPrefix is where consumer's dead letters past SQS's limit are written in the
+// payload bucket: dead-letters/<consumer>/.
+func DeadLetterPrefix(consumer string) string { return "dead-letters/" + consumer + "/" }
 
 // payloadReader reads claim checks from bucket, the only one a pointer may name; nil (every
 // body is its payload) without a bucket.
@@ -127,8 +149,12 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
+	dlq, err := deadLetters(d, cfg.Name, cfg.DeadLetterQueueURL, cfg.PayloadBucket)
+	if err != nil {
+		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
 	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
-		DeadLetter: deadletter.New(d.SQS, cfg.DeadLetterQueueURL), Payloads: payloads})
+		DeadLetter: dlq, Payloads: payloads})
 }

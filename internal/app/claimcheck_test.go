@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // The ledger wired as its main wires it, with PAYLOAD_BUCKET set, reads events that a producer
@@ -82,5 +83,39 @@ func TestLedger_refuses_a_pointer_to_another_bucket(t *testing.T) {
 	handle(t, ledger, events.SQSEvent{Records: []events.SQSMessage{m}})
 	if got := s.items(t, s.app, "ACCOUNT#"); len(got) != 0 {
 		t.Fatalf("app table holds %v; want nothing applied", got)
+	}
+}
+
+// The ledger's letter of a message of SQS's full size, past 1 MiB with the engine's
+// attributes, goes to its dead-letter queue as a claim check under the ledger's own prefix of
+// the payload bucket, the one template.yaml lets it write; the letter reads back whole.
+func TestLedger_dead_letters_a_letter_past_1_MiB_under_its_prefix(t *testing.T) {
+	s := newSystem(t)
+	s3c := testenv.S3(t)
+	bucket := testenv.Bucket(t, s3c, "payloads")
+	ledger, err := app.NewLedger(config.Consumer{Name: "ledger", AppTable: s.app, IdempotencyTable: s.idem,
+		DeadLetterQueueURL: s.ledgerDLQ, Retention: config.DefaultRetention, PayloadBucket: bucket},
+		app.Deps{DynamoDB: s.db, SQS: s.sqs, S3: s3c, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := sqsSample(t, "ledger-batch.json").Records[0]
+	m.Body = `{"specversion":"1.0","id":"big-1","source":"test","type":"account.frozen","subject":"acc-1","data":{"pad":"` +
+		strings.Repeat("x", 1<<20-300) + `"}}`
+	handle(t, ledger, events.SQSEvent{Records: []events.SQSMessage{m}})
+	var letters []deadletter.Letter
+	if err := deadletter.Browse(context.Background(), s.sqs, s.ledgerDLQ, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
+		t.Fatal(err)
+	}
+	if len(letters) != 1 || !letters[0].Offloaded {
+		t.Fatalf("letters %d; want the one, as a claim check", len(letters))
+	}
+	p, _, _, err := claimcheck.Parse(events.SQSMessage{Body: letters[0].Body})
+	if err != nil || p.Bucket != bucket || !strings.HasPrefix(p.Key, app.DeadLetterPrefix("ledger")) {
+		t.Errorf("letter's pointer %+v, %v; want an object of %s under %s", p, err, bucket, app.DeadLetterPrefix("ledger"))
+	}
+	r, _ := claimcheck.NewReader(s3c, claimcheck.ReaderConfig{})
+	if l, err := letters[0].Resolved(context.Background(), r); err != nil || l.Body != m.Body || l.EventID != "big-1" {
+		t.Errorf("letter read back: %d bytes, event %q, %v; want the message's body", len(l.Body), l.EventID, err)
 	}
 }

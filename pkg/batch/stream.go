@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
@@ -22,6 +23,16 @@ type Stream[R any] struct {
 	Delivery func(R) idempotency.Delivery                               // what the record says of its delivery
 	Decode   func(ctx context.Context, rec R) (cloudevent.Event, error) // the event to apply
 	Message  func(R) events.SQSMessage                                  // the record as a dead letter
+	KeyedOn  string                                                     // what Decode keys events on, for a conflict's reason; "" unknown
+}
+
+// KeyedOn is what decoder says it keys events on (a KeyedOn method: package envelope's
+// decoders have one), "" when it says nothing.
+func KeyedOn(decoder any) string {
+	if k, ok := decoder.(interface{ KeyedOn() string }); ok {
+		return k.KeyedOn()
+	}
+	return ""
 }
 
 // StreamConfig tunes a stream port; the ports' own Configs carry the same fields.
@@ -66,17 +77,29 @@ func NewStream[R any](e idempotency.Engine, cfg StreamConfig, s Stream[R]) (*Por
 }
 
 func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session, rec R) error {
-	d := s.Delivery(rec)
+	return s.apply(ctx, e, ss, rec, s.Delivery(rec))
+}
+
+// apply decodes rec and applies its event, delivered as d: from the stream, or replayed from
+// the consumer's replay queue.
+func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, ss *Session, rec R, d idempotency.Delivery) error {
 	ev, err := s.Decode(ctx, rec)
 	if err != nil && !idempotency.IsPermanent(err) {
 		return fmt.Errorf("decode record %s: %w", d.MessageID, err)
 	}
 	if err != nil {
-		e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
-			slog.String("consumer", e.Name()), slog.String("messageId", d.MessageID),
-			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
-		e.Metrics().Count(metrics.Malformed, 1)
+		malformed(ctx, e, d.MessageID, err)
 		return ss.Hold(ctx, d, cloudevent.Event{}, err)
 	}
-	return ss.Apply(ctx, ev, d)
+	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
+	// a stream letter's body (the record) shows neither.
+	return deadletter.WithEvent(idempotency.NameKey(ss.Apply(ctx, ev, d), s.KeyedOn), ev)
+}
+
+// malformed logs and counts a record (or a replayed letter) that can never be decoded.
+func malformed(ctx context.Context, e idempotency.Engine, messageID string, err error) {
+	e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
+		slog.String("consumer", e.Name()), slog.String("messageId", messageID),
+		slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
+	e.Metrics().Count(metrics.Malformed, 1)
 }

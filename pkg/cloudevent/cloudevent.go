@@ -130,21 +130,49 @@ func New(id, source, typ, subject string, at time.Time, v any) (Event, error) {
 }
 
 // PayloadHash is the hex SHA-256 of what makes two sends the same event: type, source,
-// subject and data (compacted, so whitespace does not matter). A second event with the same
-// id and a different hash is a producer bug, not a duplicate.
+// subject and data, the data in canonical JSON (Canonical: RFC 8785), so that neither
+// whitespace, member order, escapes nor how a number is written ({"n":10} and {"n":10.0})
+// matter. Data without a canonical form (not JSON, or a number a double does not hold as
+// written) is hashed as written, compacted. A second event with the same id and a different
+// hash is a producer bug, not a duplicate; compare a stored hash with SamePayload, which also
+// knows the hash of records written before canonical JSON.
 func (ev Event) PayloadHash() string {
+	canon, ok := Canonical(ev.Data)
+	if !ok {
+		canon = compacted(ev.Data)
+	}
+	return ev.hash(canon)
+}
+
+// LegacyPayloadHash is the payload hash as onceflow computed it before canonical JSON (the
+// data compacted only, as written): records and items written then carry it.
+func (ev Event) LegacyPayloadHash() string { return ev.hash(compacted(ev.Data)) }
+
+// SamePayload reports whether hash, stored for an event of ev's id, is ev's payload hash:
+// PayloadHash, or LegacyPayloadHash (a record written before canonical JSON). Accepting the
+// legacy hash never makes two events one: data whose compacted form hashes as another's
+// canonical form is that canonical form, so the two events are canonically equal anyway.
+func (ev Event) SamePayload(hash string) bool {
+	return hash == ev.PayloadHash() || hash == ev.LegacyPayloadHash()
+}
+
+func (ev Event) hash(data []byte) string {
 	h := sha256.New()
 	for _, s := range []string{ev.Type, ev.Source, ev.Subject} {
 		h.Write([]byte(s))
 		h.Write([]byte{0})
 	}
-	var compact bytes.Buffer
-	if err := json.Compact(&compact, ev.Data); err != nil {
-		compact.Reset()
-		compact.Write(ev.Data)
-	}
-	h.Write(compact.Bytes())
+	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// compacted is data without insignificant space, or as it is when it is not JSON.
+func compacted(data []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, data); err != nil {
+		return data
+	}
+	return b.Bytes()
 }
 
 // DecodeData unmarshals the event's data into v, rejecting unknown fields, and runs

@@ -24,13 +24,17 @@ const (
 	AttrReason          = "reason"          // the error text, truncated to fit
 	AttrSourceMessageID = "sourceMessageId" // the SQS message id it had on its source queue
 	AttrSourceQueueARN  = "sourceQueueArn"  // the queue it was received from
-	AttrSourceGroupID   = "sourceGroupId"   // its MessageGroupId there (FIFO), what a redrive keeps
+	AttrSourceGroupID   = "sourceGroupId"   // its group there as the hold names it (FIFO: its MessageGroupId; a stream: its key, Binary when SQS refuses its characters)
 	AttrSourceDedupID   = "sourceDedupId"   // its MessageDeduplicationId there (the event id), what a redrive sends again
 	AttrReceiveCount    = "receiveCount"    // ApproximateReceiveCount when it was dead-lettered
 	AttrDeadLetteredAt  = "deadLetteredAt"  // RFC 3339, UTC
 	// AttrEventID is the event id the consumer decoded (WithEventID), which the body may not
 	// show (a claim check's pointer, an envelope keyed by a business key).
 	AttrEventID = "decodedEventId"
+	// AttrPayloadHash is the payload hash of the event the consumer decoded (WithEvent), which
+	// a discard records: hashed by the consumer's own decoder, whatever the body is. It holds
+	// the canonical hash, then the legacy one when it differs, space-separated.
+	AttrPayloadHash = "decodedPayloadHash"
 	// AttrSourceAttributes carries the message's own message attributes as one JSON object
 	// (name to {DataType, StringValue, BinaryValue}) when they do not fit beside the engine's
 	// within SQS's limit of MaxMessageAttributes, or one of them has an engine's name.
@@ -73,6 +77,7 @@ type Queue struct {
 	url    string
 	fifo   bool
 	now    func() time.Time
+	claims Offloader // nil: a letter past SQS's limit is refused by SQS
 }
 
 // New returns the dead-letter queue at queueURL. It is a FIFO queue iff the URL ends in ".fifo".
@@ -85,18 +90,37 @@ func New(client SendMessageAPI, queueURL string) *Queue {
 // redrive sends the message back as it came (see Letter.SendInput). The message's attributes
 // are kept as they are while they fit beside the engine's within SQS's MaxMessageAttributes;
 // beyond, they travel in one attribute, AttrSourceAttributes, which Letter reads back. On a
-// FIFO queue it keeps msg's MessageGroupId (its message id when it has none) and deduplicates
-// on msg's message id, so dead-lettering one delivery twice within SQS's five-minute window
-// stores it once, while the same event redriven and failing again (a new message) is stored
-// again.
+// FIFO queue it keeps msg's MessageGroupId (its message id when it has none; GroupID of it when
+// SQS would refuse it as a group: a stream's key), and AttrSourceGroupID names the group as it
+// is; it deduplicates on msg's message id, so dead-lettering one delivery twice within SQS's
+// five-minute window stores it once, while the same event redriven and failing again (a new
+// message) is stored again. A letter past SQS's 1 MiB goes through a claim check when the queue
+// has one (WithClaimCheck), else SQS refuses it and the caller fails the message.
 func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
+	in, fits, err := q.letter(msg, msg.Body, nil, reason)
+	if err == nil && !fits && q.claims != nil {
+		in, err = q.offload(ctx, msg, reason)
+	}
+	if err != nil {
+		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
+	}
+	if _, err := q.client.SendMessage(ctx, in); err != nil {
+		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
+	}
+	return nil
+}
+
+// letter is the SendMessage of msg's letter with body and the engine's extra attributes, and
+// whether it fits SQS's 1 MiB with MinReasonBytes of its reason.
+func (q *Queue) letter(msg events.SQSMessage, body string, extra map[string]types.MessageAttributeValue, reason error) (*sqs.SendMessageInput, bool, error) {
 	in := &sqs.SendMessageInput{
 		QueueUrl:          aws.String(q.url),
-		MessageBody:       aws.String(msg.Body),
+		MessageBody:       aws.String(body),
 		MessageAttributes: map[string]types.MessageAttributeValue{},
 	}
+	group := msg.Attributes["MessageGroupId"]
 	if q.fifo {
-		in.MessageGroupId = aws.String(firstNonEmpty(msg.Attributes["MessageGroupId"], msg.MessageId))
+		in.MessageGroupId = aws.String(GroupID(firstNonEmpty(group, msg.MessageId)))
 		// The message id, not the event's dedup id: a repeat of this delivery is dropped, but
 		// the same event redriven and failing again is a new message and must be kept.
 		in.MessageDeduplicationId = aws.String(msg.MessageId)
@@ -105,11 +129,10 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{traceHeader: {
 			DataType: aws.String("String"), StringValue: aws.String(h)}}
 	}
-	budget := legacyMessageBytes - len(msg.Body)
+	budget := legacyMessageBytes - len(body)
 	for name, value := range map[string]string{
 		AttrSourceMessageID: msg.MessageId,
 		AttrSourceQueueARN:  msg.EventSourceARN,
-		AttrSourceGroupID:   msg.Attributes["MessageGroupId"],
 		AttrSourceDedupID:   msg.Attributes["MessageDeduplicationId"],
 		AttrReceiveCount:    msg.Attributes["ApproximateReceiveCount"],
 		AttrDeadLetteredAt:  q.now().UTC().Format(time.RFC3339),
@@ -117,14 +140,24 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 	} {
 		budget -= addString(in.MessageAttributes, name, value)
 	}
+	budget -= addText(in.MessageAttributes, AttrSourceGroupID, group)
+	for name, v := range extra {
+		in.MessageAttributes[name] = v
+		budget -= len(name) + len(aws.ToString(v.DataType)) + len(aws.ToString(v.StringValue))
+	}
 	if reason != nil {
 		budget -= len(AttrReason) + len("String") + MinReasonBytes // its room, counted below
 	}
 	n, err := addOwn(in.MessageAttributes, msg.MessageAttributes, reason != nil)
 	if err != nil {
-		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
+		return nil, false, err
 	}
 	budget -= n
+	if hashes := payloadHashesOf(reason); hashes != "" && len(in.MessageAttributes)+1 < MaxMessageAttributes {
+		// Only where SQS's limit leaves room: without it a discard hashes the letter as a
+		// CloudEvent.
+		budget -= addString(in.MessageAttributes, AttrPayloadHash, hashes)
+	}
 	if budget < 0 { // too large for the old 256 KiB limit anyway: sized for SQS's 1 MiB
 		budget += maxMessageBytes - legacyMessageBytes
 	}
@@ -135,10 +168,7 @@ func (q *Queue) DeadLetter(ctx context.Context, msg events.SQSMessage, reason er
 		limit := min(MaxReasonBytes, MinReasonBytes+max(0, budget))
 		addString(in.MessageAttributes, AttrReason, truncate(sanitize(reason.Error()), limit))
 	}
-	if _, err := q.client.SendMessage(ctx, in); err != nil {
-		return fmt.Errorf("dead-letter message %s: %w", msg.MessageId, err)
-	}
-	return nil
+	return in, budget >= 0, nil
 }
 
 // packed is one message attribute inside AttrSourceAttributes.
@@ -197,6 +227,25 @@ func unpack(s string) (map[string]types.MessageAttributeValue, error) {
 		attrs[name] = types.MessageAttributeValue{DataType: aws.String(a.DataType), StringValue: a.StringValue, BinaryValue: a.BinaryValue}
 	}
 	return attrs, nil
+}
+
+// addText sets value as a String attribute when SQS takes its characters, else as a Binary
+// one (its UTF-8 bytes), so that it is kept exactly: a stream's key may hold any character.
+// It returns the bytes it counts toward the message size.
+func addText(attrs map[string]types.MessageAttributeValue, name, value string) int {
+	if value == "" || sanitize(value) == value {
+		return addString(attrs, name, value)
+	}
+	attrs[name] = types.MessageAttributeValue{DataType: aws.String("Binary"), BinaryValue: []byte(value)}
+	return len(name) + len("Binary") + len(value)
+}
+
+// textOf reads an attribute addText wrote.
+func textOf(v types.MessageAttributeValue) string {
+	if v.StringValue != nil {
+		return *v.StringValue
+	}
+	return string(v.BinaryValue)
 }
 
 // addString sets a String attribute unless value is empty (SQS rejects empty values) and

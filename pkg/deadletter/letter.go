@@ -9,9 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 )
 
 // Letter is a message found in a dead-letter queue: one the consumer dead-lettered (with the
@@ -36,6 +39,18 @@ type Letter struct {
 	DecodedEventID string
 	EventType      string // the CloudEvent's type, "" when the body is not one
 	TraceHeader    string // the AWSTraceHeader system attribute, if any
+	// PayloadHashes are the payload hashes of the event the consumer decoded (AttrPayloadHash,
+	// WithEvent): the canonical one, then the legacy one when it differs; nil when it wrote
+	// none.
+	PayloadHashes []string
+	// Offloaded says the body is a claim check DeadLetter wrote (the letter was past SQS's
+	// limit): Body is the pointer, PayloadSize the size of the body it points to. Resolved
+	// reads it; a redrive sends the body it points to.
+	Offloaded   bool
+	PayloadSize int
+	// Pointer is the claim check's pointer of a letter Resolved read ("" otherwise): Body is
+	// then the body it pointed to.
+	Pointer string
 
 	// Attributes are the message's own message attributes (those DeadLetter packed into
 	// AttrSourceAttributes included), which a redrive sends again (SendInput).
@@ -63,7 +78,7 @@ func letterOf(m types.Message) Letter {
 		MessageID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), receiptHandle: aws.ToString(m.ReceiptHandle),
 		Reason: attr(AttrReason), SourceQueueARN: attr(AttrSourceQueueARN), ReceiveCount: attr(AttrReceiveCount),
 		SourceMessage:  firstNonEmpty(attr(AttrSourceMessageID), aws.ToString(m.MessageId)),
-		GroupID:        firstNonEmpty(attr(AttrSourceGroupID), m.Attributes["MessageGroupId"]),
+		GroupID:        firstNonEmpty(textOf(m.MessageAttributes[AttrSourceGroupID]), m.Attributes["MessageGroupId"]),
 		DedupID:        firstNonEmpty(attr(AttrSourceDedupID), m.Attributes["MessageDeduplicationId"]),
 		DeadLetteredAt: firstNonEmpty(attr(AttrDeadLetteredAt), sentAt(m.Attributes["SentTimestamp"])),
 		TraceHeader:    m.Attributes["AWSTraceHeader"],
@@ -72,10 +87,15 @@ func letterOf(m types.Message) Letter {
 		queueGroup:     m.Attributes["MessageGroupId"],
 	}
 	l.DecodedEventID = attr(AttrEventID)
+	l.PayloadHashes = strings.Fields(attr(AttrPayloadHash))
 	if l.ReceiveCount == "" {
 		l.ReceiveCount = m.Attributes["ApproximateReceiveCount"]
 	}
 	for name, v := range m.MessageAttributes {
+		if n, ok := offloaded(v); ok && name == claimcheck.SizeAttribute {
+			l.Offloaded, l.PayloadSize = true, n
+			continue
+		}
 		if !ours(name) {
 			l.Attributes[name] = v
 		}
@@ -86,8 +106,14 @@ func letterOf(m types.Message) Letter {
 		}
 	}
 	l.OriginalMessage = firstNonEmpty(aws.ToString(l.Attributes[AttrOriginalMessageID].StringValue), l.SourceMessage)
-	// Leniently: a malformed event's id and type are worth showing too, and so are those of
-	// an outbox item the relay parked (outbox.Parked: eventId, eventType and its reason).
+	l.readBody()
+	return l
+}
+
+// readBody takes the event's id and type from the body, leniently: a malformed event's id and
+// type are worth showing too, and so are those of an outbox item the relay parked
+// (outbox.Parked: eventId, eventType and its reason). The consumer's decoded id comes first.
+func (l *Letter) readBody() {
 	var ev struct {
 		ID, Type, Reason   any
 		EventID, EventType any // eventId, eventType: encoding/json matches names without regard to case
@@ -99,13 +125,12 @@ func letterOf(m types.Message) Letter {
 		}
 	}
 	l.EventID = firstNonEmpty(l.DecodedEventID, l.EventID)
-	return l
 }
 
 // ours reports whether name is an attribute DeadLetter adds.
 func ours(name string) bool {
 	switch name {
-	case AttrReason, AttrEventID, AttrSourceMessageID, AttrSourceQueueARN, AttrSourceGroupID, AttrSourceDedupID,
+	case AttrReason, AttrEventID, AttrPayloadHash, AttrSourceMessageID, AttrSourceQueueARN, AttrSourceGroupID, AttrSourceDedupID,
 		AttrReceiveCount, AttrDeadLetteredAt, AttrSourceAttributes:
 		return true
 	}
@@ -198,4 +223,17 @@ func release(ctx context.Context, client ReceiveAPI, queueURL string, letters []
 		_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
 			QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(l.receiptHandle), VisibilityTimeout: 0})
 	}
+}
+
+// OwnAttributes are a received message's own message attributes: attrs without those a dead
+// letter carries (DeadLetter's, which a redrive's replay sends too), so that a message
+// dead-lettered as it came does not pass them off as its own.
+func OwnAttributes(attrs map[string]events.SQSMessageAttribute) map[string]events.SQSMessageAttribute {
+	own := map[string]events.SQSMessageAttribute{}
+	for name, a := range attrs {
+		if !ours(name) {
+			own[name] = a
+		}
+	}
+	return own
 }

@@ -30,6 +30,10 @@ type RedriveConfig struct {
 	// To is the URL of the queue to send every letter to; "" sends each to the queue it was
 	// dead-lettered from (AttrSourceQueueARN), or to Source when it names none.
 	To string
+	// Replay is the URL of the replay queue of the stream consumer whose dead-letter queue this
+	// is, where a stream letter (Letter.FromStream) goes: the consumer applies it from there in
+	// its key's order (batch.Replay). "" refuses a stream letter, unless To is set.
+	Replay string
 	// Source is the URL of the dead-letter queue's source queue (the queue whose redrive
 	// policy moves messages to it), where a letter that names no source queue goes back to:
 	// one SQS moved by itself. "" refuses such a letter (SourceQueue finds the source).
@@ -37,6 +41,10 @@ type RedriveConfig struct {
 	Filter Filter // which letters to move; the zero value moves every one
 	Limit  int    // at most this many letters are moved; 0 for no limit
 	DryRun bool   // report what would be moved, move nothing
+	// Payloads reads the body of a letter DeadLetter sent as a claim check (past SQS's limit),
+	// which the redrive sends as it was: inline when it fits, else still as a claim check
+	// (*claimcheck.Reader; the operator's tool gives one). Nil: such a letter fails.
+	Payloads PayloadReader
 	// Visibility is how long the letters a redrive receives stay invisible to others while it
 	// runs; default Hold. Letters it leaves in place that become visible again before it ends
 	// (a redrive outlasting it) are recognised and not decided twice.
@@ -180,15 +188,15 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 
 // move sends l to url and deletes it from the dead-letter queue.
 func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
-	in := &sqs.SendMessageInput{QueueUrl: aws.String(url), MessageBody: aws.String(l.Body)}
-	in.MessageAttributes = l.sentAttributes()
-	if l.TraceHeader != "" {
-		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{"AWSTraceHeader": {
-			DataType: aws.String("String"), StringValue: aws.String(l.TraceHeader)}}
+	in := l.SendInput(url)
+	if l.FromStream() {
+		in = l.ReplayInput(url)
+	}
+	if err := l.sendBody(ctx, r.cfg.Payloads, in); err != nil {
+		return Failed, err
 	}
 	if strings.HasSuffix(url, ".fifo") {
-		in.MessageGroupId = aws.String(firstNonEmpty(l.GroupID, l.EventID))
-		if aws.ToString(in.MessageGroupId) == "" {
+		if in.MessageGroupId == nil {
 			return Failed, fmt.Errorf("letter %s has no group id for FIFO queue %s", l.MessageID, url)
 		}
 		// A fresh deduplication id: the original one (the event id) is likely under five
@@ -219,6 +227,12 @@ func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, erro
 func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
 	if r.cfg.To != "" {
 		return r.cfg.To, nil
+	}
+	if l.FromStream() {
+		if r.cfg.Replay == "" {
+			return "", fmt.Errorf("letter %s comes from the stream %s: it goes to its consumer's replay queue, which is not known (onceflow dlq redrive --to <its replay queue>; docs/ports.md)", l.MessageID, l.SourceQueueARN)
+		}
+		return r.cfg.Replay, nil
 	}
 	if l.SourceQueueARN == "" && r.cfg.Source != "" {
 		return r.cfg.Source, nil

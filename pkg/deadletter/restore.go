@@ -28,9 +28,10 @@ func (l Letter) sentAttributes() map[string]types.MessageAttributeValue {
 
 // SendInput returns the message l was, to send to the queue at queueURL: its body, its own
 // message attributes (with AttrOriginalMessageID) and its AWSTraceHeader (as the message system attribute), never the
-// attributes DeadLetter added; on a FIFO queue its group id (its event id when it has none).
-// The caller sets MessageDeduplicationId: a redrive chooses a fresh one, or the letter's
-// DedupID.
+// attributes DeadLetter added; on a FIFO queue its group id (its event id when it has none),
+// as GroupID of it (a stream key SQS refuses is sent as its digest). The caller sets
+// MessageDeduplicationId: a redrive chooses a fresh one, or the letter's DedupID. The body of
+// a letter DeadLetter offloaded is its pointer: Redrive sends the body it points to.
 func (l Letter) SendInput(queueURL string) *sqs.SendMessageInput {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(l.Body)}
 	in.MessageAttributes = l.sentAttributes()
@@ -40,8 +41,41 @@ func (l Letter) SendInput(queueURL string) *sqs.SendMessageInput {
 	}
 	if strings.HasSuffix(queueURL, ".fifo") {
 		if g := firstNonEmpty(l.GroupID, l.EventID); g != "" {
-			in.MessageGroupId = aws.String(g)
+			in.MessageGroupId = aws.String(GroupID(g))
 		}
+	}
+	return in
+}
+
+// FromStream reports whether l was dead-lettered by a stream port (its source is a Kinesis
+// stream's or a DynamoDB stream's ARN): its body is the record, which only its consumer's
+// replay queue takes (ReplayInput).
+func (l Letter) FromStream() bool {
+	parts := strings.Split(l.SourceQueueARN, ":")
+	return len(parts) > 2 && (parts[2] == "kinesis" || parts[2] == "dynamodb")
+}
+
+// ReplayInput returns the message a stream letter l is replayed as on its consumer's replay
+// queue at queueURL (a FIFO queue the same function consumes through the port's replay path:
+// batch.Replay): its body (the record), its trace header, its group as the queue's
+// MessageGroupId (GroupID of its key), and what the replay's backstop, and a letter SQS moves
+// by itself, must know of it before the record is read: the record's id
+// (AttrOriginalMessageID, which the key's held list names), its key as it is
+// (AttrSourceGroupID), its stream (AttrSourceQueueARN), and the event id and payload hashes the
+// consumer decoded (AttrEventID, AttrPayloadHash). The caller sets MessageDeduplicationId.
+func (l Letter) ReplayInput(queueURL string) *sqs.SendMessageInput {
+	in := l.SendInput(queueURL)
+	if in.MessageAttributes == nil {
+		in.MessageAttributes = map[string]types.MessageAttributeValue{}
+	}
+	for name, v := range map[string]string{AttrSourceQueueARN: l.SourceQueueARN, AttrEventID: l.DecodedEventID,
+		AttrPayloadHash: strings.Join(l.PayloadHashes, " ")} {
+		if len(in.MessageAttributes) < MaxMessageAttributes {
+			addString(in.MessageAttributes, name, v)
+		}
+	}
+	if len(in.MessageAttributes) < MaxMessageAttributes {
+		addText(in.MessageAttributes, AttrSourceGroupID, l.GroupID)
 	}
 	return in
 }

@@ -13,14 +13,14 @@ type DeleteAPI interface {
 	DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 }
 
-// Take finds, among the letters in view, the one whose message id, source message id or event
-// id is id, and keeps it out of everyone's view for Hold (the others are made visible again),
+// Take finds, among the letters in view, the one whose message id, source message id, original
+// message id (a stream letter's record id, which a replay's letter keeps) or event id is id, and keeps it out of everyone's view for Hold (the others are made visible again),
 // so that what an operator is shown stays what is there: the caller then deletes it (Delete)
 // or lets it go (Release). ok is false when no letter in view matches (on a FIFO queue, a
 // letter behind its group's first one is not in view).
 func Take(ctx context.Context, client ReceiveAPI, queueURL, id string) (l Letter, ok bool, err error) {
 	return TakeWhere(ctx, client, queueURL, func(b Letter) bool {
-		return b.MessageID == id || b.SourceMessage == id || (b.EventID != "" && b.EventID == id)
+		return b.MessageID == id || b.SourceMessage == id || b.OriginalMessage == id || (b.EventID != "" && b.EventID == id)
 	})
 }
 

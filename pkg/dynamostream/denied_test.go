@@ -15,20 +15,23 @@ import (
 // send) leaves its record for redelivery, uncounted and undead-lettered, its item not held for
 // it, the denial logged and counted; granted, it is applied (testenv.StreamDenials).
 func TestProcessor_a_denied_call_leaves_its_record_for_redelivery_until_granted(t *testing.T) {
-	testenv.StreamDenials(t, func(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
-		e := newStreamEnv(t)
-		return testenv.StreamPort[events.DynamoDBEventRecord]{
-			Write: e.write, Records: e.records, From: from, FailOnce: e.failOnce, Applied: e.applied, Table: e.idem,
-			Decide: e.decide, Group: dynamostream.Key,
-			Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
-			ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
-			New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
-				p, err := dynamostream.New(c, dynamostream.Config{DeadLetter: dl})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return func(recs []events.DynamoDBEventRecord) []string { return handle(t, p, recs) }
-			},
-		}
-	})
+	testenv.StreamDenials(t, streamPort)
+}
+
+// streamPort is the port's test over a stream of its own, as the contract suites run it.
+func streamPort(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
+	e := newStreamEnv(t)
+	return testenv.StreamPort[events.DynamoDBEventRecord]{
+		Write: e.write, Records: e.records, From: from, FailOnce: e.failOnce, Applied: e.applied, Table: e.idem,
+		Decide: e.decide, Group: dynamostream.Key,
+		Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
+		ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
+		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
+			p, err := dynamostream.New(c, dynamostream.Config{DeadLetter: dl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(recs []events.DynamoDBEventRecord) []string { return handle(t, p, recs) }
+		},
+	}
 }

@@ -31,8 +31,9 @@ type counterKey struct {
 
 // Against DynamoDB Local, with the consumer's cache off so that the record's condition answers:
 // for every decoder, the event sent again under a new transport id (a publisher's retried
-// PutEvents or Publish, S3 or SQS delivering twice) is a duplicate, and the same key with another
-// payload is a conflict, dead-lettered as today.
+// PutEvents or Publish, S3 or SQS delivering twice; a CloudEvent re-encoded, 30 as 30.0) is a
+// duplicate, and the same key with another payload is a conflict, dead-lettered with a reason
+// naming what the consumer keyed on.
 func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another_payload_a_conflict(t *testing.T) {
 	db := testenv.DynamoDB(t)
 	idem := testenv.CreateTable(t, db, "envelope-idem", false)
@@ -54,20 +55,21 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 		name                 string
 		d                    sqsbatch.Decoder
 		first, again, change string
+		keyedOn              string // what the conflict's reason says the consumer keyed on
 	}{
-		{"cloudevents", envelope.CloudEvents{}, ce(`{"total":30}`), ce(`{"total": 30}`), ce(`{"total":31}`)},
+		{"cloudevents", envelope.CloudEvents{}, ce(`{"total":30}`), ce(`{"total": 30.0}`), ce(`{"total":31}`), "keys events on the CloudEvents id"},
 		{"eventbridge", envelope.EventBridge{Key: []string{"execution-id"}}, eb,
 			edit(t, eb, func(m map[string]any) { m["id"], m["time"] = "a-new-event-id", "2017-04-22T03:35:00Z" }),
-			edit(t, eb, func(m map[string]any) { m["detail"].(map[string]any)["state"] = "FAILED" })},
+			edit(t, eb, func(m map[string]any) { m["detail"].(map[string]any)["state"] = "FAILED" }), "keys events on the detail's execution-id"},
 		{"sns", envelope.SNS{Key: []string{"orderId"}, TypeField: "kind"}, sns,
 			edit(t, sns, func(m map[string]any) { m["MessageId"] = "11111111-2222-3333-4444-555555555555" }),
-			edit(t, sns, func(m map[string]any) { snsMessage(m, `"total": 31`) })},
+			edit(t, sns, func(m map[string]any) { snsMessage(m, `"total": 31`) }), "keys events on the message's orderId"},
 		{"s3", envelope.S3{}, s3, s3, edit(t, s3, func(m map[string]any) {
 			m["Records"].([]any)[0].(map[string]any)["s3"].(map[string]any)["object"].(map[string]any)["size"] = 2048
-		})},
+		}), "keys events on the object version"},
 		{"json", envelope.JSON{Key: []string{"orderId"}, Type: "order.placed", GroupField: "customerId"},
 			`{"orderId":"o-1","customerId":"c-1","total":30}`, `{"customerId":"c-1","total":30,"orderId":"o-1"}`,
-			`{"orderId":"o-1","customerId":"c-1","total":31}`},
+			`{"orderId":"o-1","customerId":"c-1","total":31}`, "keys events on the body's orderId"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			counter := counterKey{PK: tc.name}
@@ -105,8 +107,8 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 					t.Errorf("metric %s = %v; want %v (all: %v)", name, got[name], want, got)
 				}
 			}
-			if len(reasons) != 1 || !errors.Is(reasons[0], idempotency.ErrConflict) {
-				t.Errorf("dead-letter reasons %v; want one conflict", reasons)
+			if len(reasons) != 1 || !errors.Is(reasons[0], idempotency.ErrConflict) || !strings.Contains(reasons[0].Error(), tc.keyedOn) {
+				t.Errorf("dead-letter reasons %v; want one conflict saying the consumer %s", reasons, tc.keyedOn)
 			}
 		})
 	}

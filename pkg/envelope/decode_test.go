@@ -243,3 +243,21 @@ func TestDecoders_without_a_key_are_refused_saying_why(t *testing.T) {
 		}
 	}
 }
+
+// A key taken from the payload is the value, not its writing: a Go producer's 10 and a Python
+// producer's 10.0 (or 1e1) are one order, its re-publish one event with one hash.
+func TestJSON_key_and_hash_are_one_for_every_writing_of_a_number(t *testing.T) {
+	d := envelope.JSON{Key: []string{"orderId", "kind"}, Type: "order.placed"}
+	goBody := `{"orderId":10,"kind":"placed","total":30}`
+	for _, again := range []string{`{"orderId":10.0,"kind":"placed","total":30.0}`, `{"total":3e1,"kind":"placed","orderId":1E1}`} {
+		a, b := decode(t, d, goBody), decode(t, d, again)
+		if a.ID != "10/placed" || b.ID != a.ID || b.PayloadHash() != a.PayloadHash() {
+			t.Errorf("%s decoded to key %q hash %.12s; want %q, hash %.12s", again, b.ID, b.PayloadHash(), a.ID, a.PayloadHash())
+		}
+	}
+	// A number a double does not hold keeps its digits: two orders, never one.
+	big1, big2 := decode(t, d, `{"orderId":9007199254740993,"kind":"placed"}`), decode(t, d, `{"orderId":9007199254740992,"kind":"placed"}`)
+	if big1.ID == big2.ID {
+		t.Errorf("orders 9007199254740993 and 9007199254740992 both keyed %q", big1.ID)
+	}
+}

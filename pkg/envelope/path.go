@@ -26,8 +26,9 @@ func parse(where string, data []byte) (any, error) {
 }
 
 // canonical renders a parsed payload with its object keys sorted, numbers as written and no
-// insignificant space, so that the payload hash of one logical payload does not depend on how a
-// producer (or a retry of it) ordered the fields.
+// insignificant space: the event's data. Numbers keep their digits, so that a handler reads an
+// integer past 2^53 as it was sent; the payload hash canonicalises further (RFC 8785:
+// cloudevent.Event.PayloadHash), so that 10 and 10.0 are one payload.
 func canonical(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -60,7 +61,9 @@ func lookup(v any, path string) (any, bool) {
 	return v, true
 }
 
-// scalar returns the value at path as text: a string, a number as written, or a boolean.
+// scalar returns the value at path as text: a string, a number as RFC 8785 writes its value
+// (10 and 10.0 are "10": one key, whichever producer wrote it; a number a double does not hold
+// exactly keeps its digits as written), or a boolean.
 func scalar(v any, where, path string) (string, error) {
 	field := where + "." + path
 	x, ok := lookup(v, path)
@@ -72,7 +75,7 @@ func scalar(v any, where, path string) (string, error) {
 	case string:
 		s = x
 	case json.Number:
-		s = x.String()
+		s, _ = cloudevent.CanonicalNumber(x.String())
 	case bool:
 		s = strconv.FormatBool(x)
 	default:

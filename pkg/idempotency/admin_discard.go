@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,6 +23,10 @@ type Discard struct {
 	MessageID string // the letter's message id on its source queue (SQS keeps it), for the hold
 	Group     string // its group, whose hold it leaves
 	Body      string // kept in the record, cut to MaxDiscardedBody bytes
+	// PayloadHashes are the payload hashes the consumer's own decoder gave the letter's event
+	// (deadletter.Letter.PayloadHashes: the canonical one first). Empty: Body is hashed as a
+	// CloudEvent, and a body that is not one gives the record no hash.
+	PayloadHashes []string
 	// Attributes are the letter's message attributes (and its trace header), kept in the
 	// record as a JSON object.
 	Attributes map[string]string
@@ -56,6 +61,10 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	}
 	letter := rec.PayloadHash // the letter's payload, which its held entry carries
 	write := d.EventID != "" || d.MessageID != "" && d.Group != ""
+	hashes := d.PayloadHashes // the hashes the letter's payload is known by
+	if len(hashes) == 0 {
+		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
+	}
 	var copied Record         // the letter's copy when the event's record is another payload's
 	var decided *DecidedError // the event's decision, when it has one already
 	var byMessage Record      // a conflict's discard, recorded by its message too
@@ -77,10 +86,10 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && decides(old, rec.PayloadHash, now):
+		case ok && slices.ContainsFunc(hashes, func(h string) bool { return decides(old, h, now) }):
 			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
-		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != rec.PayloadHash:
+		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = discardedKey(d.Consumer, d.EventID)
 			if d.MessageID != "" && d.Group != "" {
@@ -185,7 +194,20 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
 		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, rfc3339(ev.Time), ev.PayloadHash()
 	}
+	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
+		rec.PayloadHash = d.PayloadHashes[0]
+	}
 	return rec, nil
+}
+
+// payloadHashes are the payload hashes of body read as a CloudEvent: canonical, and legacy (a
+// record written before canonical JSON carries it).
+func payloadHashes(body string) []string {
+	ev, err := cloudevent.Decode([]byte(body))
+	if err != nil {
+		return nil
+	}
+	return []string{ev.PayloadHash(), ev.LegacyPayloadHash()}
 }
 
 // recordPut is the Put of rec conditional on no live record.

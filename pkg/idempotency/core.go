@@ -64,6 +64,11 @@ type Result struct {
 	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection)
 	Stored  Outcome       // for Duplicate: the outcome stored by the first processing; empty when a write marked OrDuplicate recognised it
 	Commit  time.Duration // time spent in DynamoDB calls
+
+	// legacyHash is the event's payload hash as computed before canonical JSON
+	// (cloudevent.Event.LegacyPayloadHash), which a record written then carries: a record of
+	// either hash is the same payload.
+	legacyHash string
 }
 
 // core is what both modes share: configuration, the cache, the record, the duplicate and
@@ -99,7 +104,7 @@ func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, 
 	case ev.Type == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("type", "missing")
 	}
-	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID}
+	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
 	hash = ev.PayloadHash()
 	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.recovering() {
 		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
@@ -118,16 +123,23 @@ func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d Delivery, a
 }
 
 // known turns an existing record (its payload hash, outcome and reason) into a result.
-// A discarded event whose payload the operator's tool could not read (a body that is not a
-// CloudEvent: another envelope, a claim check's pointer) has no hash: every delivery of its
-// id is answered as it.
+// The stored hash is the same payload's when it is hash or, for a record written before
+// canonical JSON, the event's legacy hash. A discarded event whose payload the operator's tool
+// could not hash (a letter without the consumer's hash whose body is not a CloudEvent) has no
+// hash: every delivery of its id is answered as it.
 func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash string) Result {
-	if storedHash != hash && (stored != Discarded || storedHash != "") {
+	if !res.samePayload(storedHash, hash) && (stored != Discarded || storedHash != "") {
 		res.Outcome = Conflict
 		return res
 	}
 	res.Outcome, res.Stored, res.Reason = Duplicate, stored, reason
 	return res
+}
+
+// samePayload reports whether storedHash is the payload hash of res's event, hash, or its
+// legacy hash.
+func (res Result) samePayload(storedHash, hash string) bool {
+	return storedHash == hash || res.legacyHash != "" && storedHash == res.legacyHash
 }
 
 func (c *core) conflictErr(res Result, storedHash, hash string) error {

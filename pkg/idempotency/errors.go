@@ -37,11 +37,31 @@ type ConflictError struct {
 	Key         string
 	StoredHash  string
 	PayloadHash string
+	// KeyedOn says what the consumer took the event id from, when its port knows (a decoder's
+	// KeyedOn: "the CloudEvents id", "the detail's orderId, kind"), so that the reason tells
+	// the producer what repeats: an id it chose, or a business key whose fields may be too
+	// coarse.
+	KeyedOn string
 }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("event id reused with another payload: record %s has payload hash %s, this message %s; the producer must give each event its own id",
-		e.Key, short(e.StoredHash), short(e.PayloadHash))
+	if e.KeyedOn == "" {
+		return fmt.Sprintf("event id reused with another payload: record %s has payload hash %s, this message %s; the producer must give each event its own id",
+			e.Key, short(e.StoredHash), short(e.PayloadHash))
+	}
+	return fmt.Sprintf("event id reused with another payload: record %s has payload hash %s, this message %s; the consumer keys events on %s, which this message repeats for another payload: the producer must give each event its own, or the key must name more of the event",
+		e.Key, short(e.StoredHash), short(e.PayloadHash), e.KeyedOn)
+}
+
+// NameKey returns err with what the consumer keyed its event on (KeyedOn) set on the
+// ConflictError it carries, when keyedOn is known and err is one: a port calls it with its
+// decoder's description before the event is dead-lettered.
+func NameKey(err error, keyedOn string) error {
+	var ce *ConflictError
+	if keyedOn != "" && errors.As(err, &ce) && ce.KeyedOn == "" {
+		ce.KeyedOn = keyedOn
+	}
+	return err
 }
 
 // Is makes errors.Is(err, ErrConflict) true.

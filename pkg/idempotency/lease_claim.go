@@ -58,7 +58,7 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*
 			res.Outcome = Failed
 			return nil, res, fmt.Errorf("decode record %s: %w", rec.Key, err)
 		}
-		if stored.Status != StatusInProgress || stored.PayloadHash != rec.PayloadHash {
+		if stored.Status != StatusInProgress || !res.samePayload(stored.PayloadHash, rec.PayloadHash) {
 			res, err = c.existing(ctx, res, old, rec.PayloadHash) // duplicate or conflict
 			return nil, res, err
 		}
@@ -94,7 +94,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.PayloadHash, rec.Owner)).Build()
+	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.Owner, rec.PayloadHash, res.legacyHash)).Build()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build claim condition: %w", err)
 	}
@@ -130,10 +130,11 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 
 // claimCondition: no record; or an expired one (TTL deletes late); or an in-progress record
 // of the same event whose lease ran out, or which this owner claimed already (a retry after
-// a lost answer).
-func claimCondition(now time.Time, hash, owner string) expression.ConditionBuilder {
+// a lost answer). The same event is one of the payload's hashes: its own, or its legacy one
+// (a lease claimed before canonical JSON).
+func claimCondition(now time.Time, owner, hash, legacy string) expression.ConditionBuilder {
 	inProgress := expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)).
-		And(expression.Name(attrPayloadHash).Equal(expression.Value(hash)))
+		And(expression.Name(attrPayloadHash).In(expression.Value(hash), expression.Value(legacy)))
 	return expression.Name(attrKey).AttributeNotExists().Or(
 		expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())),
 		inProgress.And(expression.Name(attrLeaseExpiresAt).LessThan(expression.Value(now.UnixMilli()))),

@@ -15,21 +15,24 @@ import (
 // leaves its record for redelivery, uncounted and undead-lettered, its partition key not held
 // for it, the denial logged and counted; granted, it is applied (testenv.StreamDenials).
 func TestProcessor_a_denied_call_leaves_its_record_for_redelivery_until_granted(t *testing.T) {
-	testenv.StreamDenials(t, func(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
-		e := newStreamEnv(t)
-		return testenv.StreamPort[events.KinesisEventRecord]{
-			Write: e.write, Records: e.records, From: from, FailOnce: e.failOnce, Applied: e.applied, Table: e.idem,
-			Decide: e.decide,
-			Seq:    func(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber },
-			ID:     func(r events.KinesisEventRecord) string { return r.EventID },
-			Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
-			New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
-				p, err := kinesisbatch.New(c, kinesisbatch.Config{DeadLetter: dl})
-				if err != nil {
-					t.Fatal(err)
-				}
-				return func(recs []events.KinesisEventRecord) []string { return handle(t, p, recs) }
-			},
-		}
-	})
+	testenv.StreamDenials(t, streamPort)
+}
+
+// streamPort is the port's test over a stream of its own, as the contract suites run it.
+func streamPort(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
+	e := newStreamEnv(t)
+	return testenv.StreamPort[events.KinesisEventRecord]{
+		Write: e.write, Records: e.records, From: from, FailOnce: e.failOnce, Applied: e.applied, Table: e.idem,
+		Decide: e.decide,
+		Seq:    func(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber },
+		ID:     func(r events.KinesisEventRecord) string { return r.EventID },
+		Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
+		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
+			p, err := kinesisbatch.New(c, kinesisbatch.Config{DeadLetter: dl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return func(recs []events.KinesisEventRecord) []string { return handle(t, p, recs) }
+		},
+	}
 }

@@ -47,28 +47,42 @@ type Config struct {
 	MaxAttempts int     // failed attempts of a record before it is dead-lettered; default 5
 	NoPacking   bool    // commit each record alone rather than the keys' next records together
 	Decoder     Decoder // default Record
+	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
+	// an operator redrives the stream's dead letters to be applied in their key's order.
+	Replay ReplayConfig
 }
 
+// ReplayConfig tunes the replay path of a Processor (batch.ReplayConfig): the claim-check
+// reader of replayed records past SQS's 1 MiB, and the replay queue's maxReceiveCount.
+type ReplayConfig = batch.ReplayConfig
+
 // Processor applies Kinesis records with an engine. It is safe for concurrent use; build it
-// once at init and pass Handle to lambda.Start.
+// once at init and pass Handle to lambda.Start, or the Processor itself (Invoke) when the
+// function consumes its replay queue too (docs/ports.md).
 type Processor struct {
-	port *batch.Port[events.KinesisEventRecord]
+	port   *batch.Port[events.KinesisEventRecord]
+	replay *batch.Replay[events.KinesisEventRecord]
 }
 
 // New returns a Processor applying each record's event with e, through the engine's whole
 // contract; it logs and counts with e's Logger and Metrics.
 func New(e idempotency.Engine, cfg Config) (*Processor, error) {
-	dec := cfg.Decoder
+	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
-		dec = DecoderFunc(Record)
+		dec, keyedOn = DecoderFunc(Record), "the record's eventID (its shard and sequence number)"
 	}
-	port, err := batch.NewStream(e, batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
-		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking},
-		batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message})
+	sc := batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
+	st := batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn}
+	port, err := batch.NewStream(e, sc, st)
 	if err != nil {
 		return nil, err
 	}
-	return &Processor{port: port}, nil
+	replay, err := batch.NewReplay(e, sc, cfg.Replay, st)
+	if err != nil {
+		return nil, err
+	}
+	return &Processor{port: port, replay: replay}, nil
 }
 
 // Handle is the Lambda handler (the mapping's FunctionResponseTypes must include
@@ -81,6 +95,22 @@ func (p *Processor) Handle(ctx context.Context, ev events.KinesisEvent) (events.
 			events.KinesisBatchItemFailure{ItemIdentifier: ev.Records[i].Kinesis.SequenceNumber})
 	}
 	return resp, nil
+}
+
+// HandleReplay is the Lambda handler of the consumer's replay queue (an SQS FIFO queue whose
+// event source mapping's FunctionResponseTypes include ReportBatchItemFailures): each message
+// a dead letter of this stream that an operator redrove, its record decoded by the Decoder and
+// applied as if the stream delivered it again (batch.Replay). It never returns an error and
+// never panics: every message not done with is in BatchItemFailures.
+func (p *Processor) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	return p.replay.Handle(ctx, ev)
+}
+
+// Invoke is the Lambda handler of a function whose event sources are the stream and its
+// replay queue (lambda.Start(p)): it runs a Kinesis event through Handle, an SQS event
+// through HandleReplay, telling them apart by the records' eventSource.
+func (p *Processor) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
+	return batch.Invoke(ctx, payload, p.Handle, p.HandleReplay)
 }
 
 func delivery(rec events.KinesisEventRecord) idempotency.Delivery {
@@ -111,9 +141,10 @@ func CloudEvents(_ context.Context, rec events.KinesisEventRecord) (cloudevent.E
 }
 
 // Message is the record as an SQS message, for a DeadLetterer: its body the record's JSON, its
-// id the eventID, its group the partition key (batch.GroupID), its source the stream's ARN.
+// id the eventID, its group the partition key as it is (the hold's group; a deadletter.Queue
+// groups the letter by its deadletter.GroupID and keeps the key), its source the stream's ARN.
 func Message(rec events.KinesisEventRecord) events.SQSMessage {
 	body, _ := json.Marshal(rec)
 	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
-		Attributes: map[string]string{"MessageGroupId": batch.GroupID(rec.Kinesis.PartitionKey), "MessageDeduplicationId": rec.EventID}}
+		Attributes: map[string]string{"MessageGroupId": rec.Kinesis.PartitionKey, "MessageDeduplicationId": rec.EventID}}
 }

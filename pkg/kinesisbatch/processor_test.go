@@ -176,8 +176,8 @@ func TestProcessor_reports_the_first_failure_across_keys(t *testing.T) {
 
 // A partition key SQS would refuse as a MessageGroupId (a space, a non-ASCII letter; SQS takes
 // 1 to 128 of letters, digits and ASCII punctuation) still dead-letters its record: the letter's
-// group is the key's digest. fauxqs does not check the group's characters, so the test checks
-// the group sent.
+// group in the queue is the key's digest, and the letter keeps the key itself, as the hold
+// names it. fauxqs does not check the group's characters, so the test checks the group sent.
 func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *testing.T) {
 	t.Parallel()
 	e := newStreamEnv(t)
@@ -195,7 +195,10 @@ func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *tes
 	if len(letters) != 1 {
 		t.Fatalf("dead letters = %d; want 1", len(letters))
 	}
-	if g := aws.ToString(letters[0].MessageAttributes[deadletter.AttrSourceGroupID].StringValue); g != batch.GroupID("compte é 1") || !strings.HasPrefix(g, "sha256-") {
-		t.Errorf("letter's group %q; want the key's digest, which SQS accepts", g)
+	if g := letters[0].Attributes["MessageGroupId"]; g != batch.GroupID("compte é 1") || !strings.HasPrefix(g, "sha256-") {
+		t.Errorf("letter's MessageGroupId %q; want the key's digest, which SQS accepts", g)
+	}
+	if g := aws.ToString(letters[0].MessageAttributes[deadletter.AttrSourceGroupID].StringValue); g != "compte é 1" {
+		t.Errorf("letter's %s %q; want the key as it is, the hold's group", deadletter.AttrSourceGroupID, g)
 	}
 }

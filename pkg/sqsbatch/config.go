@@ -19,9 +19,8 @@ const (
 	DefaultDeadlineMargin = batch.DefaultDeadlineMargin
 	DefaultMaxAttempts    = batch.DefaultMaxAttempts
 	// BackstopReceives is on how many of its last receives before the queue's MaxReceiveCount
-	// a message's group is held before the message is handled: two, so that one hold write
-	// that fails is made again on the very last receive.
-	BackstopReceives = 2
+	// a message's group is held before the message is handled (batch.BackstopReceives).
+	BackstopReceives = batch.BackstopReceives
 )
 
 // MessageHandler processes one SQS message. It is called concurrently for messages of

@@ -141,7 +141,7 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error 
 		return s.Hold(ctx, d, cloudevent.Event{}, err)
 	}
 	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
-		return deadletter.WithEventID(s.Hold(ctx, d, ev, err), ev.ID)
+		return deadletter.WithEvent(s.Hold(ctx, d, ev, err), ev)
 	}
-	return deadletter.WithEventID(s.Apply(ctx, ev, d), ev.ID)
+	return deadletter.WithEvent(idempotency.NameKey(s.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }

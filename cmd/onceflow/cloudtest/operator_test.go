@@ -78,6 +78,23 @@ func TestOnceflow_runbook_commands_pass_the_gatekeeper_under_the_operator_policy
 	run("hold", "release", "--consumer", "ledger", "--yes", acct+"-c")
 	run("record", "delete", "--consumer", "ledger", "--yes", acct+"-bad-a")
 
+	// A letter past SQS's 1 MiB (a body 300 bytes under it, with the attributes the ledger
+	// adds): the ledger writes it as a claim check under dead-letters/ledger/, and dlq show
+	// reads it back through S3 as the operator.
+	head := `{"specversion":"1.0","id":"` + acct + `-big","source":"test","type":"account.frozen","subject":"` + acct + `-d","data":{"pad":"`
+	big := head + strings.Repeat("x", 1<<20-300-len(head)-3) + `"}}`
+	if _, err := ep.SQSClient().SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(ep.Queues["LedgerQueue"].URL),
+		MessageGroupId: aws.String(acct + "-d"), MessageDeduplicationId: aws.String(acct + "-big"), MessageBody: aws.String(big)}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the offloaded dead letter", func() bool {
+		_, out := c.run(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue")
+		return strings.Contains(out, "event "+acct+"-big")
+	})
+	if out := run("dlq", "show", "--queue", "LedgerDeadLetterQueue", acct+"-big"); !strings.Contains(out, "dead-letters/ledger/") || !strings.Contains(out, "body (1048276 bytes)") {
+		t.Errorf("dlq show of the offloaded letter: want its pointer under dead-letters/ledger/ and its body read back:\n%.2000s", out)
+	}
+
 	// The relay's path: find an outbox event and send it again.
 	run("outbox", "republish", "--since", "1h", "--dry-run")
 	run("outbox", "republish", "--since", "1h")
