@@ -39,11 +39,9 @@ func KeyedOn(decoder any) string {
 type StreamConfig struct {
 	Concurrency    int
 	DeadlineMargin time.Duration
-	DeadLetter     interface {
-		DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
-	} // nil: what can never succeed is reported failed
-	MaxAttempts int
-	NoPacking   bool
+	DeadLetter     DeadLetterer // nil: what can never succeed is reported failed
+	MaxAttempts    int
+	NoPacking      bool
 }
 
 // NewStream returns the Port of a stream applying each record's event with e: a permanent

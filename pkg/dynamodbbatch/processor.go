@@ -32,11 +32,9 @@ func (f DecoderFunc) Decode(ctx context.Context, rec events.DynamoDBEventRecord)
 	return f(ctx, rec)
 }
 
-// DeadLetterer moves a record that can never succeed somewhere a person finds it, with its
-// reason: *deadletter.Queue is one. It gets the record as Message makes it.
-type DeadLetterer interface {
-	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
-}
+// DeadLetterer is batch.DeadLetterer, the one dead-letter sink of every port; it gets a record
+// as Message makes it.
+type DeadLetterer = batch.DeadLetterer
 
 // Config tunes a Processor. The zero value works.
 type Config struct {

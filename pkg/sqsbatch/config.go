@@ -40,19 +40,11 @@ func (f MessageHandlerFunc) HandleMessage(ctx context.Context, msg events.SQSMes
 	return f(ctx, msg)
 }
 
-// DeadLetterer moves a message that can never succeed somewhere a person finds it, with the
-// reason. It is called concurrently, for messages of different groups.
-type DeadLetterer interface {
-	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
-}
+// DeadLetterer is batch.DeadLetterer, the one dead-letter sink of every port.
+type DeadLetterer = batch.DeadLetterer
 
-// DeadLettererFunc adapts a function to DeadLetterer.
-type DeadLettererFunc func(ctx context.Context, msg events.SQSMessage, reason error) error
-
-// DeadLetter calls f.
-func (f DeadLettererFunc) DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error {
-	return f(ctx, msg, reason)
-}
+// DeadLettererFunc is batch.DeadLettererFunc.
+type DeadLettererFunc = batch.DeadLettererFunc
 
 // Config tunes a Processor. The zero value works.
 type Config struct {

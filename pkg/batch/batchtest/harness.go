@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
@@ -59,6 +60,4 @@ type Source struct {
 }
 
 // DeadLetterer is the dead-letter sink every port takes (its Config.DeadLetter).
-type DeadLetterer interface {
-	DeadLetter(ctx context.Context, msg events.SQSMessage, reason error) error
-}
+type DeadLetterer = batch.DeadLetterer
