@@ -67,13 +67,15 @@ node --require "$here/loopback/loopback.cjs" "$here/node_modules/kinesalite/cli.
   --createStreamMs 50 --deleteStreamMs 50 --updateStreamMs 50 --shardLimit 500 >"$logs/kinesalite.log" 2>&1 &
 pids+=($!)
 
+# A loaded machine starts a JVM slowly (DynamoDB Local took over 15 s beside a chaos run and a
+# lint): wait up to a minute.
 wait_for() { # name url-probe-command
   local name=$1; shift
-  for _ in $(seq 1 150); do
+  for _ in $(seq 1 600); do
     if "$@" >/dev/null 2>&1; then return 0; fi
     sleep 0.1
   done
-  echo "emulators: $name did not become ready in 15 s, see $logs" >&2
+  echo "emulators: $name did not become ready in 60 s, see $logs" >&2
   exit 1
 }
 # DynamoDB Local answers any HTTP request once it listens; fauxqs has a health route.
