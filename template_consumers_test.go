@@ -43,6 +43,7 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 	outputs, _ := get(tpl, "Outputs").(doc)
 	consumerNames := strings.Split(fmt.Sprint(get(outputs, "ConsumerNames", "Value")), ",")
 	outputRoutes := fmt.Sprint(get(outputs, "OutboxRoutes", "Value", "Fn::Sub"))
+	replayQueues := fmt.Sprint(get(outputs, "ReplayQueues", "Value", "Fn::Sub"))
 
 	for id, fn := range resourcesOfType(tpl, "AWS::Serverless::Function") {
 		for _, ev := range get(fn, "Properties", "Events").(doc) {
@@ -64,11 +65,14 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 			if refTarget(env[config.DeadLetterQueueURL]) != dl {
 				problem("%s = %v; want !Ref %s, its queue's dead-letter queue", config.DeadLetterQueueURL, env[config.DeadLetterQueueURL], dl)
 			}
+			// A stream consumer's replay queue is fed by the operator's redrives (the
+			// ReplayQueues output names it beside its dead-letter queue), not by the relay.
+			replay := strings.Contains(replayQueues, "${"+dl+"}=${"+q+"}")
 			routed := false
 			for _, qs := range routes {
 				routed = routed || slices.Contains(qs, q)
 			}
-			if !routed || !relaySends[q] {
+			if !replay && (!routed || !relaySends[q]) {
 				problem("the relay routes no event type to %s (%s) or may not send there", q, config.OutboxRouteList)
 			}
 			for _, w := range []string{"Errors " + id, "Throttles " + id, "Conflict " + name, "AccessDenied " + name,
@@ -115,8 +119,8 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 					problem("no output %s", o)
 				}
 			}
-			if !slices.Contains(consumerNames, name) || !strings.Contains(outputRoutes, "=${"+q+"}") {
-				problem("outputs ConsumerNames and OutboxRoutes do not name %s and %s", name, q)
+			if !slices.Contains(consumerNames, name) || !replay && !strings.Contains(outputRoutes, "=${"+q+"}") {
+				problem("outputs ConsumerNames and OutboxRoutes (or ReplayQueues) do not name %s and %s", name, q)
 			}
 		}
 	}

@@ -209,17 +209,26 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 				}
 			case "DynamoDB":
 				streams++
-				// The relay never skips a record: retried until it succeeds, whatever its age.
-				if get(p, "BisectBatchOnFunctionError") != true || num(get(p, "MaximumRetryAttempts")) != -1 ||
-					num(get(p, "MaximumRecordAgeInSeconds")) != -1 ||
+				// No stream consumer skips a record: retried until it succeeds, whatever its
+				// age. The relay bisects a failing batch and has an on-failure destination; an
+				// engine consumer (a CONSUMER_NAME) dead-letters a record itself, in order.
+				if num(get(p, "MaximumRetryAttempts")) != -1 || num(get(p, "MaximumRecordAgeInSeconds")) != -1 {
+					t.Errorf("%s.%s: want MaximumRetryAttempts and MaximumRecordAgeInSeconds -1", id, name)
+				}
+				env, _ := get(fn, "Properties", "Environment", "Variables").(doc)
+				if env[config.ConsumerName] != nil {
+					if refTarget(env[config.DeadLetterQueueURL]) == "" {
+						t.Errorf("%s.%s: a stream consumer with no %s", id, name, config.DeadLetterQueueURL)
+					}
+				} else if get(p, "BisectBatchOnFunctionError") != true ||
 					refTarget(get(p, "DestinationConfig", "OnFailure", "Destination")) == "" {
-					t.Errorf("%s.%s: want bisect, MaximumRetryAttempts and MaximumRecordAgeInSeconds -1 and an on-failure destination", id, name)
+					t.Errorf("%s.%s: want bisect and an on-failure destination", id, name)
 				}
 			}
 		}
 	}
-	if streams != 1 {
-		t.Errorf("%d stream event sources; want the relay's one", streams)
+	if streams != 2 {
+		t.Errorf("%d stream event sources; want the relay's and the statement consumer's", streams)
 	}
 }
 

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"time"
@@ -14,8 +16,10 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/notify"
+	"github.com/onceflow/onceflow/internal/statement"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -157,4 +161,44 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	// the invocation, so a slow receiver never times the whole batch out.
 	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
 		DeadLetter: dlq, Payloads: payloads})
+}
+
+// NewStatement returns the statement function's handler: the app table's stream and the
+// consumer's replay queue in one function (dynamodbbatch.Processor.Invoke), each change of an
+// account item written as its statement line exactly once (package statement). An account is
+// held behind a dead-lettered change (HoldGroup): its later lines wait, in order, until an
+// operator discards the letter or redrives it to the replay queue (docs/runbook.md).
+func NewStatement(cfg config.Consumer, d Deps) (Invoker, error) {
+	payloads, err := payloadReader(d, cfg.PayloadBucket)
+	if err != nil {
+		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	dlq, err := deadLetters(d, cfg.Name, cfg.DeadLetterQueueURL, cfg.PayloadBucket)
+	if err != nil {
+		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	e, err := idempotency.New(d.DynamoDB, statement.Handler(cfg.AppTable),
+		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention,
+			AfterDeadLetter: idempotency.HoldGroup, Logger: d.Logger, Metrics: d.Metrics})
+	if err != nil {
+		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{DeadLetter: dlq,
+		Replay: dynamodbbatch.ReplayConfig{Payloads: payloads, MaxReceiveCount: cfg.MaxReceiveCount}})
+	if err != nil {
+		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
+	}
+	return Invoker{p.Invoke}, nil
+}
+
+// Invoker is the handler of a function with more than one kind of event source: its Invoke
+// reads the event as Lambda sent it (dynamodbbatch.Processor.Invoke tells a stream event from
+// its replay queue's).
+type Invoker struct {
+	Invoke func(ctx context.Context, payload []byte) ([]byte, error)
+}
+
+// Handle runs Invoke on the event as it came.
+func (h Invoker) Handle(ctx context.Context, ev json.RawMessage) (json.RawMessage, error) {
+	return h.Invoke(ctx, ev)
 }

@@ -140,7 +140,8 @@ func movement(table string, ev cloudevent.Event, d MovementData, kind string, de
 	balance := idempotency.Update(table, AccountKey(d.AccountID), expression.
 		Add(expression.Name("balance"), expression.Value(delta)).
 		Set(expression.Name("id"), expression.Value(d.AccountID)).
-		Set(expression.Name("kind"), expression.Value("account"))).
+		Set(expression.Name("kind"), expression.Value("account")).
+		Set(expression.Name("lastEvent"), expression.Value(ev.ID))).
 		If(g.cond).OrReject(g.reason).
 		OnReject(decided(table, ev, d, kind, StatusRejected, g.reason))
 	at := ev.Time.UTC()
