@@ -139,7 +139,7 @@ func dlqRedrive() command {
 	return command{
 		flags: func(fs *flag.FlagSet) {
 			f.selection(fs, 0, "move at most this many letters (0: all)")
-			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: each to the queue it was dead-lettered from; one SQS moved, to the dead-letter queue's source)")
+			fs.StringVar(&f.to, "to", "", "send every letter to this queue (default: a stream consumer's to its replay queue, the stack's "+outputReplays+"; else each to the queue it was dead-lettered from, one SQS moved to the dead-letter queue's source)")
 			fs.BoolVar(&f.dryRun, "dry-run", false, "say what would be moved, move nothing")
 		},
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
@@ -148,11 +148,16 @@ func dlqRedrive() command {
 				return err
 			}
 			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun, Payloads: t.payloads}
-			if f.to != "" {
+			replay, stream := t.stack.replayQueue(url)
+			switch {
+			case f.to != "":
 				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
 					return err
 				}
-			} else {
+			case stream:
+				cfg.To = replay
+				fmt.Fprintf(s.out, "a stream consumer's dead letters: to its replay queue %s (%s %s)\n", replay, t.stack.from, outputReplays)
+			default:
 				cfg.Source = t.sourceQueue(ctx, url, s)
 			}
 			counts := map[deadletter.Outcome]int{}

@@ -73,6 +73,27 @@ func newCloud(t *testing.T) *cloud {
 	return c
 }
 
+// output sets the stack output key of the cloud's endpoints.json to value.
+func (c *cloud) output(t *testing.T, key, value string) {
+	t.Helper()
+	path := filepath.Join(c.state, "endpoints.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["outputs"].(map[string]any)[key] = value
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (c *cloud) arn(t *testing.T, url string) string {
 	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameQueueArn}})

@@ -16,6 +16,9 @@ const (
 	outputRoutes = "OutboxRoutes"
 	// outputConsumers is the consumers' names (their CONSUMER_NAME), comma-separated.
 	outputConsumers = "ConsumerNames"
+	// outputReplays is the stream consumers' replay queues: DEAD_LETTER_QUEUE_URL=REPLAY_QUEUE_URL
+	// pairs, comma-separated; dlq redrive sends a stream consumer's letters to its replay queue.
+	outputReplays = "ReplayQueues"
 )
 
 // Logical ids of the tables the record, hold and outbox commands use when --table is not given.
@@ -32,11 +35,13 @@ type stack struct {
 	tables    map[string]string // logical id → table name
 	routes    string            // the OutboxRoutes output; "" if unknown
 	consumers []string          // the consumers' names; nil if unknown
+	replays   map[string]string // a stream consumer's dead-letter queue URL → its replay queue URL
 }
 
 // stackFromOutputs reads a stack from its outputs.
 func stackFromOutputs(from string, outputs map[string]string) *stack {
-	s := &stack{from: from, queues: map[string]string{}, tables: map[string]string{}, routes: outputs[outputRoutes]}
+	s := &stack{from: from, queues: map[string]string{}, tables: map[string]string{}, routes: outputs[outputRoutes],
+		replays: map[string]string{}}
 	for k, v := range outputs {
 		if id, ok := strings.CutSuffix(k, "QueueUrl"); ok {
 			s.queues[id+"Queue"] = v
@@ -45,12 +50,27 @@ func stackFromOutputs(from string, outputs map[string]string) *stack {
 			s.tables[id+"Table"] = v
 		}
 	}
+	for _, pair := range strings.Split(outputs[outputReplays], ",") {
+		if dl, replay, ok := strings.Cut(strings.TrimSpace(pair), "="); ok && dl != "" && replay != "" {
+			s.replays[dl] = replay
+		}
+	}
 	for _, c := range strings.Split(outputs[outputConsumers], ",") {
 		if c = strings.TrimSpace(c); c != "" {
 			s.consumers = append(s.consumers, c)
 		}
 	}
 	return s
+}
+
+// replayQueue returns the replay queue of the stream consumer whose dead-letter queue is dlq,
+// and whether dlq is one.
+func (s *stack) replayQueue(dlq string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	url, ok := s.replays[dlq]
+	return url, ok
 }
 
 // queue returns the URL of the queue of logical id name, and whether the stack has it.

@@ -16,7 +16,14 @@ func TestStack_from_outputs_names_queues_and_tables_by_logical_id(t *testing.T) 
 		"AppTableName":             "prod-AppTable-Y2",
 		"ApiUrl":                   "https://api.example/",
 		"ConsumerNames":            "note-tagger, ledger,note-notifier",
+		"ReplayQueues":             "https://q/StatementDLQ.fifo=https://q/StatementReplay.fifo, https://q/Other.fifo=",
 	})
+	if got, ok := s.replayQueue("https://q/StatementDLQ.fifo"); !ok || got != "https://q/StatementReplay.fifo" {
+		t.Errorf("replayQueue(StatementDLQ) = %q, %v; want its replay queue", got, ok)
+	}
+	if got, ok := s.replayQueue("https://q/Other.fifo"); ok {
+		t.Errorf("replayQueue(Other) = %q; want none for a pair without a replay queue", got)
+	}
 	if got := fmt.Sprint(s.queues); got != "map[LedgerDeadLetterQueue:https://sqs.eu-west-1.amazonaws.com/1/prod-LedgerDLQ.fifo OutboxParkedQueue:https://sqs.eu-west-1.amazonaws.com/1/prod-Parked]" {
 		t.Errorf("queues = %s", got)
 	}

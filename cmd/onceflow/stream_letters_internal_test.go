@@ -343,11 +343,21 @@ func TestDLQ_a_held_stream_key_is_redriven_to_its_replay_queue_and_applied(t *te
 				t.Fatalf("dlq redrive without --to: %d; want the stream letters left, saying they go to the replay queue", code)
 			}
 			c.fixed.Store(true)
+			// The Kinesis consumer's replay queue given with --to; the DynamoDB one known from
+			// the stack's ReplayQueues output, as template.yaml states the statement consumer's.
+			args := []string{"dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", rq}
+			if port.name == "dynamodb" {
+				c.output(t, "ReplayQueues", c.e.Queues["LedgerDeadLetterQueue"].URL+"="+rq)
+				args = args[:4]
+			}
 			applied := 0
 			for try := 0; try < 10 && (len(c.applied(t, key)) < 2 || applied == 0); try++ {
-				code, text = c.onceflow(t, "", "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--to", rq)
+				code, text = c.onceflow(t, "", args...)
 				if code != 0 {
-					t.Fatalf("dlq redrive --to the replay queue: %d\n%s", code, text)
+					t.Fatalf("%v: %d\n%s", args, code, text)
+				}
+				if len(args) == 4 && !strings.Contains(text, "to its replay queue "+rq) {
+					t.Fatalf("%v without --to: want the letters sent to the ReplayQueues output's queue\n%s", args, text)
 				}
 				applied += replayQueue(t, c, rq, replay)
 			}
