@@ -29,6 +29,17 @@ type consumer struct {
 	EventTypes []string
 }
 
+// streamConsumer is an idempotent consumer of the app table's stream (pkg/dynamodbbatch) and
+// its queues, as the template wires them: its dead letters, and the replay queue an operator
+// redrives them to, which the same function consumes.
+type streamConsumer struct {
+	Function  string // logical id
+	Mapping   string // "<Function>/<Event>" of its stream, the key of its Stats
+	Name      string // CONSUMER_NAME
+	DLQURL    string // DEAD_LETTER_QUEUE_URL
+	ReplayURL string // the queue of its SQS event
+}
+
 // topology is the part of the application the workload touches.
 type topology struct {
 	appTable, idemTable string
@@ -36,6 +47,7 @@ type topology struct {
 	relayMapping        string              // its Stats key
 	routes              map[string][]string // event type → queue URLs, as the relay routes them
 	consumers           []consumer          // sorted by function
+	streams             []streamConsumer    // the stream consumers, sorted by function
 	queues              map[string]string   // every queue: URL → logical id
 	logs                string              // directory of the function logs
 }
@@ -58,6 +70,10 @@ func discover(c Cloud) (*topology, error) {
 	sort.Strings(ids)
 	for _, id := range ids {
 		f := fns[id]
+		if sc, ok := streamConsumerOf(id, f, ep); ok {
+			t.streams = append(t.streams, sc)
+			continue
+		}
 		for _, ev := range f.Events {
 			switch ev.Type {
 			case localcloud.EventDynamoDB:
@@ -90,6 +106,21 @@ func discover(c Cloud) (*topology, error) {
 		}
 	}
 	return t, nil
+}
+
+// streamConsumerOf is f as a stream consumer: a function with a CONSUMER_NAME and a DynamoDB
+// stream event; ok is false for any other.
+func streamConsumerOf(id string, f localcloud.Function, ep localcloud.Endpoints) (streamConsumer, bool) {
+	sc := streamConsumer{Function: id, Name: f.Env[config.ConsumerName], DLQURL: f.Env[config.DeadLetterQueueURL]}
+	for _, ev := range f.Events {
+		switch ev.Type {
+		case localcloud.EventDynamoDB:
+			sc.Mapping = id + "/" + ev.Name
+		case localcloud.EventSQS:
+			sc.ReplayURL = ep.Queues[ev.Source].URL
+		}
+	}
+	return sc, sc.Name != "" && sc.Mapping != ""
 }
 
 // consumersOf returns the consumers that receive events of typ.

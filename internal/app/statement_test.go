@@ -76,6 +76,19 @@ func TestStatement_writes_each_balance_change_once_in_order_and_holds_an_account
 		}
 	}
 
+	// A change that comes after a later one of its account is refused, not written.
+	late := batch[0]
+	late.EventID, late.Change.SequenceNumber = "late-change", "1"
+	if f := invoke([]events.DynamoDBEventRecord{late}); len(f) != 0 {
+		t.Fatalf("batch item failures %v; want the late change rejected", f)
+	}
+	if got := s.lines(t, "acc-1001"); !slices.Equal(got, want["acc-1001"]) {
+		t.Fatalf("acc-1001 statement balances %v after a late change; want %v", got, want["acc-1001"])
+	}
+	if !strings.Contains(s.logs.String(), statement.ReasonOutOfOrder) {
+		t.Errorf("no log line says the late change was rejected %q", statement.ReasonOutOfOrder)
+	}
+
 	// A migration rewrites acc-2002's item without lastEvent; the ledger then credits it again.
 	if _, err := s.db.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(s.app), Key: ledger.AccountKey("acc-2002"),
 		UpdateExpression:          aws.String("REMOVE lastEvent SET migratedBy = :m"),
@@ -118,6 +131,9 @@ func (s *system) lines(t *testing.T, account string) []int64 {
 	t.Helper()
 	var out []int64
 	for _, it := range s.items(t, s.app, statement.PK(account)) {
+		if it["kind"] != "statement" {
+			continue // the head
+		}
 		out = append(out, int64(it["balance"].(float64)))
 	}
 	return out

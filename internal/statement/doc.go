@@ -15,7 +15,12 @@
 //	line  pk "STATEMENT#<account id>"  sk "LINE#<sequence number, 40 digits>"  accountId,
 //	                                   eventId (the movement), balance (after it), change (the
 //	                                   stream record's eventID)
+//	head  pk "STATEMENT#<account id>"  sk "HEAD"  last (the sort key of the last line written),
+//	                                   balance
 //
 // Lines sort by the stream's sequence number under their account, which is the order of the
 // account item's changes: each line's balance is the previous line's plus its movement's amount.
+// The head is written with each line, on condition that the line comes after the last one: a
+// change applied after a later one is rejected (ReasonOutOfOrder), so a statement with every
+// line was written in the stream's order.
 package statement

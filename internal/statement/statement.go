@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -34,8 +35,22 @@ type Line struct {
 	Change    string `dynamodbav:"change" json:"change"`
 }
 
-// PK is the partition key of account id's statement lines.
+// PK is the partition key of account id's statement: its lines and its head.
 func PK(id string) string { return "STATEMENT#" + id }
+
+// HeadKey is the key of account id's statement head: the sort key of its last line (last) and
+// the balance after it.
+func HeadKey(id string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk": &types.AttributeValueMemberS{Value: PK(id)},
+		"sk": &types.AttributeValueMemberS{Value: "HEAD"},
+	}
+}
+
+// ReasonOutOfOrder is the rejection of a change that comes after a later change of its account
+// was written: never, while the port applies an item's changes in order (a test of it, not a
+// business rule; the verification of make chaos counts these rejections).
+const ReasonOutOfOrder = "out of order: a later change of the account was written first"
 
 // Handler returns the statement consumer's handler: an insert or a modify of an account item
 // (the event source mapping filters the stream to those) writes its line in table.
@@ -47,7 +62,14 @@ func Handler(table string) *idempotency.Router {
 			return nil, err
 		}
 		isNew := expression.Name("pk").AttributeNotExists()
-		return idempotency.Effect{idempotency.Put(table, line).If(isNew).OrDuplicate()}, nil
+		last := expression.Name("last")
+		later := last.AttributeNotExists().Or(last.LessThan(expression.Value(line.SK)))
+		head := idempotency.Update(table, HeadKey(line.AccountID), expression.
+			Set(last, expression.Value(line.SK)).
+			Set(expression.Name("kind"), expression.Value("statement-head")).
+			Set(expression.Name("balance"), expression.Value(line.Balance))).
+			If(later).OrReject(ReasonOutOfOrder)
+		return idempotency.Effect{idempotency.Put(table, line).If(isNew).OrDuplicate(), head}, nil
 	}
 	idempotency.Route(r, Insert, write)
 	idempotency.Route(r, Modify, write)
