@@ -28,6 +28,8 @@ type run struct {
 	phase   string
 	redrive redriveStats
 	drilled drillStats
+	// streamDrilled is the stream consumer's drill, beside the ledger's (Poison > 0).
+	streamDrilled streamDrillStats
 
 	ownersMu sync.Mutex
 	owners   map[string]*http.Client // account → its owner's client (ownerClient)
@@ -57,15 +59,22 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 
 	r.phase = "requests"
 	stop := r.progress(ctx)
-	traffic, drilled := make(chan struct{}), make(chan drillStats, 1)
+	traffic, drilled, streamDrilled := make(chan struct{}), make(chan drillStats, 1), make(chan streamDrillStats, 1)
+	streamDrill := cfg.Poison > 0 && len(t.streams) > 0
 	if cfg.Poison > 0 {
 		go func() { drilled <- r.drill(ctx, traffic) }()
+	}
+	if streamDrill {
+		go func() { streamDrilled <- r.streamDrill(ctx, traffic) }()
 	}
 	drive(ctx, r.apiClient(), ep.APIURL, cfg, r.reqs, &r.tr)
 	close(traffic)
 	if cfg.Poison > 0 {
 		r.phase = "drill"
 		r.drilled = <-drilled
+	}
+	if streamDrill {
+		r.streamDrilled = <-streamDrilled
 	}
 	malformed, err := injectMalformed(ctx, r.sqs, t, cfg.Malformed)
 	if err != nil {
@@ -195,6 +204,12 @@ func (r *run) pending(ctx context.Context, want map[string][]string) (string, er
 		}
 		if n > 0 {
 			out = append(out, fmt.Sprintf("%s lacks %d records", name, n))
+		}
+	}
+	if len(out) == 0 { // the statements follow the ledger: read them once it is done
+		behind, err := r.statementPending(ctx)
+		if err != nil || behind != "" {
+			return behind, err
 		}
 	}
 	return strings.Join(out, ", "), nil

@@ -1,0 +1,121 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/internal/ledger"
+	"github.com/onceflow/onceflow/internal/statement"
+)
+
+// statements is what the app table holds of the accounts' statements (package statement),
+// beside the ledger's entries and balances they must agree with.
+type statements struct {
+	lines    map[string][]statement.Line // by account, in sort key order
+	moves    map[string]map[string]int64 // by account: applied movement's event id → signed amount
+	balances map[string]int64            // by account
+}
+
+func readStatements(items []map[string]ddbtypes.AttributeValue) (statements, error) {
+	s := statements{lines: map[string][]statement.Line{}, moves: map[string]map[string]int64{}, balances: map[string]int64{}}
+	for _, it := range items {
+		switch kindOf(it) {
+		case "statement":
+			var l statement.Line
+			if err := attributevalue.UnmarshalMap(it, &l); err != nil {
+				return s, fmt.Errorf("statement line: %w", err)
+			}
+			s.lines[l.AccountID] = append(s.lines[l.AccountID], l)
+		case "entry":
+			var e ledger.Entry
+			if err := attributevalue.UnmarshalMap(it, &e); err != nil {
+				return s, fmt.Errorf("entry: %w", err)
+			}
+			acct := strings.TrimPrefix(e.PK, ledger.PK(""))
+			if s.moves[acct] == nil {
+				s.moves[acct] = map[string]int64{}
+			}
+			s.moves[acct][e.EventID] = map[bool]int64{true: -e.Amount, false: e.Amount}[e.Type == "debit"]
+		case "account":
+			var a ledger.Account
+			if err := attributevalue.UnmarshalMap(it, &a); err != nil {
+				return s, fmt.Errorf("account: %w", err)
+			}
+			s.balances[a.ID] = a.Balance
+		}
+	}
+	for _, ls := range s.lines {
+		sort.Slice(ls, func(i, j int) bool { return ls[i].SK < ls[j].SK })
+	}
+	return s, nil
+}
+
+// statementProblems checks every account's statement against the ledger: one line per applied
+// movement, none other, none twice; in the stream's order, each line's balance the previous
+// one's plus its movement's amount, the last the account's balance. With the statement head's
+// condition (a change applied after a later one is rejected, its line not written), a statement
+// with every line was written in its account's order.
+func statementProblems(items []map[string]ddbtypes.AttributeValue) ([]string, string) {
+	s, err := readStatements(items)
+	if err != nil {
+		return []string{err.Error()}, ""
+	}
+	var p []string
+	lines := 0
+	for _, acct := range sortedKeys(s.moves) {
+		moves, seen, bal := s.moves[acct], map[string]bool{}, int64(0)
+		for i, l := range s.lines[acct] {
+			lines++
+			delta, ok := moves[l.EventID]
+			switch {
+			case !ok:
+				p = append(p, fmt.Sprintf("%s: line %d names %s, no applied movement of the account", acct, i, l.EventID))
+			case seen[l.EventID]:
+				p = append(p, fmt.Sprintf("%s: movement %s has two lines", acct, l.EventID))
+			case l.Balance != bal+delta:
+				p = append(p, fmt.Sprintf("%s: line %d (%s) says %d; want %d%+d, the previous line's and its movement's", acct, i, l.EventID, l.Balance, bal, delta))
+			}
+			seen[l.EventID], bal = true, l.Balance
+		}
+		if len(seen) != len(moves) {
+			p = append(p, fmt.Sprintf("%s: %d lines for %d applied movements", acct, len(seen), len(moves)))
+		} else if bal != s.balances[acct] {
+			p = append(p, fmt.Sprintf("%s: the statement ends at %d, the balance is %d", acct, bal, s.balances[acct]))
+		}
+	}
+	for acct := range s.lines {
+		if s.moves[acct] == nil {
+			p = append(p, fmt.Sprintf("%s: a statement without applied movements", acct))
+		}
+	}
+	return p, fmt.Sprintf("%d lines for %d accounts: one per applied movement, in order, each balance the previous plus its amount", lines, len(s.moves))
+}
+
+// statementPending says how far the statements are behind the ledger ("" when not): the
+// stream consumers finish after the ledger, so the drain waits for them too.
+func (r *run) statementPending(ctx context.Context) (string, error) {
+	if len(r.t.streams) == 0 {
+		return "", nil
+	}
+	items, err := scan(ctx, r.ddb, r.t.appTable)
+	if err != nil {
+		return "", err
+	}
+	s, err := readStatements(items)
+	if err != nil {
+		return "", err
+	}
+	behind := 0
+	for acct, moves := range s.moves {
+		behind += max(len(moves)-len(s.lines[acct]), 0)
+	}
+	if behind == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf("the statements lack %d lines", behind), nil
+}
