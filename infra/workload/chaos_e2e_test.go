@@ -38,6 +38,16 @@ func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.
 	if d := rep.Drill; len(d.Poisoned) != 2 || d.Discarded != 2 || d.Skipped != 1 || d.Requeued != 1 || d.Returned != 1 || d.Redriven == 0 {
 		t.Errorf("drill = %+v; want 2 accounts poisoned (a malformed message skipped first, redriven after its tail, back unheld, discarded and sent again; a conflict), 2 letters discarded, 1 skipped, 1 back, 1 sent again, some redriven", d)
 	}
+	// The stream consumer (the statement) was drilled too, and its statements checked.
+	for _, want := range []string{"the stream recovery drill", "every account's statement"} {
+		found := false
+		for _, inv := range rep.Invariants {
+			found = found || strings.HasPrefix(inv.Name, want) && inv.OK
+		}
+		if !found {
+			t.Errorf("no passing invariant %q: the stream consumer was not drilled or not checked", want)
+		}
+	}
 	if below := rep.FaultsBelow(5); len(below) > 0 {
 		t.Errorf("fault kinds injected fewer than 5 times: %v", below)
 	}
