@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
+	"github.com/onceflow/onceflow/internal/statement"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -295,6 +296,7 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"}
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)
+	line := statement.Line{PK: statement.PK("acc-1"), SK: statement.LinePrefix + "1", Kind: "statement", AccountID: "acc-1", EventID: "ev-1", Balance: 1}
 	debitEffect, debitErr := ledger.Debit(app, credit, movement)
 	// The commits as the engine sends them, the consumers' own group policies included: under
 	// HoldGroup the ledger's transaction checks its account's hold (ConditionCheckItem).
@@ -314,6 +316,10 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			ledgerCommit, []access{{"dynamodb:ConditionCheckItem", idem, hold("LedgerFunction", "acc-1")},
 				{"dynamodb:ConditionCheckItem", idem, ledgerRecord}}),
 		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
+		// a line and its account's head; its records, counts and the account keys' holds
+		"StatementFunction": slices.Concat(effectWrites(t, statement.Effect(app, line), nil), items("StatementFunction", leaseWrites),
+			[]access{{"dynamodb:ConditionCheckItem", idem, hold("StatementFunction", "pk=ACCOUNT#acc-1|sk=ACCOUNT")},
+				{"dynamodb:ConditionCheckItem", idem, idempotency.Key(consumerName(t, tpl, "StatementFunction"), "ev-1")}}),
 	}
 	refused := map[string][]access{
 		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
@@ -343,6 +349,10 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		"NoteNotifierFunction": slices.Concat(items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord),
 			each(leaseWrites, app, notePK), each(leaseWrites, app, outboxPK)),
 		"OutboxRelayFunction": slices.Concat(each(leaseWrites, app, outboxPK), each(leaseWrites, idem, ledgerRecord)),
+		// it reads the ledger's accounts from the stream, and writes only its statements
+		"StatementFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:GetItem"}, app, accountPK),
+			each(leaseWrites, app, outboxPK), each(leaseWrites, app, notePK), each(leaseWrites, app, movementPK),
+			items("LedgerFunction", leaseWrites), each(leaseWrites, idem, otherRecord)),
 	}
 	for fn, accesses := range allowed {
 		gs := grants(t, tpl, fn)

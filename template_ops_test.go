@@ -62,7 +62,8 @@ type stackView struct {
 	tpl       doc
 	functions map[string]doc
 	consumers map[string]string // CONSUMER_NAME → function logical id
-	relay     string            // the function reading the app table's stream
+	relay     string            // the function reading the app table's stream to publish the outbox
+	streams   []string          // every function reading a stream: the relay and the stream consumers
 	terminal  []string          // queues a person reads: dead-letter, park and failure queues
 }
 
@@ -76,7 +77,10 @@ func viewStack(t *testing.T) stackView {
 		}
 		for _, ev := range get(fn, "Properties", "Events").(doc) {
 			if get(ev, "Type") == "DynamoDB" {
-				v.relay = id
+				v.streams = append(v.streams, id)
+				if _, consumer := get(fn, "Properties", "Environment", "Variables", config.ConsumerName).(string); !consumer {
+					v.relay = id
+				}
 			}
 			if d := refTarget(get(ev, "Properties", "DestinationConfig", "OnFailure", "Destination")); d != "" {
 				v.terminal = append(v.terminal, d)
@@ -199,7 +203,9 @@ func TestTemplate_alarms_cover_failures_throttles_relay_lag_dead_letters_conflic
 	for id := range v.functions {
 		want = append(want, "AWS/Lambda Errors "+id, "AWS/Lambda Throttles "+id)
 	}
-	want = append(want, "AWS/Lambda IteratorAge "+v.relay)
+	for _, id := range v.streams {
+		want = append(want, "AWS/Lambda IteratorAge "+id)
+	}
 	for _, q := range v.terminal {
 		want = append(want, "AWS/SQS ApproximateNumberOfMessagesVisible "+q)
 	}
@@ -291,7 +297,10 @@ func TestTemplate_dashboard_shows_metrics_the_engine_emits_for_resources_of_the_
 			}
 		}
 	}
-	want := []string{"AWS/Lambda IteratorAge " + v.relay}
+	var want []string
+	for _, id := range v.streams {
+		want = append(want, "AWS/Lambda IteratorAge "+id)
+	}
 	for _, q := range v.terminal {
 		want = append(want, "AWS/SQS ApproximateNumberOfMessagesVisible "+q+".QueueName")
 	}

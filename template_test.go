@@ -217,8 +217,20 @@ func TestTemplate_event_sources_report_batch_item_failures(t *testing.T) {
 				}
 				env, _ := get(fn, "Properties", "Environment", "Variables").(doc)
 				if env[config.ConsumerName] != nil {
-					if refTarget(env[config.DeadLetterQueueURL]) == "" {
-						t.Errorf("%s.%s: a stream consumer with no %s", id, name, config.DeadLetterQueueURL)
+					// An engine consumer of a stream: its letters, and the replay queue an
+					// operator redrives them to, an SQS event of the same function that the
+					// ReplayQueues output pairs with them.
+					dl := refTarget(env[config.DeadLetterQueueURL])
+					replays := fmt.Sprint(get(tpl, "Outputs", "ReplayQueues", "Value", "Fn::Sub"))
+					paired := false
+					for _, other := range get(fn, "Properties", "Events").(doc) {
+						q := refTarget(get(other, "Properties", "Queue"))
+						paired = paired || get(other, "Type") == "SQS" && dl != "" &&
+							refTarget(get(queues[q], "Properties", "RedrivePolicy", "deadLetterTargetArn")) == dl &&
+							strings.Contains(replays, "${"+dl+"}=${"+q+"}")
+					}
+					if !paired {
+						t.Errorf("%s.%s: a stream consumer wants %s, and a replay queue it consumes that redrives there and that ReplayQueues names", id, name, config.DeadLetterQueueURL)
 					}
 				} else if get(p, "BisectBatchOnFunctionError") != true ||
 					refTarget(get(p, "DestinationConfig", "OnFailure", "Destination")) == "" {

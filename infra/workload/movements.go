@@ -10,6 +10,9 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
@@ -42,9 +45,16 @@ func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, err
 	return st, json.Unmarshal(b, &st)
 }
 
-// movementProblems checks that every accepted movement's status, as a client polling it sees
-// it, is what the ledger's record says: applied, or rejected with the record's reason.
-func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string) {
+// maxPolled is how many movements movementProblems polls through the API at most: a run of
+// 100,000 events would otherwise spend longer polling than running. Every movement's item,
+// which the API answers from, is checked in the table.
+const maxPolled = 2000
+
+// movementProblems checks that every accepted movement's status is what the ledger's record
+// says, applied, or rejected with the record's reason: on its movement item in the table (items,
+// the app table's scan) for every movement, and as a client polling it sees it for up to
+// maxPolled of them, evenly spread over the run.
+func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.Record, items []map[string]ddbtypes.AttributeValue) ([]string, string) {
 	ledgers := r.t.consumersOf(ledger.Credited)
 	if len(ledgers) != 1 {
 		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, ""
@@ -53,6 +63,23 @@ func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.
 	for _, q := range r.reqs {
 		if q.move != nil && q.move.EventID != "" {
 			moves = append(moves, q.move)
+		}
+	}
+	polled := moves
+	if len(moves) > maxPolled {
+		polled = make([]*sentMove, 0, maxPolled)
+		for i := range maxPolled {
+			polled = append(polled, moves[i*len(moves)/maxPolled])
+		}
+	}
+	stored := map[string]ledger.Movement{}
+	for _, it := range items {
+		if kindOf(it) == "movement" {
+			var m ledger.Movement
+			if err := attributevalue.UnmarshalMap(it, &m); err != nil {
+				return []string{fmt.Sprintf("movement item: %v", err)}, ""
+			}
+			stored[m.EventID] = m
 		}
 	}
 	var (
@@ -85,10 +112,17 @@ func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.
 		}()
 	}
 	for _, m := range moves {
+		st, rec := stored[m.EventID], recs[ledgers[0].Name+"#"+m.EventID]
+		if st.Status != rec.Outcome || st.Reason != rec.Reason || st.At == "" {
+			p = append(p, fmt.Sprintf("%s: movement item %s %q at %q, the ledger recorded %s %q", m.Reference, st.Status, st.Reason, st.At, rec.Outcome, rec.Reason))
+		}
+	}
+	for _, m := range polled {
 		work <- m
 	}
 	close(work)
 	wg.Wait()
 	sort.Strings(p)
-	return p, fmt.Sprintf("%d movements polled at their status: %d applied, %d rejected with the ledger's reason", len(moves), applied, rejected)
+	return p, fmt.Sprintf("%d movement items say what the ledger recorded; %d polled at their status: %d applied, %d rejected with the ledger's reason",
+		len(moves), len(polled), applied, rejected)
 }

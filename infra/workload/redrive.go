@@ -46,6 +46,21 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 			}
 		}
 	}
+	for _, sc := range t.streams { // a stream's letters go to its consumer's replay queue
+		for moved := -1; moved != 0; {
+			moved = 0
+			err := deadletter.Redrive(ctx, deadletter.RedriveConfig{Client: client, Queue: sc.DLQURL, To: sc.ReplayURL}, func(r deadletter.Redriven) {
+				if r.Outcome == deadletter.Moved {
+					moved++
+					st.moved++
+					st.reasons[shortReasonOf(r.Letter.Reason)]++
+				}
+			})
+			if err != nil {
+				return st, fmt.Errorf("redrive %s's letters to its replay queue: %w", sc.Name, err)
+			}
+		}
+	}
 	return st, nil
 }
 
@@ -66,11 +81,14 @@ func redriveOne(ctx context.Context, client *sqs.Client, c consumer, m sqstypes.
 // shortReason is why m was dead-lettered, in a few words: its reason attribute up to the
 // first colon, or the queue's redrive policy when it carries none.
 func shortReason(m sqstypes.Message) string {
-	a, ok := m.MessageAttributes[deadletter.AttrReason]
-	if !ok || aws.ToString(a.StringValue) == "" {
+	return shortReasonOf(aws.ToString(m.MessageAttributes[deadletter.AttrReason].StringValue))
+}
+
+// shortReasonOf is a letter's reason up to its first colon, at most 60 bytes.
+func shortReasonOf(r string) string {
+	if r == "" {
 		return "maxReceiveCount reached (no reason attribute)"
 	}
-	r := aws.ToString(a.StringValue)
 	if i := strings.Index(r, ":"); i > 0 {
 		r = r[:i]
 	}
@@ -88,8 +106,8 @@ func (r *run) settle(ctx context.Context, timeout time.Duration) {
 	calm := 0
 	for calm < 3 && time.Now().Before(deadline) {
 		empty := true
-		for _, c := range r.t.consumers {
-			if d, err := queueDepth(ctx, r.sqs, c.QueueURL); err != nil || d.total() > 0 {
+		for _, u := range r.t.sourceQueues() {
+			if d, err := queueDepth(ctx, r.sqs, u); err != nil || d.total() > 0 {
 				empty = false
 			}
 		}

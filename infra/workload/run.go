@@ -182,13 +182,13 @@ func (r *run) drain(ctx context.Context) error {
 // pending says what is not done yet, "" when nothing.
 func (r *run) pending(ctx context.Context, want map[string][]string) (string, error) {
 	var out []string
-	for _, c := range r.t.consumers {
-		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
+	for _, u := range r.t.sourceQueues() {
+		d, err := queueDepth(ctx, r.sqs, u)
 		if err != nil {
 			return "", err
 		}
 		if d.total() > 0 {
-			out = append(out, fmt.Sprintf("%s holds %d", c.Queue, d.total()))
+			out = append(out, fmt.Sprintf("%s holds %d", r.t.queues[u], d.total()))
 		}
 	}
 	recs, err := records(ctx, r.ddb, r.t.idemTable)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/statement"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // statements is what the app table holds of the accounts' statements (package statement),
@@ -19,10 +20,19 @@ type statements struct {
 	lines    map[string][]statement.Line // by account, in sort key order
 	moves    map[string]map[string]int64 // by account: applied movement's event id → signed amount
 	balances map[string]int64            // by account
+	heads    map[string]head             // by account
+}
+
+// head is an account's statement head (statement.HeadKey).
+type head struct {
+	PK      string `dynamodbav:"pk"`
+	Last    string `dynamodbav:"last"`
+	Balance int64  `dynamodbav:"balance"`
 }
 
 func readStatements(items []map[string]ddbtypes.AttributeValue) (statements, error) {
-	s := statements{lines: map[string][]statement.Line{}, moves: map[string]map[string]int64{}, balances: map[string]int64{}}
+	s := statements{lines: map[string][]statement.Line{}, moves: map[string]map[string]int64{}, balances: map[string]int64{},
+		heads: map[string]head{}}
 	for _, it := range items {
 		switch kindOf(it) {
 		case "statement":
@@ -31,6 +41,12 @@ func readStatements(items []map[string]ddbtypes.AttributeValue) (statements, err
 				return s, fmt.Errorf("statement line: %w", err)
 			}
 			s.lines[l.AccountID] = append(s.lines[l.AccountID], l)
+		case "statement-head":
+			var h head
+			if err := attributevalue.UnmarshalMap(it, &h); err != nil {
+				return s, fmt.Errorf("statement head: %w", err)
+			}
+			s.heads[strings.TrimPrefix(h.PK, statement.PK(""))] = h
 		case "entry":
 			var e ledger.Entry
 			if err := attributevalue.UnmarshalMap(it, &e); err != nil {
@@ -57,10 +73,11 @@ func readStatements(items []map[string]ddbtypes.AttributeValue) (statements, err
 
 // statementProblems checks every account's statement against the ledger: one line per applied
 // movement, none other, none twice; in the stream's order, each line's balance the previous
-// one's plus its movement's amount, the last the account's balance. With the statement head's
-// condition (a change applied after a later one is rejected, its line not written), a statement
-// with every line was written in its account's order.
-func statementProblems(items []map[string]ddbtypes.AttributeValue) ([]string, string) {
+// one's plus its movement's amount, the last the account's balance, and the head naming the
+// last line. No record of a stream consumer is rejected: the statement head's condition rejects
+// a change applied after a later one (its line not written), so with every line there and none
+// rejected, the statement was written in its account's order.
+func (r *run) statementProblems(items []map[string]ddbtypes.AttributeValue, recs map[string]idempotency.Record) ([]string, string) {
 	s, err := readStatements(items)
 	if err != nil {
 		return []string{err.Error()}, ""
@@ -82,18 +99,35 @@ func statementProblems(items []map[string]ddbtypes.AttributeValue) ([]string, st
 			}
 			seen[l.EventID], bal = true, l.Balance
 		}
-		if len(seen) != len(moves) {
+		ls, h := s.lines[acct], s.heads[acct]
+		switch {
+		case len(seen) != len(moves):
 			p = append(p, fmt.Sprintf("%s: %d lines for %d applied movements", acct, len(seen), len(moves)))
-		} else if bal != s.balances[acct] {
+		case bal != s.balances[acct]:
 			p = append(p, fmt.Sprintf("%s: the statement ends at %d, the balance is %d", acct, bal, s.balances[acct]))
+		case len(ls) > 0 && (h.Last != ls[len(ls)-1].SK || h.Balance != bal):
+			p = append(p, fmt.Sprintf("%s: the head names %s at %d; the last line is %s at %d", acct, h.Last, h.Balance, ls[len(ls)-1].SK, bal))
 		}
+	}
+	rejected := 0
+	for k, rec := range recs {
+		if r.streamRecord(k) && rec.Outcome == string(idempotency.Rejected) {
+			rejected++
+			if rejected <= 3 {
+				p = append(p, fmt.Sprintf("record %s is %s (%s)", k, rec.Outcome, rec.Reason))
+			}
+		}
+	}
+	if rejected > 3 {
+		p = append(p, fmt.Sprintf("%d stream records rejected", rejected))
 	}
 	for acct := range s.lines {
 		if s.moves[acct] == nil {
 			p = append(p, fmt.Sprintf("%s: a statement without applied movements", acct))
 		}
 	}
-	return p, fmt.Sprintf("%d lines for %d accounts: one per applied movement, in order, each balance the previous plus its amount", lines, len(s.moves))
+	sort.Strings(p)
+	return p, fmt.Sprintf("%d lines for %d accounts: one per applied movement, in order, each balance the previous plus its amount, the head at the last; no stream record rejected", lines, len(s.moves))
 }
 
 // statementPending says how far the statements are behind the ledger ("" when not): the

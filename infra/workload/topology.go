@@ -123,6 +123,19 @@ func streamConsumerOf(id string, f localcloud.Function, ep localcloud.Endpoints)
 	return sc, sc.Name != "" && sc.Mapping != ""
 }
 
+// sourceQueues returns the URLs of the queues consumers read: the SQS consumers' queues and the
+// stream consumers' replay queues.
+func (t *topology) sourceQueues() []string {
+	var out []string
+	for _, c := range t.consumers {
+		out = append(out, c.QueueURL)
+	}
+	for _, sc := range t.streams {
+		out = append(out, sc.ReplayURL)
+	}
+	return out
+}
+
 // consumersOf returns the consumers that receive events of typ.
 func (t *topology) consumersOf(typ string) []consumer {
 	var out []consumer

@@ -51,18 +51,18 @@ func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]st
 		return err
 	}
 	add("every account balance equals the sum of its accepted events", p, detail)
-	p, detail = r.movementProblems(ctx, recs)
-	add("every movement's status says what the ledger decided", p, detail)
-	p, detail = r.orderProblems(recs)
-	add("every account's movements were decided in the order the API accepted them", p, detail)
 	items, err := scan(ctx, r.ddb, r.t.appTable)
 	if err != nil {
 		return err
 	}
+	p, detail = r.movementProblems(ctx, recs, items)
+	add("every movement's status says what the ledger decided", p, detail)
+	p, detail = r.orderProblems(recs)
+	add("every account's movements were decided in the order the API accepted them", p, detail)
 	p, detail = r.tagProblems(items)
 	add("every tag count equals the notes carrying it", p, detail)
 	if len(r.t.streams) > 0 {
-		p, detail = statementProblems(items)
+		p, detail = r.statementProblems(items, recs)
 		add("every account's statement has each applied movement once, in order", p, detail)
 	}
 	idem, err := scan(ctx, r.ddb, r.t.idemTable)

@@ -61,19 +61,26 @@ func Handler(table string) *idempotency.Router {
 		if err != nil {
 			return nil, err
 		}
-		isNew := expression.Name("pk").AttributeNotExists()
-		last := expression.Name("last")
-		later := last.AttributeNotExists().Or(last.LessThan(expression.Value(line.SK)))
-		head := idempotency.Update(table, HeadKey(line.AccountID), expression.
-			Set(last, expression.Value(line.SK)).
-			Set(expression.Name("kind"), expression.Value("statement-head")).
-			Set(expression.Name("balance"), expression.Value(line.Balance))).
-			If(later).OrReject(ReasonOutOfOrder)
-		return idempotency.Effect{idempotency.Put(table, line).If(isNew).OrDuplicate(), head}, nil
+		return Effect(table, line), nil
 	}
 	idempotency.Route(r, Insert, write)
 	idempotency.Route(r, Modify, write)
 	return r
+}
+
+// Effect is the effect of line in table: the line, written only if new (else the change was
+// written before: a duplicate), and its account's head moved to it, on condition that the line
+// comes after the head's last (else ReasonOutOfOrder).
+func Effect(table string, line Line) idempotency.Effect {
+	isNew := expression.Name("pk").AttributeNotExists()
+	last := expression.Name("last")
+	later := last.AttributeNotExists().Or(last.LessThan(expression.Value(line.SK)))
+	head := idempotency.Update(table, HeadKey(line.AccountID), expression.
+		Set(last, expression.Value(line.SK)).
+		Set(expression.Name("kind"), expression.Value("statement-head")).
+		Set(expression.Name("balance"), expression.Value(line.Balance))).
+		If(later).OrReject(ReasonOutOfOrder)
+	return idempotency.Effect{idempotency.Put(table, line).If(isNew).OrDuplicate(), head}
 }
 
 // LineOf is the line of a change of an account item (ev, the change as
