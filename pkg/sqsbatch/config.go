@@ -46,7 +46,8 @@ type DeadLetterer = batch.DeadLetterer
 // DeadLettererFunc is batch.DeadLettererFunc.
 type DeadLettererFunc = batch.DeadLettererFunc
 
-// Config tunes a Processor. The zero value works.
+// Config tunes a Processor on an engine (NewFor, NewConsumer), which logs and counts with the
+// engine's Logger and Metrics. The zero value works.
 type Config struct {
 	// Concurrency is how many groups (of a standard queue: messages) are processed at once.
 	// Default 8. A packing Processor (see NoPacking) runs at least PackWidth.
@@ -74,9 +75,6 @@ type Config struct {
 	// group held too; the message's own commit releases the hold. On those receives only, it
 	// costs the hold's write and a second transaction (the first finds the group held). Set it from the same value as the queue's (a template test can check).
 	MaxReceiveCount int
-	// Logger is where decisions are logged, for New; default slog.Default(). NewFor and
-	// NewConsumer refuse it: they log with the consumer's logger.
-	Logger *slog.Logger
 	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
 	// or NewConsumer on an engine that packs (an *idempotency.Consumer) commits the messages its workers are applying
 	// at the same moment (the next message of several groups; of a standard queue, any
@@ -84,13 +82,9 @@ type Config struct {
 	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
 	// groups at once. Outcomes, records, logs and metrics stay per message either way.
 	NoPacking bool
-	// Decoder turns each message into its event, for NewFor and NewConsumer; default
-	// envelope.CloudEvents. A decoder with a Validate method is validated by Validate.
+	// Decoder turns each message into its event; default envelope.CloudEvents. A decoder
+	// with a Validate method is validated by Validate.
 	Decoder Decoder
-	// Metrics counts metrics.DeadLettered, and is flushed at the end of every Handle when it
-	// buffers, for New; default metrics.Discard. NewFor and NewConsumer refuse it: they count
-	// (also metrics.Malformed for a message the Decoder refuses) with the consumer's recorder.
-	Metrics metrics.Recorder
 	// Payloads, when set, reads the payload of a message whose body points to it (a claim
 	// check: a *claimcheck.Reader) before NewFor's decoding. A permanent error of it (the
 	// object is missing, or past its bound) dead-letters the message with that reason; any
@@ -115,13 +109,51 @@ func (c Config) withDefaults() Config {
 	if c.MaxAttempts == 0 {
 		c.MaxAttempts = DefaultMaxAttempts
 	}
-	if c.Logger == nil {
-		c.Logger = slog.Default()
-	}
-	if c.Metrics == nil {
-		c.Metrics = metrics.Discard
-	}
 	return c
+}
+
+// HandlerConfig tunes a Processor of a plain MessageHandler (New): a handler's errors decide
+// alone (permanent: dead-lettered; else redelivered by SQS), so it takes only the settings
+// that has use for, and where its decisions are logged and counted. The zero value works.
+type HandlerConfig struct {
+	Concurrency    int           // as Config.Concurrency; default 8
+	DeadlineMargin time.Duration // as Config.DeadlineMargin; default 2s
+	// DeadLetter receives the messages the handler refused permanently, which are then
+	// acknowledged; nil: they are reported failed, for the queue's redrive policy.
+	DeadLetter DeadLetterer
+	Logger     *slog.Logger     // where decisions are logged; default slog.Default()
+	Metrics    metrics.Recorder // counts metrics.DeadLettered, flushed after every Handle; default metrics.Discard
+}
+
+// Validate reports every problem of c, joined. Zero fields are valid: they take defaults.
+func (c HandlerConfig) Validate() error {
+	return Config{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}.Validate()
+}
+
+// settings are what every Processor runs with, defaults applied.
+type settings struct {
+	concurrency int
+	margin      time.Duration
+	deadLetter  DeadLetterer
+	logger      *slog.Logger
+	metrics     metrics.Recorder
+}
+
+func (c HandlerConfig) settings() settings {
+	s := settings{concurrency: c.Concurrency, margin: c.DeadlineMargin, deadLetter: c.DeadLetter, logger: c.Logger, metrics: c.Metrics}
+	if s.concurrency == 0 {
+		s.concurrency = DefaultConcurrency
+	}
+	if s.margin == 0 {
+		s.margin = DefaultDeadlineMargin
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	if s.metrics == nil {
+		s.metrics = metrics.Discard
+	}
+	return s
 }
 
 // Validate reports every problem of c, joined. Zero fields are valid: they take defaults.

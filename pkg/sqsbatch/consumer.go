@@ -25,9 +25,6 @@ import (
 // Pass Config.DeadLetter (a deadletter.Queue) so that what can never succeed is moved aside
 // with its reason; without one it is left to the queue's redrive policy.
 func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempotency.Config, cfg Config) (*Processor, error) {
-	if err := cfg.engineOnly(); err != nil {
-		return nil, err
-	}
 	c, err := idempotency.New(db, handler, consumer)
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", consumer.Name, err)
@@ -41,16 +38,14 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 // message's last receives, with MaxReceiveCount), commits packed across groups when e packs.
 // A message the decoder refuses as malformed is logged, counted and dead-lettered; any other
 // decoder error fails the message, which is received again. The processor logs and counts
-// with e's Logger and Metrics, and flushes them after every batch: cfg.Logger and cfg.Metrics
-// must be unset (they are for New).
+// with e's Logger and Metrics, and flushes them after every batch.
 func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
 	if e == nil {
 		return nil, errors.New("sqsbatch: the idempotency.Engine is nil")
 	}
-	if err := cfg.engineOnly(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg.Logger, cfg.Metrics = e.Logger(), e.Metrics()
 	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
 	if err != nil {
 		return nil, fmt.Errorf("sqsbatch config: %w", err)
@@ -59,26 +54,15 @@ func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
 	if d.Decoder == nil {
 		d.Decoder = envelope.CloudEvents{}
 	}
-	dec := decoding{a: a, dec: d.Decoder, log: d.Logger, metrics: d.Metrics, maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads,
+	dec := decoding{a: a, dec: d.Decoder, log: e.Logger(), metrics: e.Metrics(), maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads,
 		answerMargin: d.DeadlineMargin / 4}
-	p, err := newProcessor(dec.handle, a, cfg)
+	p, err := newProcessor(dec.handle, a, settings{concurrency: d.Concurrency, margin: d.DeadlineMargin, deadLetter: d.DeadLetter,
+		logger: e.Logger(), metrics: e.Metrics()})
 	if err != nil {
 		return nil, err
 	}
 	p.held = dec.backstop
 	return p, nil
-}
-
-// engineOnly refuses a Logger or Metrics given to a port of an engine, which has its own.
-func (c Config) engineOnly() error {
-	var errs []error
-	if c.Logger != nil {
-		errs = append(errs, errors.New("sqsbatch config: Logger is for New; NewFor and NewConsumer log with the consumer's (idempotency.Config.Logger)"))
-	}
-	if c.Metrics != nil {
-		errs = append(errs, errors.New("sqsbatch config: Metrics is for New; NewFor and NewConsumer count with the consumer's (idempotency.Config.Metrics)"))
-	}
-	return errors.Join(errs...)
 }
 
 // Decoder turns an SQS message into the event the engine applies. Package envelope has one

@@ -41,24 +41,11 @@ func TestNewConsumer_flushes_the_consumers_recorder_when_the_batch_has_none(t *t
 func TestProcessor_with_a_nil_EMF_recorder_records_nothing(t *testing.T) {
 	var r *metrics.EMF
 	p, err := sqsbatch.New(sqsbatch.MessageHandlerFunc(func(context.Context, events.SQSMessage) error { return nil }),
-		sqsbatch.Config{Metrics: r, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
+		sqsbatch.HandlerConfig{Metrics: r, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Handle(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1"}}}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// The logger and recorder of a consumer's port are the consumer's: given to the port as well,
-// they are refused when it is built, not reconciled.
-func TestNewFor_refuses_a_second_logger_and_recorder(t *testing.T) {
-	c, err := idempotency.New(testenv.DynamoDB(t), idempotency.NewRouter(), idempotency.Config{Name: "c", Table: "idempotency"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = sqsbatch.NewFor(c, sqsbatch.Config{Logger: slog.Default(), Metrics: metrics.Discard})
-	if err == nil || !strings.Contains(err.Error(), "idempotency.Config.Logger") || !strings.Contains(err.Error(), "idempotency.Config.Metrics") {
-		t.Fatalf("NewFor with a Logger and Metrics = %v; want both refused, naming the consumer's config", err)
 	}
 }

@@ -26,7 +26,7 @@ func Example() {
 		fmt.Printf("dead-lettered %s: %v\n", msg.MessageId, reason)
 		return nil
 	})
-	p, err := sqsbatch.New(handler, sqsbatch.Config{
+	p, err := sqsbatch.New(handler, sqsbatch.HandlerConfig{
 		DeadLetter: deadLetter,
 		Logger:     slog.New(slog.DiscardHandler),
 	})

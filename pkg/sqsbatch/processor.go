@@ -26,27 +26,26 @@ type record struct {
 }
 
 // New returns a Processor calling h for each message, configured by cfg.
-func New(h MessageHandler, cfg Config) (*Processor, error) {
+func New(h MessageHandler, cfg HandlerConfig) (*Processor, error) {
 	if h == nil {
 		return nil, errors.Join(errors.New("sqsbatch: MessageHandler is nil"), cfg.Validate())
 	}
-	return newProcessor(func(ctx context.Context, _ *batch.Session, r record) error {
-		return h.HandleMessage(ctx, r.msg)
-	}, nil, cfg)
-}
-
-func newProcessor(handle func(context.Context, *batch.Session, record) error, app *batch.Applier, cfg Config) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	cfg = cfg.withDefaults()
-	r, err := batch.New(batch.Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
-		Logger: cfg.Logger, Metrics: cfg.Metrics})
+	return newProcessor(func(ctx context.Context, _ *batch.Session, r record) error {
+		return h.HandleMessage(ctx, r.msg)
+	}, nil, cfg.settings())
+}
+
+func newProcessor(handle func(context.Context, *batch.Session, record) error, app *batch.Applier, s settings) (*Processor, error) {
+	r, err := batch.New(batch.Config{Concurrency: s.concurrency, DeadlineMargin: s.margin,
+		Logger: s.logger, Metrics: s.metrics})
 	if err != nil {
 		return nil, err
 	}
 	pc := batch.PortConfig[record]{Runner: r, Applier: app, Item: item, Handle: handle}
-	if dl := cfg.DeadLetter; dl != nil {
+	if dl := s.deadLetter; dl != nil {
 		pc.DeadLetter = func(ctx context.Context, r record, reason error) error { return dl.DeadLetter(ctx, r.msg, reason) }
 	}
 	port, err := batch.NewPort(pc)

@@ -97,7 +97,7 @@ func failures(resp events.SQSEventResponse) []string {
 	return ids
 }
 
-func newProcessor(t *testing.T, h sqsbatch.MessageHandler, cfg sqsbatch.Config) *sqsbatch.Processor {
+func newProcessor(t *testing.T, h sqsbatch.MessageHandler, cfg sqsbatch.HandlerConfig) *sqsbatch.Processor {
 	t.Helper()
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -142,7 +142,7 @@ func TestProcessor_acknowledges_every_message_the_handler_accepts(t *testing.T) 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &recorder{}
-			resp := handle(t, newProcessor(t, h, sqsbatch.Config{}), t.Context(), tt.ev)
+			resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{}), t.Context(), tt.ev)
 			if got := failures(resp); len(got) != 0 {
 				t.Errorf("failures = %v; want none", got)
 			}
@@ -164,7 +164,7 @@ func TestProcessor_handles_each_group_in_batch_order(t *testing.T) {
 		}
 	}
 	h := &recorder{sleep: time.Millisecond}
-	resp := handle(t, newProcessor(t, h, sqsbatch.Config{Concurrency: 4}), t.Context(), ev)
+	resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{Concurrency: 4}), t.Context(), ev)
 	if got := failures(resp); len(got) != 0 {
 		t.Fatalf("failures = %v; want none", got)
 	}
@@ -228,7 +228,7 @@ func TestProcessor_failure_skips_only_the_rest_of_its_group(t *testing.T) {
 			for _, id := range tt.fail {
 				h.results[id] = boom
 			}
-			resp := handle(t, newProcessor(t, h, sqsbatch.Config{}), t.Context(), tt.ev)
+			resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{}), t.Context(), tt.ev)
 			for g, want := range tt.wantCalls {
 				if got := h.callsOf(g); !slices.Equal(got, want) {
 					t.Errorf("group %s: handler called for %v; want %v", g, got, want)
@@ -290,7 +290,7 @@ func TestProcessor_bounds_how_many_groups_run_at_once(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &inFlight{sleep: 15 * time.Millisecond}
-			resp := handle(t, newProcessor(t, h, sqsbatch.Config{Concurrency: tt.concurrency}), t.Context(), tt.ev)
+			resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{Concurrency: tt.concurrency}), t.Context(), tt.ev)
 			if got := failures(resp); len(got) != 0 {
 				t.Fatalf("failures = %v; want none", got)
 			}
@@ -307,7 +307,7 @@ func TestProcessor_deadline_guard_reports_unstarted_messages_failed(t *testing.T
 		defer cancel()
 		h := &recorder{}
 		ev := fifo("a/1", "a/2", "b/1")
-		resp := handle(t, newProcessor(t, h, sqsbatch.Config{}), ctx, ev) // default margin 2s
+		resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{}), ctx, ev) // default margin 2s
 		if got := h.called(); len(got) != 0 {
 			t.Errorf("handler called for %v; want no calls", got)
 		}
@@ -319,7 +319,7 @@ func TestProcessor_deadline_guard_reports_unstarted_messages_failed(t *testing.T
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
 		h := &recorder{}
-		resp := handle(t, newProcessor(t, h, sqsbatch.Config{}), ctx, standard("1", "2"))
+		resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{}), ctx, standard("1", "2"))
 		if got := h.called(); len(got) != 0 {
 			t.Errorf("handler called for %v; want no calls", got)
 		}
@@ -333,7 +333,7 @@ func TestProcessor_deadline_guard_reports_unstarted_messages_failed(t *testing.T
 		defer cancel()
 		h := &recorder{sleep: sleep}
 		ev := fifo("a/1", "a/2", "a/3", "a/4", "a/5", "a/6")
-		resp := handle(t, newProcessor(t, h, sqsbatch.Config{DeadlineMargin: margin}), ctx, ev)
+		resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{DeadlineMargin: margin}), ctx, ev)
 		if ctx.Err() != nil {
 			t.Fatalf("Handle answered after the deadline")
 		}
@@ -355,7 +355,7 @@ func TestProcessor_deadline_guard_reports_unstarted_messages_failed(t *testing.T
 func TestProcessor_recovers_a_panic_as_a_failure_of_that_message(t *testing.T) {
 	var logs bytes.Buffer
 	h := &recorder{panics: map[string]bool{"a/1": true}}
-	p := newProcessor(t, h, sqsbatch.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	p := newProcessor(t, h, sqsbatch.HandlerConfig{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	resp := handle(t, p, t.Context(), fifo("a/1", "b/1", "a/2"))
 	if got, want := failures(resp), []string{"a/1", "a/2"}; !slices.Equal(got, want) {
 		t.Errorf("failures = %v; want %v", got, want)
@@ -416,7 +416,7 @@ func TestProcessor_permanent_errors_are_dead_lettered_and_acknowledged(t *testin
 		t.Run(tt.name, func(t *testing.T) {
 			var emf bytes.Buffer
 			h := &recorder{results: map[string]error{"a/2": tt.err}}
-			cfg := sqsbatch.Config{Metrics: metrics.NewEMF(&emf, "onceflow", nil)}
+			cfg := sqsbatch.HandlerConfig{Metrics: metrics.NewEMF(&emf, "onceflow", nil)}
 			if tt.dl != nil {
 				cfg.DeadLetter = tt.dl
 			}
@@ -443,7 +443,7 @@ func TestProcessor_permanent_errors_are_dead_lettered_and_acknowledged(t *testin
 func TestProcessor_dead_letter_failure_logs_both_errors(t *testing.T) {
 	var logs bytes.Buffer
 	h := &recorder{results: map[string]error{"a/1": permanent{"bad body"}}}
-	p := newProcessor(t, h, sqsbatch.Config{
+	p := newProcessor(t, h, sqsbatch.HandlerConfig{
 		DeadLetter: &deadLetters{err: errors.New("sqs down")},
 		Logger:     slog.New(slog.NewJSONHandler(&logs, nil)),
 	})
@@ -457,7 +457,7 @@ func TestProcessor_dead_letter_failure_logs_both_errors(t *testing.T) {
 
 func TestProcessor_standard_queue_messages_are_independent(t *testing.T) {
 	h := &recorder{results: map[string]error{"1": errors.New("boom"), "3": errors.New("boom")}}
-	resp := handle(t, newProcessor(t, h, sqsbatch.Config{}), t.Context(), standard("1", "2", "3", "4"))
+	resp := handle(t, newProcessor(t, h, sqsbatch.HandlerConfig{}), t.Context(), standard("1", "2", "3", "4"))
 	if got, want := failures(resp), []string{"1", "3"}; !slices.Equal(got, want) {
 		t.Errorf("failures = %v; want %v", got, want)
 	}
@@ -469,7 +469,7 @@ func TestProcessor_standard_queue_messages_are_independent(t *testing.T) {
 func TestProcessor_logs_skipped_group_with_count(t *testing.T) {
 	var logs bytes.Buffer
 	h := &recorder{results: map[string]error{"a/1": errors.New("boom")}}
-	p := newProcessor(t, h, sqsbatch.Config{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
+	p := newProcessor(t, h, sqsbatch.HandlerConfig{Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
 	handle(t, p, t.Context(), fifo("a/1", "a/2", "a/3"))
 	rec := findLog(t, &logs, "rest of message group skipped, reported failed")
 	if rec["level"] != "WARN" || rec["count"] != 2.0 || rec["group"] != "a" || rec["messageId"] != "a/1" {
@@ -478,12 +478,17 @@ func TestProcessor_logs_skipped_group_with_count(t *testing.T) {
 }
 
 func TestNew_reports_every_config_problem(t *testing.T) {
-	_, err := sqsbatch.New(nil, sqsbatch.Config{Concurrency: -1, DeadlineMargin: -time.Second,
-		MaxReceiveCount: sqsbatch.BackstopReceives})
+	_, err := sqsbatch.New(nil, sqsbatch.HandlerConfig{Concurrency: -1, DeadlineMargin: -time.Second})
 	if err == nil {
 		t.Fatal("New accepted a nil handler and a negative config")
 	}
-	for _, want := range []string{"MessageHandler is nil", "Concurrency", "DeadlineMargin", "MaxReceiveCount"} {
+	for _, want := range []string{"MessageHandler is nil", "Concurrency", "DeadlineMargin"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not mention %s", err, want)
+		}
+	}
+	err = sqsbatch.Config{MaxReceiveCount: sqsbatch.BackstopReceives, MaxAttempts: -1}.Validate()
+	for _, want := range []string{"MaxReceiveCount", "MaxAttempts"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}

@@ -73,7 +73,7 @@ var (
 	_                                                                                                            = idempotency.LeaseConfig{Config: idempotency.Config{}, Lease: time.Second, LeaseMargin: 0, Heartbeat: 0, WaitForCompletion: 0}
 
 	// sqsbatch
-	_ func(sqsbatch.MessageHandler, sqsbatch.Config) (*sqsbatch.Processor, error)                                 = sqsbatch.New
+	_ func(sqsbatch.MessageHandler, sqsbatch.HandlerConfig) (*sqsbatch.Processor, error)                          = sqsbatch.New
 	_ func(idempotency.Engine, sqsbatch.Config) (*sqsbatch.Processor, error)                                      = sqsbatch.NewFor
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config, sqsbatch.Config) (*sqsbatch.Processor, error) = sqsbatch.NewConsumer
 	_ func(events.SQSMessage) idempotency.Delivery                                                                = sqsbatch.DeliveryOf
@@ -82,7 +82,8 @@ var (
 	_ idempotency.Engine                                                                                          = (*idempotency.LeasedConsumer)(nil)
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
 	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
-	_                                                                                                             = sqsbatch.Config{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}
+	_                                                                                                             = sqsbatch.Config{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxReceiveCount: 0}
+	_                                                                                                             = sqsbatch.HandlerConfig{Concurrency: 1, DeadLetter: sqsbatch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}
 
 	// deadletter
 	_ func(deadletter.SendMessageAPI, string) *deadletter.Queue = deadletter.New
