@@ -130,7 +130,7 @@ func (c HandlerConfig) Validate() error {
 	return Config{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}.Validate()
 }
 
-// settings are what every Processor runs with, defaults applied.
+// settings are what every Processor runs with (batch.New applies the defaults of zero ones).
 type settings struct {
 	concurrency int
 	margin      time.Duration
@@ -140,20 +140,7 @@ type settings struct {
 }
 
 func (c HandlerConfig) settings() settings {
-	s := settings{concurrency: c.Concurrency, margin: c.DeadlineMargin, deadLetter: c.DeadLetter, logger: c.Logger, metrics: c.Metrics}
-	if s.concurrency == 0 {
-		s.concurrency = DefaultConcurrency
-	}
-	if s.margin == 0 {
-		s.margin = DefaultDeadlineMargin
-	}
-	if s.logger == nil {
-		s.logger = slog.Default()
-	}
-	if s.metrics == nil {
-		s.metrics = metrics.Discard
-	}
-	return s
+	return settings{concurrency: c.Concurrency, margin: c.DeadlineMargin, deadLetter: c.DeadLetter, logger: c.Logger, metrics: c.Metrics}
 }
 
 // Validate reports every problem of c, joined. Zero fields are valid: they take defaults.
