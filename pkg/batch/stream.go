@@ -35,13 +35,65 @@ func KeyedOn(decoder any) string {
 	return ""
 }
 
-// StreamConfig tunes a stream port; the ports' own Configs carry the same fields.
+// StreamConfig tunes a stream port's paths (NewStream, NewReplay): StreamPortConfig without
+// what is the port's own.
 type StreamConfig struct {
 	Concurrency    int
 	DeadlineMargin time.Duration
 	DeadLetter     DeadLetterer // nil: what can never succeed is reported failed
 	MaxAttempts    int
 	NoPacking      bool
+}
+
+// StreamPortConfig is the Config of every stream port (dynamodbbatch.Config and
+// kinesisbatch.Config are it, with their own Decoder D). The zero value works.
+type StreamPortConfig[D any] struct {
+	Concurrency    int           // keys processed at once; default DefaultConcurrency
+	DeadlineMargin time.Duration // no record starts later than this before the deadline; default 2s
+	// DeadLetter receives records that can never succeed (malformed, conflicting, or failed
+	// MaxAttempts times), which are then done with. Nil: they are reported failed, and Lambda
+	// retries them as the mapping's MaximumRetryAttempts and MaximumRecordAgeInSeconds say.
+	DeadLetter  DeadLetterer
+	MaxAttempts int  // failed attempts of a record before it is dead-lettered; default 5
+	NoPacking   bool // commit each record alone rather than the keys' next records together
+	Decoder     D    // what a record's event is; nil: the port's default (its record as the event)
+	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
+	// an operator redrives the stream's dead letters to be applied in their key's order.
+	Replay ReplayConfig
+}
+
+// StreamPort is a stream port's two paths: the stream's batches (NewStream) and its replay
+// queue's (NewReplay), over one engine.
+type StreamPort[R any] struct {
+	port   *Port[R]
+	replay *Replay[R]
+}
+
+// NewStreamPort returns the paths of a stream port configured by cfg, applying each record's
+// event with e; s.Decode and s.KeyedOn are the port's reading of cfg.Decoder.
+func NewStreamPort[R, D any](e idempotency.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
+	sc := StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
+		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
+	port, err := NewStream(e, sc, s)
+	if err != nil {
+		return nil, err
+	}
+	replay, err := NewReplay(e, sc, cfg.Replay, s)
+	if err != nil {
+		return nil, err
+	}
+	return &StreamPort[R]{port: port, replay: replay}, nil
+}
+
+// FirstFailed runs a stream batch and returns the index of its first record not done with
+// (the one a partial batch response reports), -1 when all are.
+func (p *StreamPort[R]) FirstFailed(ctx context.Context, recs []R) int {
+	return FirstFailed(p.port.Run(ctx, recs))
+}
+
+// HandleReplay is the replay queue's handler (Replay.Handle).
+func (p *StreamPort[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+	return p.replay.Handle(ctx, ev)
 }
 
 // NewStream returns the Port of a stream applying each record's event with e: a permanent

@@ -3,7 +3,6 @@ package kinesisbatch
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -34,21 +33,9 @@ func (f DecoderFunc) Decode(ctx context.Context, rec events.KinesisEventRecord) 
 // as Message makes it.
 type DeadLetterer = batch.DeadLetterer
 
-// Config tunes a Processor. The zero value works.
-type Config struct {
-	Concurrency    int           // partition keys processed at once; default batch.DefaultConcurrency
-	DeadlineMargin time.Duration // no record starts later than this before the deadline; default 2s
-	// DeadLetter receives records that can never succeed (malformed, conflicting, or failed
-	// MaxAttempts times), which are then done with. Nil: they are reported failed, and Lambda
-	// retries them as the mapping's MaximumRetryAttempts and MaximumRecordAgeInSeconds say.
-	DeadLetter  DeadLetterer
-	MaxAttempts int     // failed attempts of a record before it is dead-lettered; default 5
-	NoPacking   bool    // commit each record alone rather than the keys' next records together
-	Decoder     Decoder // default Record
-	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
-	// an operator redrives the stream's dead letters to be applied in their key's order.
-	Replay ReplayConfig
-}
+// Config tunes a Processor (batch.StreamPortConfig: Concurrency, DeadlineMargin, DeadLetter,
+// MaxAttempts, NoPacking, Replay, and this port's Decoder). The zero value works.
+type Config = batch.StreamPortConfig[Decoder]
 
 // ReplayConfig tunes the replay path of a Processor (batch.ReplayConfig): the claim-check
 // reader of replayed records past SQS's 1 MiB, and the replay queue's maxReceiveCount.
@@ -58,8 +45,7 @@ type ReplayConfig = batch.ReplayConfig
 // once at init and pass Handle to lambda.Start, or the Processor itself (Invoke) when the
 // function consumes its replay queue too (docs/ports.md).
 type Processor struct {
-	port   *batch.Port[events.KinesisEventRecord]
-	replay *batch.Replay[events.KinesisEventRecord]
+	port *batch.StreamPort[events.KinesisEventRecord]
 }
 
 // New returns a Processor applying each record's event with e, through the engine's whole
@@ -69,18 +55,11 @@ func New(e idempotency.Engine, cfg Config) (*Processor, error) {
 	if dec == nil {
 		dec, keyedOn = DecoderFunc(RecordEvent), "the record's eventID (its shard and sequence number)"
 	}
-	sc := batch.StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
-		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
-	st := batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn}
-	port, err := batch.NewStream(e, sc, st)
+	port, err := batch.NewStreamPort(e, cfg, batch.Stream[events.KinesisEventRecord]{Name: "kinesisbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn})
 	if err != nil {
 		return nil, err
 	}
-	replay, err := batch.NewReplay(e, sc, cfg.Replay, st)
-	if err != nil {
-		return nil, err
-	}
-	return &Processor{port: port, replay: replay}, nil
+	return &Processor{port: port}, nil
 }
 
 // Handle is the Lambda handler (the mapping's FunctionResponseTypes must include
@@ -88,7 +67,7 @@ func New(e idempotency.Engine, cfg Config) (*Processor, error) {
 // done with, BatchItemFailures holds the first such record's sequence number.
 func (p *Processor) Handle(ctx context.Context, ev events.KinesisEvent) (events.KinesisEventResponse, error) {
 	resp := events.KinesisEventResponse{BatchItemFailures: []events.KinesisBatchItemFailure{}}
-	if i := batch.FirstFailed(p.port.Run(ctx, ev.Records)); i >= 0 {
+	if i := p.port.FirstFailed(ctx, ev.Records); i >= 0 {
 		resp.BatchItemFailures = append(resp.BatchItemFailures,
 			events.KinesisBatchItemFailure{ItemIdentifier: ev.Records[i].Kinesis.SequenceNumber})
 	}
@@ -101,7 +80,7 @@ func (p *Processor) Handle(ctx context.Context, ev events.KinesisEvent) (events.
 // applied as if the stream delivered it again (batch.Replay). It never returns an error and
 // never panics: every message not done with is in BatchItemFailures.
 func (p *Processor) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return p.replay.Handle(ctx, ev)
+	return p.port.HandleReplay(ctx, ev)
 }
 
 // Invoke is the Lambda handler of a function whose event sources are the stream and its
