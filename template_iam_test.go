@@ -1,12 +1,14 @@
 package onceflow_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/statement"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
@@ -318,8 +321,8 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 		"NoteNotifierFunction": items("NoteNotifierFunction", leaseWrites),
 		// a line and its account's head; its records, counts and the account keys' holds
 		"StatementFunction": slices.Concat(effectWrites(t, statement.Effect(app, line), nil), items("StatementFunction", leaseWrites),
-			[]access{{"dynamodb:ConditionCheckItem", idem, hold("StatementFunction", "pk=ACCOUNT#acc-1|sk=ACCOUNT")},
-				{"dynamodb:ConditionCheckItem", idem, idempotency.Key(consumerName(t, tpl, "StatementFunction"), "ev-1")}}),
+			// the commit as the engine sends it: the line, the head, the record, the key's hold
+			engineCommit(t, consumerName(t, tpl, "StatementFunction"), statement.Handler(app), idempotency.HoldGroup, accountChange(t))),
 	}
 	refused := map[string][]access{
 		"ApiFunction": slices.Concat(each([]string{"dynamodb:PutItem", "dynamodb:UpdateItem"}, app, accountPK),
@@ -370,4 +373,19 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 			}
 		}
 	}
+}
+
+// accountChange is a change of account acc-1's item as the statement consumer decodes it from
+// the app table's stream (dynamodbbatch.ChangeEvent).
+func accountChange(t *testing.T) cloudevent.Event {
+	t.Helper()
+	img := map[string]events.DynamoDBAttributeValue{"pk": events.NewStringAttribute("ACCOUNT#acc-1"), "sk": events.NewStringAttribute("ACCOUNT"),
+		"kind": events.NewStringAttribute("account"), "id": events.NewStringAttribute("acc-1"), "balance": events.NewNumberAttribute("5"),
+		"lastEvent": events.NewStringAttribute("mv-1")}
+	ev, err := dynamodbbatch.ChangeEvent(context.Background(), events.DynamoDBEventRecord{EventID: "rec-1", EventName: "MODIFY",
+		Change: events.DynamoDBStreamRecord{Keys: map[string]events.DynamoDBAttributeValue{"pk": img["pk"], "sk": img["sk"]}, NewImage: img, SequenceNumber: "7"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
 }

@@ -39,8 +39,21 @@ type drillStats struct {
 // end.
 func (r *run) drill(ctx context.Context, traffic <-chan struct{}) drillStats {
 	var st drillStats
+	defer r.sharePoisoned(&st) // if it stopped before poisoning
 	st.err = r.runDrill(ctx, traffic, &st)
 	return st
+}
+
+// sharePoisoned hands the stream drill the accounts this drill poisoned, once.
+func (r *run) sharePoisoned(st *drillStats) {
+	accounts := map[string]bool{}
+	for _, p := range st.poisons {
+		accounts[p.account] = true
+	}
+	select {
+	case r.poisoned <- accounts:
+	default:
+	}
 }
 
 func (r *run) runDrill(ctx context.Context, traffic <-chan struct{}, st *drillStats) error {
@@ -54,7 +67,9 @@ func (r *run) runDrill(ctx context.Context, traffic <-chan struct{}, st *drillSt
 			return err
 		}
 	}
-	if err := r.poison(ctx, led[0], st); err != nil {
+	err := r.poison(ctx, led[0], st)
+	r.sharePoisoned(st)
+	if err != nil {
 		return err
 	}
 	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)

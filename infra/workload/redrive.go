@@ -46,18 +46,34 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 			}
 		}
 	}
-	for _, sc := range t.streams { // a stream's letters go to its consumer's replay queue
-		for moved := -1; moved != 0; {
-			moved = 0
+	// A stream's letters go to its consumer's replay queue, as `onceflow dlq redrive` sends
+	// them: one redrive moves what is in view (a key's first letter, its others once it has
+	// gone), so it runs again while it says letters are out of view, a few times at most.
+	for _, sc := range t.streams {
+		for pass, unseen := 0, 1; unseen > 0 && pass < 5; pass++ {
+			unseen = 0
+			var failed []string
 			err := deadletter.Redrive(ctx, deadletter.RedriveConfig{Client: client, Queue: sc.DLQURL, To: sc.ReplayURL}, func(r deadletter.Redriven) {
-				if r.Outcome == deadletter.Moved {
-					moved++
+				switch r.Outcome {
+				case deadletter.Moved:
 					st.moved++
 					st.reasons[shortReasonOf(r.Letter.Reason)]++
+				case deadletter.Unseen:
+					unseen = r.Count
+				case deadletter.Failed:
+					failed = append(failed, fmt.Sprintf("%s: %v", r.Letter.MessageID, r.Err))
 				}
 			})
+			if err == nil && len(failed) > 0 {
+				err = fmt.Errorf("%d letters not moved: %s", len(failed), strings.Join(failed, "; "))
+			}
 			if err != nil {
 				return st, fmt.Errorf("redrive %s's letters to its replay queue: %w", sc.Name, err)
+			}
+			if unseen > 0 {
+				if err := pause(ctx, 2*time.Second); err != nil { // the replay queue takes the first ones
+					return st, err
+				}
 			}
 		}
 	}

@@ -30,6 +30,9 @@ type run struct {
 	drilled drillStats
 	// streamDrilled is the stream consumer's drill, beside the ledger's (Poison > 0).
 	streamDrilled streamDrillStats
+	// poisoned receives the accounts the ledger's drill poisoned, once it has, so that the
+	// stream drill takes another.
+	poisoned chan map[string]bool
 
 	ownersMu sync.Mutex
 	owners   map[string]*http.Client // account → its owner's client (ownerClient)
@@ -49,7 +52,7 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	}
 	ep := cloud.Endpoints()
 	r := &run{cfg: cfg, cloud: cloud, t: t, ddb: ep.DynamoDBClient(), sqs: ep.SQSClient(), start: time.Now(),
-		reqs: plan(cfg), offsets: map[string]map[string]int64{}}
+		reqs: plan(cfg), offsets: map[string]map[string]int64{}, poisoned: make(chan map[string]bool, 1)}
 	r.tr.status = map[int]int{}
 	r.offsets[t.relay] = logOffsets(t.logs, t.relay)
 	for _, c := range t.consumers {

@@ -125,12 +125,14 @@ func (r *run) runStreamDrill(ctx context.Context, traffic <-chan struct{}, st *s
 
 // migrate picks the account of the last movement requested whose item the ledger has written,
 // so that its later movements change it under the drill, and rewrites its item as a migration
-// would: without lastEvent. It leaves alone the first accounts, among which the ledger's drill
-// poisons its own (the first POISON with an applied event), so that each drill has its own.
+// would: without lastEvent. It waits for the accounts the ledger's drill poisoned and leaves
+// them alone, so that each drill has its own.
 func (r *run) migrate(ctx context.Context, st *streamDrillStats) error {
-	ledgerDrill := map[string]bool{}
-	for i := range 2 * r.cfg.Poison {
-		ledgerDrill[accountID(i)] = true
+	var ledgerDrill map[string]bool
+	select {
+	case ledgerDrill = <-r.poisoned:
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	for i := len(r.reqs) - 1; i >= 0; i-- {
 		mv := r.reqs[i].move

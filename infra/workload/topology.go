@@ -71,6 +71,9 @@ func discover(c Cloud) (*topology, error) {
 	for _, id := range ids {
 		f := fns[id]
 		if sc, ok := streamConsumerOf(id, f, ep); ok {
+			if err := sc.check(); err != nil {
+				return nil, err
+			}
 			t.streams = append(t.streams, sc)
 			continue
 		}
@@ -121,6 +124,14 @@ func streamConsumerOf(id string, f localcloud.Function, ep localcloud.Endpoints)
 		}
 	}
 	return sc, sc.Name != "" && sc.Mapping != ""
+}
+
+// check says what a stream consumer lacks of what the workload drives and verifies.
+func (sc streamConsumer) check() error {
+	if sc.DLQURL == "" || sc.ReplayURL == "" {
+		return fmt.Errorf("stream consumer %s: want DEAD_LETTER_QUEUE_URL and an SQS event of its replay queue", sc.Function)
+	}
+	return nil
 }
 
 // sourceQueues returns the URLs of the queues consumers read: the SQS consumers' queues and the

@@ -35,8 +35,11 @@ func (f DecoderFunc) Decode(ctx context.Context, rec events.DynamoDBEventRecord)
 // as Message makes it.
 type DeadLetterer = batch.DeadLetterer
 
-// Config tunes a Processor (batch.StreamPortConfig: Concurrency, DeadlineMargin, DeadLetter,
-// MaxAttempts, NoPacking, Replay, and this port's Decoder). The zero value works.
+// Config tunes a Processor: batch.StreamPortConfig with this port's Decoder. The zero value
+// works: Concurrency (keys at once) batch.DefaultConcurrency, DeadlineMargin 2s, MaxAttempts 5
+// (failed attempts before a record is dead-lettered), DeadLetter nil (what can never succeed is
+// reported failed, for the mapping's retry settings), packing on (NoPacking false), Decoder
+// ChangeEvent (the record as the event), Replay for HandleReplay and Invoke.
 type Config = batch.StreamPortConfig[Decoder]
 
 // ReplayConfig tunes the replay path of a Processor (batch.ReplayConfig): the claim-check

@@ -114,7 +114,7 @@ func (c Config) withDefaults() Config {
 
 // HandlerConfig tunes a Processor of a plain MessageHandler (New): a handler's errors decide
 // alone (permanent: dead-lettered; else redelivered by SQS), so it takes only the settings
-// that has use for, and where its decisions are logged and counted. The zero value works.
+// that it has use for, and where its decisions are logged and counted. The zero value works.
 type HandlerConfig struct {
 	Concurrency    int           // as Config.Concurrency; default 8
 	DeadlineMargin time.Duration // as Config.DeadlineMargin; default 2s

@@ -27,7 +27,7 @@ import (
 func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempotency.Config, cfg Config) (*Processor, error) {
 	c, err := idempotency.New(db, handler, consumer)
 	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", consumer.Name, err)
+		return nil, errors.Join(fmt.Errorf("consumer %s: %w", consumer.Name, err), cfg.Validate())
 	}
 	return NewFor(c, cfg)
 }
