@@ -148,16 +148,17 @@ func dlqRedrive() command {
 				return err
 			}
 			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun, Payloads: t.payloads}
-			replay, stream := t.stack.replayQueue(url)
-			switch {
-			case f.to != "":
+			if f.to != "" {
 				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
 					return err
 				}
-			case stream:
-				cfg.To = replay
-				fmt.Fprintf(s.out, "a stream consumer's dead letters: to its replay queue %s (%s %s)\n", replay, t.stack.from, outputReplays)
-			default:
+			} else {
+				// A stream consumer's letters go to its replay queue (deadletter's Replay);
+				// a letter its replay queue moved by itself goes back there as its source.
+				if replay, ok := t.stack.replayQueue(url); ok {
+					cfg.Replay = replay
+					fmt.Fprintf(s.out, "a stream consumer's dead letters: to its replay queue %s (%s %s)\n", replay, t.stack.from, outputReplays)
+				}
 				cfg.Source = t.sourceQueue(ctx, url, s)
 			}
 			counts := map[deadletter.Outcome]int{}

@@ -246,6 +246,21 @@ func (r *run) findLetters(ctx context.Context, dlq string, poisons []poison, st 
 // redriveSummary is the last line of `onceflow dlq redrive`.
 var redriveSummary = regexp.MustCompile(`moved (\d+), would move \d+, skipped \d+, behind \d+, unseen (\d+)`)
 
+// cliRedrive runs `onceflow dlq redrive --queue dlq` and returns its output and what its
+// summary says it moved and left out of view.
+func (r *run) cliRedrive(ctx context.Context, st *drillStats, dlq string) (out string, moved, unseen int, err error) {
+	if out, err = r.cli(ctx, st, "dlq", "redrive", "--queue", dlq); err != nil {
+		return out, 0, 0, err
+	}
+	m := redriveSummary.FindStringSubmatch(out)
+	if m == nil {
+		return out, 0, 0, fmt.Errorf("drill: dlq redrive said no summary: %s", out)
+	}
+	moved, _ = strconv.Atoi(m[1])
+	unseen, _ = strconv.Atoi(m[2])
+	return out, moved, unseen, nil
+}
+
 // redriveUntilRecovered runs `onceflow dlq redrive` until no poisoned account is held and no
 // letter of theirs is left. One redrive may not be enough: a live movement of a held account
 // dead-lettered while the redrive ran comes after it, and letters behind their group's head
@@ -254,16 +269,11 @@ var redriveSummary = regexp.MustCompile(`moved (\d+), would move \d+, skipped \d
 func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) error {
 	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	for {
-		out, err := r.cli(ctx, st, "dlq", "redrive", "--queue", dlq)
+		_, moved, unseen, err := r.cliRedrive(ctx, st, dlq)
 		if err != nil {
 			return err
 		}
 		st.rounds++
-		m := redriveSummary.FindStringSubmatch(out)
-		if m == nil {
-			return fmt.Errorf("drill: dlq redrive said no summary: %s", out)
-		}
-		moved, _ := strconv.Atoi(m[1])
 		st.redriven += moved
 		if err := pause(ctx, 2*time.Second); err != nil { // let the ledger take what was sent
 			return err
@@ -281,7 +291,7 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 				left = "the skipped letter of " + p.account + " discarded"
 			}
 		}
-		if left == "" && m[2] == "0" {
+		if left == "" && unseen == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {

@@ -53,7 +53,7 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 		for pass, unseen := 0, 1; unseen > 0 && pass < 5; pass++ {
 			unseen = 0
 			var failed []string
-			err := deadletter.Redrive(ctx, deadletter.RedriveConfig{Client: client, Queue: sc.DLQURL, To: sc.ReplayURL}, func(r deadletter.Redriven) {
+			err := deadletter.Redrive(ctx, deadletter.RedriveConfig{Client: client, Queue: sc.DLQURL, Replay: sc.ReplayURL, Source: sc.ReplayURL}, func(r deadletter.Redriven) {
 				switch r.Outcome {
 				case deadletter.Moved:
 					st.moved++

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -89,7 +88,9 @@ func (r *run) runStreamDrill(ctx context.Context, traffic <-chan struct{}, st *s
 		return err
 	}
 	for {
-		out, err := r.streamCLI(ctx, st, "dlq", "redrive", "--queue", sc.DLQURL)
+		var ds drillStats
+		out, moved, unseen, err := r.cliRedrive(ctx, &ds, sc.DLQURL)
+		st.commands += ds.commands
 		if err != nil {
 			return err
 		}
@@ -97,11 +98,6 @@ func (r *run) runStreamDrill(ctx context.Context, traffic <-chan struct{}, st *s
 			return fmt.Errorf("stream drill: dlq redrive did not send to the replay queue %s: %s", sc.ReplayURL, out)
 		}
 		st.rounds++
-		m := redriveSummary.FindStringSubmatch(out)
-		if m == nil {
-			return fmt.Errorf("stream drill: dlq redrive said no summary: %s", out)
-		}
-		moved, _ := strconv.Atoi(m[1])
 		st.redriven += moved
 		if err := pause(ctx, 2*time.Second); err != nil { // let the replay queue's consumer take them
 			return err
@@ -114,7 +110,7 @@ func (r *run) runStreamDrill(ctx context.Context, traffic <-chan struct{}, st *s
 		if err != nil {
 			return err
 		}
-		if !held && len(letterLine.FindAllStringSubmatch(list, -1)) == 0 && m[2] == "0" {
+		if !held && len(letterLine.FindAllStringSubmatch(list, -1)) == 0 && unseen == 0 {
 			return nil
 		}
 		if time.Now().After(deadline) {
