@@ -144,7 +144,7 @@ func (c *core) decidedByRead(ctx context.Context, e Held) error {
 // start (the hold as last seen) or reads it: a conditional write when e is listed, none when
 // not.
 func (c *core) leave(ctx context.Context, group string, e Held, start *Hold) error {
-	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e, nil) })
+	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e) })
 	return err
 }
 

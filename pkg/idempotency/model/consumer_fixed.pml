@@ -139,7 +139,8 @@ end_recv:
 		 * :none). A refused record: a Duplicate of this payload (core.leave from the returned
 		 * hold if the hold check failed too), else a Conflict (S7). A refused hold check: S9,
 		 * passHold, on the hold as returned (each write conditional on its version, so taken
-		 * as one step with the commit it returns): the head (Held.same) commits with popWrite;
+		 * as one step with the commit it returns): the head (Held.same) commits with popWrite,
+		 * which takes every other entry of the committing message off too (a re-send's);
 		 * a skipped message commits past the hold (pastHoldWrite, a version check); any other
 		 * joins the end, in one transaction with the record check (refused: Duplicate), a
 		 * HeldError, dead-lettered (S10). */
@@ -151,7 +152,7 @@ end_recv:
 			:: recp[e] != 0 && recp[e] != p -> v = 2                        /* conflict */
 			:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, o, p) ->
 				recp[e] = p; check_apply(p);
-				hold_drop(g, 0);                                            /* popWrite */
+				hold_drop(g, 0); hold_remove(g, e, o, p);                   /* popWrite */
 				v = 0
 			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && SKIPPED(g, o, e, p) ->
 				recp[e] = p; check_apply(p); v = 0                          /* pastHoldWrite */

@@ -88,18 +88,13 @@ inline hold_add(a_g, a_e, a_o, a_p) {
 	fi
 }
 
-/* Hold.remove: the message off the list, wherever it is. */
+/* Hold.remove: the message off the list, every entry of it wherever it is (a re-send the
+ * backstop listed by its own id behind its event's first message is the same event). */
 inline hold_remove(a_g, a_e, a_o, a_p) {
 	x = 0;
 	do
 	:: x < h[a_g].n && !SAME(a_g, x, a_e, a_o, a_p) -> x++
-	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o, a_p) ->
-		do
-		:: x + 1 < h[a_g].n -> h[a_g].orig[x] = h[a_g].orig[x+1]; h[a_g].ev[x] = h[a_g].ev[x+1]; h[a_g].gp[x] = h[a_g].gp[x+1]; x++
-		:: else -> break
-		od;
-		h[a_g].n--; h[a_g].orig[h[a_g].n] = 0; h[a_g].ev[h[a_g].n] = 0; h[a_g].gp[h[a_g].n] = 0;
-		break
+	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o, a_p) -> hold_drop(a_g, x)
 	:: x >= h[a_g].n -> break
 	od;
 	skip
