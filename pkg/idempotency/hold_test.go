@@ -268,6 +268,38 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 			t.Errorf("hold %v, %v; want m-r's own entry (third) to know event %s", entries(t, name), err, resent.EventID)
 		}
 	})
+	t.Run("skip", func(t *testing.T) { // the blocker skipped: its event's re-send goes with it
+		c, name, resent := setup(t, false)
+		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := a.Hold(ctx, name, "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.SkipBlocker(ctx, h, "ops", "cannot succeed"); err != nil {
+			t.Fatal(err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the skipped event's re-send skipped with it", entries(t, name), err)
+		}
+	})
+	t.Run("discarded", func(t *testing.T) { // the blocker discarded: its re-send, received again, is answered and goes
+		c, name, resent := setup(t, false)
+		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
+		msg.Attributes["MessageGroupId"] = "g"
+		if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: resent.EventID, MessageID: "m-1", Group: "g", Body: msg.Body}); err != nil {
+			t.Fatal(err)
+		}
+		// received again below its last receives (the backstop listed it in an earlier batch,
+		// behind the blocker on its own last receives), not redriven
+		if res, err := process(ctx, c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Duplicate {
+			t.Fatalf("the discarded event's re-send = %+v, %v; want a duplicate, answered from its record", res, err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the discarded event's re-send answered holds nothing", entries(t, name), err)
+		}
+	})
 	t.Run("skipped-fails", func(t *testing.T) {
 		c, name, resent := setup(t, true)
 		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrSkipped) {

@@ -73,15 +73,27 @@ inline hold_drop(a_g, a_x) {
 }
 
 /* Hold.add: the message joins the end unless it is listed (it keeps its place, and learns its
- * event id) or skipped. */
+ * event id: its own entry, by the id it was first sent as, before an earlier entry of its event)
+ * or skipped (then nothing). */
 inline hold_add(a_g, a_e, a_o, a_p) {
 	x = 0; found = 0;
 	do
-	:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o, a_p) -> found = 1; if :: h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e; h[a_g].gp[x] = a_p :: else fi; break :: else -> x++ fi
+	:: x < h[a_g].n -> if :: h[a_g].orig[x] == a_o -> found = 1; break :: else -> x++ fi
 	:: else -> break
 	od;
 	if
-	:: !found && !SKIPPED(a_g, a_o, a_e, a_p) ->
+	:: !found ->
+		x = 0;
+		do
+		:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o, a_p) -> found = 1; break :: else -> x++ fi
+		:: else -> break
+		od
+	:: else
+	fi;
+	if
+	:: SKIPPED(a_g, a_o, a_e, a_p) -> skip
+	:: !SKIPPED(a_g, a_o, a_e, a_p) && found && h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e; h[a_g].gp[x] = a_p
+	:: !SKIPPED(a_g, a_o, a_e, a_p) && !found ->
 		assert(h[a_g].n < HCAP);                /* a model bound */
 		h[a_g].orig[h[a_g].n] = a_o; h[a_g].ev[h[a_g].n] = a_e; h[a_g].gp[h[a_g].n] = a_p; h[a_g].n++
 	:: else
