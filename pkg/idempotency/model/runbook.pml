@@ -28,9 +28,9 @@ inline behind(a_j0) {
 }
 
 /* The letter of group g0's blocker, the head of its held list, if it is in the dead-letter
- * queue (bl; DMAX: none): kept for later or not, for a blocker's letter is decided whatever
- * else waits (a producer's re-send of a skipped event, held by the backstop by its own id
- * before it was decoded, can head the hold). `dlq discard`, `dlq show` and `hold skip
+ * queue and not the very letter kept for later (bl; DMAX: none): another letter of a skipped
+ * event (a producer's re-send, held by the backstop by its own id before it was decoded) that
+ * heads the hold is decided as a blocker. `dlq discard`, `dlq show` and `hold skip
  * --queue` take a letter by its id among the letters in view: on AWS a receive returns as many
  * of one group as it can, up to ten, so a group's first ten letters (the model's DMAX is
  * less). */
@@ -40,7 +40,7 @@ inline blocker(a_g0) {
 	:: h[a_g0].n > 0 ->
 		x = 0;
 		do
-		:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && dl[x].orig == h[a_g0].orig[0] -> bl = x :: else fi; x++
+		:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && dl[x].orig == h[a_g0].orig[0] && !HAS(kept, dl[x].orig) -> bl = x :: else fi; x++
 		:: else -> break
 		od
 	:: else
