@@ -79,17 +79,6 @@ func (h Hold) pageNumbers() []int {
 	return pages
 }
 
-// own is how many entries the hold's own item keeps.
-func (h Hold) own() int {
-	n := 0
-	for _, e := range h.Held {
-		if e.page == 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // normalize moves the first page into the hold's own item when its own entries have run out,
 // so that the hold's own item lists the head whenever anything is held (the commit checks it
 // alone).
