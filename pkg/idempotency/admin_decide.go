@@ -32,8 +32,9 @@ func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
 
 // SkipBlocker lets shown's group go on past its blocker (the head of its held list) if the
 // hold is still shown: the blocker is recorded in Skipped with who decided and why (so that it
-// never holds the group again, whenever it comes back), and the next held message becomes the
-// head, so the held tail keeps its order. The blocker's letter stays in the dead-letter queue
+// never holds the group again, whenever it comes back), the other entries of its message or
+// event go with it (a producer's re-send, listed after it), and the next held message becomes
+// the head, so the held tail keeps its order. The blocker's letter stays in the dead-letter queue
 // (onceflow hold skip moves it behind the group's other letters); redriven later, it is
 // applied out of order, or dead-lettered again unheld. It returns the hold as written.
 func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Hold, error) {
@@ -47,6 +48,7 @@ func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Ho
 	next := shown.clone()
 	now := time.Now()
 	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
+	next.remove(shown.Held[0]) // its event's other entries: a producer's re-send, listed after it
 	if err := a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID)); err != nil {
 		return shown, err
 	}

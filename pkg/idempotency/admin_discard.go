@@ -165,7 +165,7 @@ func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.
 		return nil, err
 	}
 	next := h.clone()
-	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}, nil) {
+	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
 		return nil, nil
 	}
 	return holdWrites(a.table, h, next, versionCondition(h), time.Now())

@@ -50,7 +50,7 @@ func (c *core) CountMessageFailure(ctx context.Context, ev cloudevent.Event, d D
 		return n, err
 	}
 	e := Held{EventID: ev.ID, MessageID: d.OriginID(), PayloadHash: hash}
-	if c.HoldsGroups() && d.Group != "" && d.recovering() {
+	if c.mayBeListed(d) {
 		if err := c.leave(ctx, d.Group, e, nil); err != nil {
 			return 0, fmt.Errorf("%s was decided already, but its group %s's hold not released: %w", ev.ID, d.Group, err)
 		}

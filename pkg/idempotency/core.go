@@ -44,9 +44,15 @@ type Delivery struct {
 // nothing.
 func (d Delivery) redelivered() bool { return d.ReceiveCount > 1 || d.Origin != "" }
 
-// recovering reports whether its group's hold may list d already: the port held it before
-// applying it (HoldWritten), or it was redriven (Origin), its first message held.
-func (d Delivery) recovering() bool { return d.HoldWritten || d.Origin != "" }
+// mayBeListed reports whether d's group's hold may list d already, under HoldGroup: the port
+// held it before applying it (HoldWritten), or it was delivered before (a backstop may have
+// listed it then, by its message id, behind a group-mate on its last receives), or redriven
+// (Origin), its first message held. Such a delivery answered without a commit of its own takes
+// itself off the list (core.leave), so the cache does not answer it. A first delivery is on no
+// list: it keeps the fast path (the cache, no hold read); so does every delivery under GoOn.
+func (c *core) mayBeListed(d Delivery) bool {
+	return c.HoldsGroups() && d.Group != "" && (d.HoldWritten || d.redelivered())
+}
 
 // OriginID is the id a group's held list knows the delivery by: Origin, else MessageID.
 func (d Delivery) OriginID() string {
@@ -106,7 +112,7 @@ func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, 
 	}
 	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
 	hash = ev.PayloadHash()
-	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !d.recovering() {
+	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !c.mayBeListed(d) {
 		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
 		return res, hash, true, c.conflictErr(res, hit.hash, hash)
 	}

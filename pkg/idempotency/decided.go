@@ -84,7 +84,7 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery
 		return res, true, c.conflictErr(res, rec.PayloadHash, hash)
 	}
 	c.remember(rec, Outcome(rec.Outcome), rec.Reason)
-	if c.HoldsGroups() && d.Group != "" && d.recovering() {
+	if c.mayBeListed(d) {
 		if err := c.leave(ctx, d.Group, Held{EventID: res.EventID, MessageID: d.OriginID(), PayloadHash: hash}, nil); err != nil {
 			res.Outcome = Failed
 			return res, true, fmt.Errorf("answered %s from its record, but its group %s's hold not released: %w", res.Key, d.Group, err)
@@ -144,7 +144,7 @@ func (c *core) decidedByRead(ctx context.Context, e Held) error {
 // start (the hold as last seen) or reads it: a conditional write when e is listed, none when
 // not.
 func (c *core) leave(ctx context.Context, group string, e Held, start *Hold) error {
-	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e, nil) })
+	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e) })
 	return err
 }
 

@@ -53,7 +53,8 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // read of the record. A message is decided too when an operator discarded that very message (by
 // the id it was first sent as: Admin.Discard records it for a letter without an event id and for
 // a conflict's, whose event's record is another payload's). A message an
-// operator skipped is not held: a *SkippedError (ErrSkipped).
+// operator skipped is not held: a *SkippedError (ErrSkipped), its entries taken off the list
+// (the backstop's, by its message id, of a re-send of the skipped event).
 func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		var de *DecidedError
@@ -83,7 +84,7 @@ func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error
 	var skip *Decision
 	h, err := c.changeHold(ctx, group, c.absentHold(group), checks, func(h *Hold) bool {
 		if skip = h.skippedAs(e); skip != nil {
-			return false
+			return h.remove(e) // listed by its message id before its event was known: it holds nothing
 		}
 		return h.add(e)
 	})
@@ -142,13 +143,15 @@ func (c *core) releaseWrite(group string) types.TransactWriteItem {
 
 // passHold decides the commit of rec's event that its group's hold (old, its own item as the
 // cancellation returned it, or nil) refused. The head of the held list gets the write to
-// commit in its place: the hold without it (deleted when nothing is left), conditional on the
-// hold's version; when the head is the last entry of the hold's own item and pages follow, the
-// first page is moved into it first (one more write, once a page). A message an operator
-// skipped commits past the hold: a check that the hold is still as read (so still records the
-// skip). Any other event joins the end of the list, in one transaction with the check that it
-// is not decided (a *DecidedError when it is), and gets a HeldError. A hold gone meanwhile
-// gives back the plain check.
+// commit in its place: the hold without it, and without any other entry of its message
+// (popWrite), deleted when nothing is left, conditional on the hold's version. Before that, for
+// a hold over pages: when the head's event commits under another message id (a re-send), its
+// pages are read and that message's entries on them taken off (one more write); when nothing
+// else would be left in the hold's own item, the first page is moved into it (one more write,
+// once a page). A message an operator skipped commits past the hold (pastHoldWrite), its own
+// entries, if listed, taken off as the head's are. Any other event joins the end of the list,
+// in one transaction with the check that it is not decided (a *DecidedError when it is), and
+// gets a HeldError. A hold gone meanwhile gives back the plain check.
 func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
 	e := rec.held()
 	e.HeldAt = rfc3339(c.cfg.Now())
@@ -166,19 +169,35 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
-	for attempt := 1; attempt <= c.cfg.Retry.MaxAttempts; attempt++ {
+	// Retry.MaxAttempts changes of the hold meanwhile, and the three steps that may prepare the
+	// head's commit (its pages read, its message's later entries taken off, a page moved in).
+	for attempt := 1; attempt <= c.cfg.Retry.MaxAttempts+3; attempt++ {
 		switch {
 		case !h.held():
 			return c.releaseWrite(rec.Group), nil
-		case h.Held[0].same(e) && h.own() == 1 && len(h.Pages) > 0:
+		case !h.Held[0].same(e) && h.skippedAs(e) == nil: // joins the list, below
+		case !h.loaded && (!h.Held[0].same(e) || h.Held[0].MessageID != e.MessageID):
+			// It commits past the hold (skipped) or in the head's place under another message
+			// id (a producer's re-send): it may be listed by its own id on a page too. Read them,
+			// so that its commit takes that entry off as well.
+			if h, err = c.holdFrom(ctx, rec.Group, &h); err != nil {
+				return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
+			}
+			continue
+		case h.listedOnPage(e):
+			if h, err = c.changeHold(ctx, rec.Group, &h, nil, func(h *Hold) bool { return h.removeLater(e) }); err != nil {
+				return types.TransactWriteItem{}, fmt.Errorf("group %s: take %s's later entries off: %w", rec.Group, e, err)
+			}
+			continue
+		case !h.Held[0].same(e):
+			return c.pastHoldWrite(h, e)
+		case h.ownAfter(e) == 0 && len(h.Pages) > 0:
 			if h, err = c.changeHold(ctx, rec.Group, &h, nil, (*Hold).pullPage); err != nil {
 				return types.TransactWriteItem{}, fmt.Errorf("group %s: move its hold's first page: %w", rec.Group, err)
 			}
 			continue
-		case h.Held[0].same(e):
-			return c.popWrite(h)
-		case h.skippedAs(e) != nil:
-			return c.pastHoldWrite(h)
+		default:
+			return c.popWrite(h, e)
 		}
 		var joined bool
 		now, err := c.changeHold(ctx, rec.Group, &h, []types.TransactWriteItem{*check}, func(h *Hold) bool {
@@ -198,13 +217,16 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 	return types.TransactWriteItem{}, fmt.Errorf("group %s: its hold kept changing: %w", rec.Group, ErrChanged)
 }
 
-// popWrite is the write that removes the head of h's list from the hold. Which message heads
-// it was decided in Go, on h as read (Held.same): the write is conditional on h's version, so
-// on that same head. h's own item keeps another entry, or h has no pages (passHold moved the
-// first page in): the write is of the hold's own item alone.
-func (c *core) popWrite(h Hold) (types.TransactWriteItem, error) {
+// popWrite is the write that takes the head of h's list off the hold, with every other entry of
+// e, the message that commits as the head (Held.same: the head itself, or a re-send of its
+// event, which the backstop may have listed by its own message id too). Which message heads it
+// was decided in Go, on h as read: the write is conditional on h's version, so on that same
+// head. h's own item keeps an entry of another message, or h has no pages (passHold moved the
+// first page in, and took e's entries off its pages): the write is of the hold's own item alone.
+func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
 	next := h.clone()
 	next.pop(nil)
+	next.remove(e)
 	w, err := holdWrites(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID), c.cfg.Now())
 	if err != nil {
 		return types.TransactWriteItem{}, err
@@ -215,9 +237,21 @@ func (c *core) popWrite(h Hold) (types.TransactWriteItem, error) {
 	return w[0], nil
 }
 
-// pastHoldWrite is the write a skipped message commits with while its group is held behind
-// others: a check that the hold is still h, which records its skip.
-func (c *core) pastHoldWrite(h Hold) (types.TransactWriteItem, error) {
+// pastHoldWrite is the write a skipped message e commits with while its group is held behind
+// others: a check that the hold is still h, which records its skip; or, when e is listed (by
+// its message id, held by the backstop before it was decoded), the hold without its entries,
+// conditional on h's version (passHold took its entries off h's pages).
+func (c *core) pastHoldWrite(h Hold, e Held) (types.TransactWriteItem, error) {
+	if next := h.clone(); next.remove(e) {
+		w, err := holdWrites(c.cfg.Table, h, next, versionCondition(h), c.cfg.Now())
+		if err != nil {
+			return types.TransactWriteItem{}, err
+		}
+		if len(w) != 1 {
+			return types.TransactWriteItem{}, fmt.Errorf("hold of group %s: taking %s off is %d writes, want 1", h.Group, e, len(w))
+		}
+		return w[0], nil
+	}
 	expr, err := expression.NewBuilder().WithCondition(versionCondition(h)).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)

@@ -105,21 +105,25 @@ func (h Hold) clone() Hold {
 
 // add appends e to the held list unless it is there already (it keeps its place) or an
 // operator skipped it (it holds the group no more), and reports whether it changed the list:
-// an entry held by message id only learns e's event id and payload hash. The whole list must
-// be read (h.loaded).
+// an entry held by message id only learns e's event id and payload hash. The entry of e's own
+// message is the one that learns, though an earlier entry be of the same event (a producer's
+// re-send held by the backstop behind its event's first message): so that it is known as that
+// event's when the event is decided or skipped. The whole list must be read (h.loaded).
 func (h *Hold) add(e Held) bool {
 	if h.skippedAs(e) != nil {
 		return false
 	}
-	for i, o := range h.Held {
-		if o.same(e) {
-			if o.EventID != "" || e.EventID == "" {
-				return false
-			}
-			h.Held[i].EventID, h.Held[i].PayloadHash = e.EventID, e.PayloadHash
-			h.describeHead()
-			return true
+	i := slices.IndexFunc(h.Held, func(o Held) bool { return e.MessageID != "" && o.MessageID == e.MessageID })
+	if i < 0 {
+		i = slices.IndexFunc(h.Held, func(o Held) bool { return o.same(e) })
+	}
+	if i >= 0 {
+		if h.Held[i].EventID != "" || e.EventID == "" {
+			return false
 		}
+		h.Held[i].EventID, h.Held[i].PayloadHash = e.EventID, e.PayloadHash
+		h.describeHead()
+		return true
 	}
 	if h.held() && e.Reason == "" {
 		e.Reason = truncate("held behind "+h.Held[len(h.Held)-1].String(), 256)
@@ -131,26 +135,63 @@ func (h *Hold) add(e Held) bool {
 	return true
 }
 
-// remove takes e off the held list, wherever it is, and reports whether it was there; when
-// skip is not nil, it is recorded in Skipped.
-func (h *Hold) remove(e Held, skip *Decision) bool {
-	for i, o := range h.Held {
-		if o.same(e) {
-			h.Held = append(h.Held[:i:i], h.Held[i+1:]...)
-			if skip != nil {
-				skip.Held = o
-				skip.page = 0
-				h.Skipped = append(h.Skipped, *skip)
-			}
-			h.describeHead()
+// remove takes e's message off the held list, every entry of it wherever it is, and reports
+// whether it was there. A message can be listed twice: a producer's re-send held by the
+// backstop by its message id only, before it was decoded, behind its event's first message;
+// once its event is decided both entries hold nothing.
+func (h *Hold) remove(e Held) bool {
+	kept := make([]Held, 0, len(h.Held))
+	for _, o := range h.Held {
+		if !o.same(e) {
+			kept = append(kept, o)
+		}
+	}
+	if len(kept) == len(h.Held) {
+		return false
+	}
+	h.Held = kept
+	h.describeHead()
+	return true
+}
+
+// removeLater takes e's entries after the head off the held list, and reports whether there
+// were any.
+func (h *Hold) removeLater(e Held) bool {
+	if !h.held() {
+		return false
+	}
+	rest := Hold{Held: h.Held[1:]}
+	if !rest.remove(e) {
+		return false
+	}
+	h.Held = append([]Held{h.Held[0]}, rest.Held...)
+	return true
+}
+
+// listedOnPage reports whether e has an entry after the head on one of the hold's pages.
+func (h Hold) listedOnPage(e Held) bool {
+	for _, o := range h.Held[min(1, len(h.Held)):] {
+		if o.page != 0 && o.same(e) {
 			return true
 		}
 	}
 	return false
 }
 
-// pop takes the head off the held list (recording it in Skipped when skip is not nil).
-func (h *Hold) pop(skip *Decision) bool { return h.held() && h.remove(h.Held[0], skip) }
+// pop takes the head off the held list, recording it in Skipped when skip is not nil.
+func (h *Hold) pop(skip *Decision) bool {
+	if !h.held() {
+		return false
+	}
+	head := h.Held[0]
+	h.Held = slices.Clone(h.Held[1:])
+	if skip != nil {
+		skip.Held, skip.page = head, 0
+		h.Skipped = append(h.Skipped, *skip)
+	}
+	h.describeHead()
+	return true
+}
 
 func (h *Hold) describeHead() {
 	if !h.held() {

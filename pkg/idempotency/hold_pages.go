@@ -79,17 +79,6 @@ func (h Hold) pageNumbers() []int {
 	return pages
 }
 
-// own is how many entries the hold's own item keeps.
-func (h Hold) own() int {
-	n := 0
-	for _, e := range h.Held {
-		if e.page == 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // normalize moves the first page into the hold's own item when its own entries have run out,
 // so that the hold's own item lists the head whenever anything is held (the commit checks it
 // alone).
@@ -105,14 +94,26 @@ func (h *Hold) normalize() {
 	}
 }
 
-// pullPage moves the page after the head's into the hold's own item, when the head is the
-// last entry the own item keeps: so that taking the head off (within a commit, one write) leaves
-// the own item listing the next head.
+// ownAfter is how many entries the hold's own item keeps after the head that are not e's.
+func (h Hold) ownAfter(e Held) int {
+	n := 0
+	for _, o := range h.Held[min(1, len(h.Held)):] {
+		if o.page == 0 && !o.same(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// pullPage moves the first page into the hold's own item, when one follows it: so that taking
+// the head off (within a commit, one write), with the other entries of its message the own item
+// keeps, leaves the own item listing the next head.
 func (h *Hold) pullPage() bool {
-	if len(h.Held) < 2 || h.Held[1].page == 0 {
+	i := slices.IndexFunc(h.Held, func(e Held) bool { return e.page != 0 })
+	if i < 0 {
 		return false
 	}
-	first := h.Held[1].page
+	first := h.Held[i].page
 	for i := range h.Held {
 		if h.Held[i].page == first {
 			h.Held[i].page = 0

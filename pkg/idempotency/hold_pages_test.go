@@ -128,6 +128,62 @@ func TestAdmin_skip_and_release_of_a_hold_over_pages_act_on_the_whole_list(t *te
 	}
 }
 
+// A producer's re-send of the blocker's event, listed by the backstop by its own message id
+// only, on one of the hold's pages: its commit (the head's event) takes the head off and its own
+// entry with it, so that nothing is left held behind a message already applied.
+func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "resent-" + counter
+	c := f.consumerFor(t, name, f.router(), holding)
+	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
+	if err := c.HoldGroup(ctx, "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	const filler = 80
+	list := make([]idempotency.Held, 0, filler+1)
+	for i := 1; i <= filler; i++ {
+		list = append(list, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
+	}
+	list = append(list[:filler-1], idempotency.Held{MessageID: "m-resent"}, list[filler-1]) // by message id: not decoded yet
+	if err := c.HoldMessages(ctx, "acct", list); err != nil {
+		t.Fatal(err)
+	}
+	a := idempotency.NewAdmin(f.db, f.records)
+	if h, ok, err := a.Hold(ctx, name, "acct"); err != nil || !ok || len(h.Pages) == 0 || len(h.Held) != filler+2 {
+		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over pages", len(h.Held), len(h.Pages), ok, err, filler+2)
+	}
+
+	resent := message(t, "m-resent", id(0), "test.counted", counted{Counter: counter, By: 1})
+	resent.Attributes["MessageGroupId"] = "acct"
+	if res, err := process(ctx, c, resent); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
+	}
+	h, ok, err := a.Hold(ctx, name, "acct")
+	if err != nil || !ok || len(h.Held) != filler || h.Held[0].EventID != id(1) {
+		t.Fatalf("after the re-send: %d held, head %s, %v, %v; want the %d others, head %s", len(h.Held), h.BlockerEventID, ok, err, filler, id(1))
+	}
+	for _, e := range h.Held {
+		if e.MessageID == "m-resent" {
+			t.Fatalf("the re-send's own entry is still listed (%+v): the group would stay held behind an applied message", e)
+		}
+	}
+	for i := 1; i <= filler; i++ { // the rest, redriven in order, drains the hold
+		msg := redelivered(message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", counted{Counter: counter, By: 1}), 6)
+		msg.Attributes["MessageGroupId"] = "acct"
+		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
+			t.Fatalf("held message %d redriven = %+v, %v; want applied, in order", i, res, err)
+		}
+	}
+	if left := holdKeys(t, f, name, "acct"); len(left) != 0 {
+		t.Errorf("hold items left after its list drained: %q; want none", left)
+	}
+	if got := f.counter(t, counter); got != filler+1 {
+		t.Errorf("counter = %d; want %d, each event once", got, filler+1)
+	}
+}
+
 // holdKeys are the keys of the items of group's hold of consumer: its own and its pages.
 func holdKeys(t *testing.T, f *fixture, consumer, group string) []string {
 	t.Helper()

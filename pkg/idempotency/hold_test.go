@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,4 +211,113 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	if err != nil || !ok || len(h.Held) != 1 || h.Held[0].EventID != counter+"-a" {
 		t.Errorf("hold = %+v, %v, %v; want a alone: x taken off", h.Held, ok, err)
 	}
+}
+
+// A producer's re-send of an event, held by the backstop by its own message id before it was
+// decoded, is that event's once decoded: its entry learns the event (not an earlier entry of
+// the same event), and once the event is skipped it holds nothing, whether it fails again
+// (HoldGroup: ErrSkipped, its entry taken off) or succeeds past the hold (its entry taken off
+// with its commit). Else the group would stay held behind an entry that no letter decides
+// (found by the recovery model, scenarios 12 and 14).
+func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	a := idempotency.NewAdmin(f.db, f.records)
+	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, idempotency.Held) {
+		counter := unique(t)
+		name := "resent-" + counter
+		c := f.consumerFor(t, name, f.router(), holding)
+		ev := mustDecode(t, message(t, "m-r", counter+"-1", "test.counted", counted{Counter: counter, By: 1}))
+		first := idempotency.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
+		if err := c.HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.HoldMessages(ctx, "g", []idempotency.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
+			t.Fatal(err)
+		}
+		if skip {
+			h, _, err := a.Hold(ctx, name, "g")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.SkipBlocker(ctx, h, "ops", "cannot succeed"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c, name, idempotency.Held{EventID: ev.ID, MessageID: "m-r", PayloadHash: ev.PayloadHash()}
+	}
+	entries := func(t *testing.T, name string) []string {
+		h, _, err := a.Hold(ctx, name, "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range h.Held {
+			got = append(got, e.MessageID)
+		}
+		return got
+	}
+	t.Run("learns", func(t *testing.T) {
+		c, name, resent := setup(t, false)
+		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := a.Hold(ctx, name, "g")
+		if err != nil || len(h.Held) != 4 || h.Held[2].MessageID != "m-r" || h.Held[2].EventID != resent.EventID {
+			t.Errorf("hold %v, %v; want m-r's own entry (third) to know event %s", entries(t, name), err, resent.EventID)
+		}
+	})
+	t.Run("skip", func(t *testing.T) { // the blocker skipped: its event's re-send goes with it
+		c, name, resent := setup(t, false)
+		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+			t.Fatal(err)
+		}
+		h, _, err := a.Hold(ctx, name, "g")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.SkipBlocker(ctx, h, "ops", "cannot succeed"); err != nil {
+			t.Fatal(err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the skipped event's re-send skipped with it", entries(t, name), err)
+		}
+	})
+	t.Run("discarded", func(t *testing.T) { // the blocker discarded: its re-send, received again, is answered and goes
+		c, name, resent := setup(t, false)
+		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
+		msg.Attributes["MessageGroupId"] = "g"
+		if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: resent.EventID, MessageID: "m-1", Group: "g", Body: msg.Body}); err != nil {
+			t.Fatal(err)
+		}
+		// received again below its last receives (the backstop listed it in an earlier batch,
+		// behind the blocker on its own last receives), not redriven
+		if res, err := process(ctx, c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Duplicate {
+			t.Fatalf("the discarded event's re-send = %+v, %v; want a duplicate, answered from its record", res, err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the discarded event's re-send answered holds nothing", entries(t, name), err)
+		}
+	})
+	t.Run("skipped-fails", func(t *testing.T) {
+		c, name, resent := setup(t, true)
+		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrSkipped) {
+			t.Fatalf("HoldGroup of a skipped event's re-send = %v; want ErrSkipped", err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the skipped event's re-send holds nothing", entries(t, name), err)
+		}
+	})
+	t.Run("skipped-applied", func(t *testing.T) {
+		c, name, resent := setup(t, true)
+		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
+		msg.Attributes["MessageGroupId"] = "g"
+		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
+			t.Fatalf("the skipped event's re-send = %+v, %v; want applied past the hold", res, err)
+		}
+		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
+			t.Errorf("hold %v, %v; want m-0, m-2: the re-send applied holds nothing", entries(t, name), err)
+		}
+	})
 }

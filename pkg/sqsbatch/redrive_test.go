@@ -136,16 +136,20 @@ func newFIFOQueue(t *testing.T, maxReceiveCount int, specs ...string) *fifoQueue
 	return q
 }
 
-// send enqueues the event "group/n" as message "group/n", or, with an id given after a "@",
-// as a redrive sends it again: under that new id, carrying its first one ("group/n") as
-// deadletter.Redrive does (deadletter.AttrOriginalMessageID).
+// send enqueues the event "group/n" as message "group/n"; with an id given after a "@", as a
+// redrive sends it again: under that new id, carrying its first one ("group/n") as
+// deadletter.Redrive does (deadletter.AttrOriginalMessageID); with an id given after a "+", as
+// its producer sends it again: the same event under that new id, carrying nothing.
 func (q *fifoQueue) send(t *testing.T, spec string) {
 	t.Helper()
 	spec, msgID, _ := strings.Cut(spec, "@")
 	var attrs map[string]events.SQSMessageAttribute
-	if msgID == "" {
+	switch event, resent, ok := strings.Cut(spec, "+"); {
+	case ok:
+		spec, msgID = event, resent
+	case msgID == "":
 		msgID = spec
-	} else {
+	default:
 		attrs = map[string]events.SQSMessageAttribute{deadletter.AttrOriginalMessageID: {DataType: "String", StringValue: aws.String(spec)}}
 	}
 	group, _, _ := strings.Cut(spec, "/")

@@ -36,7 +36,8 @@ inline op_discard(a_j0) {
 
 /* onceflow hold skip [--queue] (cmd/onceflow hold skip, Admin.SkipBlocker): the head popped and
  * recorded in Skipped (the entry: the id it was first sent as and, when it was decoded, its
- * event id and payload hash), the next held message the head; one write conditional on the
+ * event id and payload hash), its event's other entries off (a re-send's), the next held
+ * message the head; one write conditional on the
  * hold's version and head as shown. With --queue (a_q), the blocker's letter was taken first
  * (deadletter.Take), and once the skip is written it is sent again to the end of the
  * dead-letter queue under a fresh deduplication id, then the taken one deleted
@@ -56,7 +57,10 @@ inline op_skip(a_g0, a_q) {
 				h[a_g0].skippay = h[a_g0].skippay | BIT(h[a_g0].gp[0])
 			:: else
 			fi;
+			le = h[a_g0].ev[0]; bl = h[a_g0].gp[0];
 			hold_drop(a_g0, 0);
+			if :: le != 0 -> hold_remove(a_g0, le, lo, bl) :: else fi;   /* its event's other entries */
+			le = 0; bl = 0;
 			recount()
 		:: else -> lo = 0
 		fi; SCRATCH0

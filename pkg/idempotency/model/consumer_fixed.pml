@@ -70,9 +70,11 @@ end_recv:
 	:: bi < bn ->
 		d_step {
 			find_msg(bm[bi]); m = bm[bi]; p = q[mi].pay; o = q[mi].orig; r = q[mi].rc; g = grp[p]; e = eid[p];
-			/* Delivery.redelivered: received before, or redriven (Origin); Delivery.recovering:
-			 * held by the backstop (HoldWritten), or redriven: its group's hold may list it */
-			redel = (r > 1 || o != m); recov = (HAS(bheld, bi) || o != m); SCRATCH0
+			/* Delivery.redelivered: received before, or redriven (Origin); core.mayBeListed:
+			 * held by the backstop (HoldWritten), or redelivered (a backstop may have listed it
+			 * in an earlier batch, behind a group-mate on its last receives): its group's hold
+			 * may list it */
+			redel = (r > 1 || o != m); recov = (HAS(bheld, bi) || redel); SCRATCH0
 		};
 		if :: HAS(gfail, g) -> goto msg_done :: else fi;   /* Skipped: an earlier one failed */
 
@@ -89,7 +91,7 @@ end_recv:
 		:: else
 		fi;
 
-		/* S4, core.start: the cache answers unless the delivery is recovering (its commit, or its
+		/* S4, core.start: the cache answers unless the delivery may be listed (its commit, or its
 		 * answer from its record, must take it off the hold) */
 		if
 		:: !recov && HAS(cached, e) ->
@@ -103,7 +105,7 @@ end_recv:
 		/* S5, core.answered: a redelivery reads its record before its handler (an eventually
 		 * consistent GetItem: it may miss a record written lately, while the budget STALE
 		 * lasts). Decided with this payload: Duplicate, acknowledged, and core.leave when the
-		 * delivery is recovering; a live record of another payload: Conflict, S7. (BREAK=2
+		 * delivery may be listed; a live record of another payload: Conflict, S7. (BREAK=2
 		 * removes this step.) */
 		if
 		:: redel && BREAK != 2 ->
@@ -139,10 +141,11 @@ end_recv:
 		 * :none). A refused record: a Duplicate of this payload (core.leave from the returned
 		 * hold if the hold check failed too), else a Conflict (S7). A refused hold check: S9,
 		 * passHold, on the hold as returned (each write conditional on its version, so taken
-		 * as one step with the commit it returns): the head (Held.same) commits with popWrite;
-		 * a skipped message commits past the hold (pastHoldWrite, a version check); any other
-		 * joins the end, in one transaction with the record check (refused: Duplicate), a
-		 * HeldError, dead-lettered (S10). */
+		 * as one step with the commit it returns): the head (Held.same) commits with popWrite,
+		 * which takes every other entry of the committing message off too (a re-send's); a
+		 * skipped message commits past the hold (pastHoldWrite: a version check, or the hold
+		 * without its entries); any other joins the end, in one transaction with the record
+		 * check (refused: Duplicate), a HeldError, dead-lettered (S10). */
 		CP;
 		d_step {
 			if
@@ -151,10 +154,10 @@ end_recv:
 			:: recp[e] != 0 && recp[e] != p -> v = 2                        /* conflict */
 			:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, o, p) ->
 				recp[e] = p; check_apply(p);
-				hold_drop(g, 0);                                            /* popWrite */
+				hold_drop(g, 0); hold_remove(g, e, o, p);                   /* popWrite */
 				v = 0
 			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && SKIPPED(g, o, e, p) ->
-				recp[e] = p; check_apply(p); v = 0                          /* pastHoldWrite */
+				recp[e] = p; check_apply(p); hold_remove(g, e, o, p); v = 0 /* pastHoldWrite */
 			:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && !SKIPPED(g, o, e, p) ->
 				hold_add(g, e, o, p); v = 3                                 /* joined: HeldError */
 			:: recp[e] == 0 && h[g].n == 0 ->
@@ -173,7 +176,7 @@ count_fail:
 		/* S6, Session.count, CountMessageFailure: one TransactWriteItems: the record check and
 		 * the attempts item's Update (counting this message's failures; retried on a refusal
 		 * of its own condition, so one step here). A refused record check: DecidedError,
-		 * core.leave if recovering, acknowledged. At MaxAttempts: S7. */
+		 * core.leave if it may be listed, acknowledged. At MaxAttempts: S7. */
 		CP;
 		d_step {
 			if
@@ -201,7 +204,8 @@ hold_ev:
 		 * with the check of messageKey too (an operator's discard of this very message: a
 		 * conflict's). A refused record check: core.leave from the hold the refusal returned, ErrDecided,
 		 * acknowledged, nothing dead-lettered (BREAK=1: a read of the record, then the write);
-		 * skipped: ErrSkipped, dead-lettered unheld, with that reason (no hold write). */
+		 * skipped: ErrSkipped, its entries taken off the list (the backstop's of a re-send),
+		 * dead-lettered unheld, with that reason. */
 		CP;
 #if BREAK == 1
 		if :: DECIDED(e, p) || HAS(mdec, o) -> goto leave :: else fi;   /* a read ... */
@@ -211,7 +215,7 @@ hold_ev:
 		d_step {
 			if
 			:: DECIDED(e, p) || HAS(mdec, o) -> v = 1
-			:: else -> hold_add(g, e, o, p); v = 0               /* holds nothing if skipped */
+			:: else -> if :: SKIPPED(g, o, e, p) -> hold_remove(g, e, o, p) :: else -> hold_add(g, e, o, p) fi; v = 0
 			fi; SCRATCH0
 		};
 #endif
@@ -224,7 +228,7 @@ hold_noev:
 		/* S2's HoldGroup without an event id: the hold's write with the check that no operator
 		 * discarded this message (undecidedMessageCheck on messageKey); refused: answered */
 		CP;
-		d_step { if :: HAS(mdec, o) -> v = 1 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
+		d_step { if :: HAS(mdec, o) -> v = 1 :: SKIPPED(g, o, 0, p) -> hold_remove(g, 0, o, p); v = 0 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
 		if
 		:: v == 1 -> printf("MSC: m%d: HoldGroup: message m%d discarded already: answered\n", m, o); e = 0; goto leave
 		:: else

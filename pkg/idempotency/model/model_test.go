@@ -41,8 +41,17 @@ func (c check) name() string {
 	return n
 }
 
-// bound is the model's bound on message ids: enough for every run of the protocol that ends.
-var bound = []string{"MMAX=16"}
+// bound is the model's bound on message ids for scenario s: enough for every run of the
+// protocol that ends. Scenarios 9, 13 and 15 redrive and redeliver more (a message's letters
+// multiply when SQS's five minutes of deduplication have passed): at 16 ids their runs end when
+// the ids do, the producer unable to send its last event, which liveness reports as a cycle; they
+// get 24.
+func bound(s int) []string {
+	if s == 9 || s == 13 || s == 15 {
+		return []string{"MMAX=24"}
+	}
+	return []string{"MMAX=16"}
+}
 
 // quick is the set make test runs: the protocol passes every scenario of issue 26's cases
 // (safety and liveness), today's protocol fails each of them, and each deliberately broken step
@@ -161,7 +170,7 @@ func run(t *testing.T, spin, cc string, src []string, c check) result {
 		}
 	}
 	defs := []string{"-DSCEN=" + strconv.Itoa(c.scen)}
-	for _, d := range append(append([]string(nil), bound...), c.defines...) {
+	for _, d := range append(bound(c.scen), c.defines...) {
 		defs = append(defs, "-D"+d)
 	}
 	model := c.model + ".pml"

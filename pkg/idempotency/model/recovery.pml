@@ -73,33 +73,40 @@ inline hold_drop(a_g, a_x) {
 }
 
 /* Hold.add: the message joins the end unless it is listed (it keeps its place, and learns its
- * event id) or skipped. */
+ * event id: its own entry, by the id it was first sent as, before an earlier entry of its event)
+ * or skipped (then nothing). */
 inline hold_add(a_g, a_e, a_o, a_p) {
 	x = 0; found = 0;
 	do
-	:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o, a_p) -> found = 1; if :: h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e; h[a_g].gp[x] = a_p :: else fi; break :: else -> x++ fi
+	:: x < h[a_g].n -> if :: h[a_g].orig[x] == a_o -> found = 1; break :: else -> x++ fi
 	:: else -> break
 	od;
 	if
-	:: !found && !SKIPPED(a_g, a_o, a_e, a_p) ->
+	:: !found ->
+		x = 0;
+		do
+		:: x < h[a_g].n -> if :: SAME(a_g, x, a_e, a_o, a_p) -> found = 1; break :: else -> x++ fi
+		:: else -> break
+		od
+	:: else
+	fi;
+	if
+	:: SKIPPED(a_g, a_o, a_e, a_p) -> skip
+	:: !SKIPPED(a_g, a_o, a_e, a_p) && found && h[a_g].ev[x] == 0 -> h[a_g].ev[x] = a_e; h[a_g].gp[x] = a_p
+	:: !SKIPPED(a_g, a_o, a_e, a_p) && !found ->
 		assert(h[a_g].n < HCAP);                /* a model bound */
 		h[a_g].orig[h[a_g].n] = a_o; h[a_g].ev[h[a_g].n] = a_e; h[a_g].gp[h[a_g].n] = a_p; h[a_g].n++
 	:: else
 	fi
 }
 
-/* Hold.remove: the message off the list, wherever it is. */
+/* Hold.remove: the message off the list, every entry of it wherever it is (a re-send the
+ * backstop listed by its own id behind its event's first message is the same event). */
 inline hold_remove(a_g, a_e, a_o, a_p) {
 	x = 0;
 	do
 	:: x < h[a_g].n && !SAME(a_g, x, a_e, a_o, a_p) -> x++
-	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o, a_p) ->
-		do
-		:: x + 1 < h[a_g].n -> h[a_g].orig[x] = h[a_g].orig[x+1]; h[a_g].ev[x] = h[a_g].ev[x+1]; h[a_g].gp[x] = h[a_g].gp[x+1]; x++
-		:: else -> break
-		od;
-		h[a_g].n--; h[a_g].orig[h[a_g].n] = 0; h[a_g].ev[h[a_g].n] = 0; h[a_g].gp[h[a_g].n] = 0;
-		break
+	:: x < h[a_g].n && SAME(a_g, x, a_e, a_o, a_p) -> hold_drop(a_g, x)
 	:: x >= h[a_g].n -> break
 	od;
 	skip

@@ -28,7 +28,9 @@ inline behind(a_j0) {
 }
 
 /* The letter of group g0's blocker, the head of its held list, if it is in the dead-letter
- * queue and not kept for later (bl; DMAX: none). `dlq discard`, `dlq show` and `hold skip
+ * queue and not the very letter kept for later (bl; DMAX: none): another letter of a skipped
+ * event (a producer's re-send, held by the backstop by its own id before it was decoded) that
+ * heads the hold is decided as a blocker. `dlq discard`, `dlq show` and `hold skip
  * --queue` take a letter by its id among the letters in view: on AWS a receive returns as many
  * of one group as it can, up to ten, so a group's first ten letters (the model's DMAX is
  * less). */
@@ -38,7 +40,7 @@ inline blocker(a_g0) {
 	:: h[a_g0].n > 0 ->
 		x = 0;
 		do
-		:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && dl[x].orig == h[a_g0].orig[0] && !KEPT(x) -> bl = x :: else fi; x++
+		:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && dl[x].orig == h[a_g0].orig[0] && !HAS(kept, dl[x].orig) -> bl = x :: else fi; x++
 		:: else -> break
 		od
 	:: else
@@ -71,28 +73,29 @@ inline runbook_decide(a_g0) {
 			:: x < dn && (grp[dl[x].pay] != a_g0 || KEPT(x)) -> x++
 			:: else -> break
 			od;
-			look(x)
+			if :: x < dn -> look(x) :: else -> lj = DMAX fi   /* every letter kept, the blocker's not there */
 		fi;
 		/* what a wait for a change watches: this group's hold as it was seen */
 		if :: a_g0 == 0 -> sn0 = h[0].n; so0 = h[0].orig[0] :: else -> sn1 = h[1].n; so1 = h[1].orig[0] fi;
-		bw = (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != lo);
+		bw = (lj == DMAX || (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != lo));
 		bl = 0; SCRATCH0
 	};
-	printf("MSC: runbook: letter of m%d (e%d): %e\n", dl[lj].src, lp, w);
+	if :: lj < DMAX -> printf("MSC: runbook: letter of m%d (e%d): %e\n", dl[lj].src, lp, w) :: else fi;
 	if
-	:: w == W_HELD && bw ->
+	:: lj == DMAX -> bw = 0     /* nothing to decide: wait for the blocker's letter */
+	:: lj < DMAX && w == W_HELD && bw ->
 		bw = 0      /* held behind a blocker whose letter is not there yet: wait for it */
-	:: w == W_HELD && !bw ->
+	:: lj < DMAX && w == W_HELD && !bw ->
 		acted = 1   /* its blocker is gone, or it is the blocker now: the redrive sends it */
-	:: w == W_MALF || w == W_UNDEC || w == W_CONFL ->
+	:: lj < DMAX && (w == W_MALF || w == W_UNDEC || w == W_CONFL) ->
 		op_discard(lj); nofix[lp] = 1; acted = 1
-	:: w == W_FAILED || w == W_MOVED ->
+	:: lj < DMAX && (w == W_FAILED || w == W_MOVED) ->
 		if
 		:: !nofix[lp] && !HAS(NEVERFIX, lp) ->
 			fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp);
 			if :: w == W_MOVED -> moved = 1 :: else fi
 		:: op_discard(lj); nofix[lp] = 1
-		:: !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == lo -> op_skip(lg, 1)
+		:: !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == lo -> nofix[lp] = 1; op_skip(lg, 1)
 		fi;
 		acted = 1
 	fi
@@ -147,13 +150,14 @@ end_runbook:
 	:: clean && (hd[0] < DMAX || hd[1] < DMAX) ->
 		atomic { if :: hd[0] < DMAX -> look(hd[0]) :: else -> look(hd[1]) fi; SCRATCH0 };
 		runbook_later(lj)
-	:: (hd[0] < DMAX && !hk[0]) || (hd[1] < DMAX && !hk[1]) ->
-		/* a round: what the operator sees (the letters, the holds' heads), a decision for each
-		 * group, then a redrive if anything was decided; with nothing to decide (every letter
-		 * held behind a blocker whose letter is still on its way), wait for a change */
+	:: (hd[0] < DMAX && (!hk[0] || h[0].n > 0)) || (hd[1] < DMAX && (!hk[1] || h[1].n > 0)) ->
+		/* a round, for a group with letters not kept for later, or held: what the operator
+		 * sees (the letters, the holds' heads), a decision for each group, then a redrive if
+		 * anything was decided; with nothing to decide (every letter held behind a blocker
+		 * whose letter is still on its way), wait for a change */
 		atomic { sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]; moved = 0; acted = 0; gg = 0 };
 		do
-		:: gg < NG -> if :: hd[gg] < DMAX && !hk[gg] -> runbook_decide(gg) :: else fi; gg++
+		:: gg < NG -> if :: hd[gg] < DMAX && (!hk[gg] || h[gg].n > 0) -> runbook_decide(gg) :: else fi; gg++
 		:: else -> break
 		od;
 		gg = 0;
