@@ -211,3 +211,43 @@ func holdKeys(t *testing.T, f *fixture, consumer, group string) []string {
 	}
 	return keys
 }
+
+// The re-send listed alone on the hold's only page, the head alone in its own item: taking the
+// re-send's entry off deletes the page, and the head's commit goes on from the hold as written
+// (found by review: a stale list of pages kept the commit moving a page that was gone).
+func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "alone-" + counter
+	c := f.consumerFor(t, name, f.router(), holding)
+	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
+	if err := c.HoldGroup(ctx, "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	var fillers []idempotency.Held // fill the hold's own item, so that the re-send goes to a page
+	for i := 1; i <= 40; i++ {
+		fillers = append(fillers, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
+	}
+	if err := c.HoldMessages(ctx, "acct", append(fillers, idempotency.Held{MessageID: "m-resent"})); err != nil {
+		t.Fatal(err)
+	}
+	a := idempotency.NewAdmin(f.db, f.records)
+	for _, e := range fillers { // discarded: the head alone in the own item, the re-send on a page
+		if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: e.EventID, MessageID: e.MessageID, Group: "acct", Body: "{}"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, ok, err := a.Hold(ctx, name, "acct")
+	if err != nil || !ok || len(h.Held) != 2 || h.Held[1].MessageID != "m-resent" || len(h.Pages) == 0 {
+		t.Fatalf("hold: %+v over pages %v, %v, %v; want the head and the re-send, on a page", h.Held, h.Pages, ok, err)
+	}
+	resent := message(t, "m-resent", id(0), "test.counted", counted{Counter: counter, By: 1})
+	resent.Attributes["MessageGroupId"] = "acct"
+	if res, err := process(ctx, c, resent); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
+	}
+	if left := holdKeys(t, f, name, "acct"); len(left) != 0 {
+		t.Errorf("hold items left: %q; want none", left)
+	}
+}

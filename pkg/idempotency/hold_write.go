@@ -119,6 +119,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 			if changed {
 				next.Version, next.exists, next.loaded = prev.Version+1, next.held() || len(next.Skipped) > 0, true
 				next.normalize()
+				next.Pages = next.pageNumbers() // as written: a page emptied by the change is gone
 				return next, nil
 			}
 			return prev, nil
