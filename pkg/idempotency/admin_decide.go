@@ -48,7 +48,7 @@ func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Ho
 	next := shown.clone()
 	now := time.Now()
 	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
-	next.remove(shown.Held[0]) // its event's other entries: a producer's re-send, listed after it
+	next.removeSure(shown.Held[0]) // its event's other entries: a producer's re-send, listed after it
 	if err := a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID)); err != nil {
 		return shown, err
 	}

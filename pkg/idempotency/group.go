@@ -217,16 +217,20 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 	return types.TransactWriteItem{}, fmt.Errorf("group %s: its hold kept changing: %w", rec.Group, ErrChanged)
 }
 
-// popWrite is the write that takes the head of h's list off the hold, with every other entry of
-// e, the message that commits as the head (Held.same: the head itself, or a re-send of its
-// event, which the backstop may have listed by its own message id too). Which message heads it
-// was decided in Go, on h as read: the write is conditional on h's version, so on that same
-// head. h's own item keeps an entry of another message, or h has no pages (passHold moved the
-// first page in, and took e's entries off its pages): the write is of the hold's own item alone.
+// popWrite is the write that takes the head of h's list off the hold, with the other entries
+// of the hold's own item that surely are e's, the message that commits as the head (Held.same:
+// the head itself, or a re-send of its event, which the backstop may have listed by its own
+// message id too). Which message heads it was decided in Go, on h as read: the write is
+// conditional on h's version, so on that same head. h's own item keeps an entry of another
+// message, or h has no pages (passHold moved the first page in): the write is of the hold's own
+// item alone. Entries of e on pages are off already when e is a re-send (passHold read the
+// pages); when e is the head's own message its pages are not read, and an entry of another
+// message that learned the same event there is left to that message's own answer (it was
+// dead-lettered: redriven, it is a duplicate, and core.leave takes it off).
 func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
 	next := h.clone()
 	next.pop(nil)
-	next.remove(e)
+	next.removeSure(e)
 	w, err := holdWrites(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID), c.cfg.Now())
 	if err != nil {
 		return types.TransactWriteItem{}, err

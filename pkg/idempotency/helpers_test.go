@@ -47,11 +47,15 @@ type fixture struct {
 	app      string // table of effects
 	records  string // idempotency table
 	logs     *bytes.Buffer
+	// logger writes to logs for every consumer of the fixture: one handler serialises the
+	// writes of consumers logging at once from several goroutines (parallel subtests).
+	logger *slog.Logger
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{requests: &testenv.Requests{}, logs: &bytes.Buffer{}}
+	f.logger = slog.New(slog.NewJSONHandler(f.logs, nil))
 	f.db = testenv.DynamoDB(t, dynamodb.WithAPIOptions(f.requests.Middleware))
 	f.app = testenv.CreateTable(t, f.db, "app", true)
 	f.records = testenv.CreateTable(t, f.db, "idem", false)
@@ -91,7 +95,7 @@ func (f *fixture) consumer(t *testing.T, name string, mod ...func(*idempotency.C
 func (f *fixture) consumerFor(t testing.TB, name string, h idempotency.Handler, mod ...func(*idempotency.Config)) *idempotency.Consumer {
 	t.Helper()
 	cfg := idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
-		Logger: slog.New(slog.NewJSONHandler(f.logs, nil))}
+		Logger: f.logger}
 	for _, m := range mod {
 		m(&cfg)
 	}

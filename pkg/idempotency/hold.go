@@ -77,6 +77,16 @@ func (e Held) same(o Held) bool {
 	return e.EventID != "" && e.EventID == o.EventID && (e.PayloadHash == o.PayloadHash || e.PayloadHash == "" || o.PayloadHash == "")
 }
 
+// surely reports whether e and o name one message without same's allowance for an entry
+// written before entries carried a hash: by the id it was first sent as, or by event id and a
+// payload hash both carry.
+func (e Held) surely(o Held) bool {
+	if e.MessageID != "" && e.MessageID == o.MessageID {
+		return true
+	}
+	return e.EventID != "" && e.EventID == o.EventID && e.PayloadHash != "" && e.PayloadHash == o.PayloadHash
+}
+
 func (e Held) String() string {
 	if e.EventID == "" {
 		return "message " + e.MessageID
@@ -135,16 +145,26 @@ func (h *Hold) add(e Held) bool {
 	return true
 }
 
-// remove takes e's message off the held list, every entry of it wherever it is, and reports
-// whether it was there. A message can be listed twice: a producer's re-send held by the
-// backstop by its message id only, before it was decoded, behind its event's first message;
-// once its event is decided both entries hold nothing.
-func (h *Hold) remove(e Held) bool {
+// remove takes e's message off the held list, wherever it is, and reports whether it was
+// there: its first entry (Held.same) and every other that surely is it (Held.surely). A message
+// can be listed twice: a producer's re-send held by the backstop by its message id only, before
+// it was decoded, behind its event's first message; once its event is decided both entries
+// hold nothing. An entry known by event id alone (written before entries carried a hash) may be
+// another payload's, a conflict: only the first match is taken on that ground.
+func (h *Hold) remove(e Held) bool { return h.drop(e, true) }
+
+// removeSure takes off the entries that surely are e's message (Held.surely): the others of a
+// message whose first entry, the head, was taken already.
+func (h *Hold) removeSure(e Held) bool { return h.drop(e, false) }
+
+func (h *Hold) drop(e Held, loose bool) bool {
 	kept := make([]Held, 0, len(h.Held))
 	for _, o := range h.Held {
-		if !o.same(e) {
-			kept = append(kept, o)
+		if o.surely(e) || loose && o.same(e) {
+			loose = false
+			continue
 		}
+		kept = append(kept, o)
 	}
 	if len(kept) == len(h.Held) {
 		return false
@@ -154,24 +174,24 @@ func (h *Hold) remove(e Held) bool {
 	return true
 }
 
-// removeLater takes e's entries after the head off the held list, and reports whether there
-// were any.
+// removeLater takes the entries after the head that surely are e's off the held list, and
+// reports whether there were any.
 func (h *Hold) removeLater(e Held) bool {
 	if !h.held() {
 		return false
 	}
 	rest := Hold{Held: h.Held[1:]}
-	if !rest.remove(e) {
+	if !rest.removeSure(e) {
 		return false
 	}
 	h.Held = append([]Held{h.Held[0]}, rest.Held...)
 	return true
 }
 
-// listedOnPage reports whether e has an entry after the head on one of the hold's pages.
+// listedOnPage reports whether an entry after the head on one of the hold's pages surely is e.
 func (h Hold) listedOnPage(e Held) bool {
 	for _, o := range h.Held[min(1, len(h.Held)):] {
-		if o.page != 0 && o.same(e) {
+		if o.page != 0 && o.surely(e) {
 			return true
 		}
 	}

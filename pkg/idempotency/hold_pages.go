@@ -94,11 +94,12 @@ func (h *Hold) normalize() {
 	}
 }
 
-// ownAfter is how many entries the hold's own item keeps after the head that are not e's.
+// ownAfter is how many entries the hold's own item keeps after the head that are not surely e's
+// (which popWrite takes off with the head).
 func (h Hold) ownAfter(e Held) int {
 	n := 0
 	for _, o := range h.Held[min(1, len(h.Held)):] {
-		if o.page == 0 && !o.same(e) {
+		if o.page == 0 && !o.surely(e) {
 			n++
 		}
 	}

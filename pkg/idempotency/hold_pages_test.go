@@ -132,20 +132,9 @@ func TestAdmin_skip_and_release_of_a_hold_over_pages_act_on_the_whole_list(t *te
 // only, on one of the hold's pages: its commit (the head's event) takes the head off and its own
 // entry with it, so that nothing is left held behind a message already applied.
 func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	counter := unique(t)
-	name := "resent-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
-	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(ctx, "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
-		t.Fatal(err)
-	}
 	const filler = 80
-	list := make([]idempotency.Held, 0, filler+1)
-	for i := 1; i <= filler; i++ {
-		list = append(list, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
-	}
+	f, c, name, counter, id, list := heldBehindHead(t, "resent-", filler)
+	ctx := context.Background()
 	list = append(list[:filler-1], idempotency.Held{MessageID: "m-resent"}, list[filler-1]) // by message id: not decoded yet
 	if err := c.HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
@@ -155,11 +144,7 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over pages", len(h.Held), len(h.Pages), ok, err, filler+2)
 	}
 
-	resent := message(t, "m-resent", id(0), "test.counted", counted{Counter: counter, By: 1})
-	resent.Attributes["MessageGroupId"] = "acct"
-	if res, err := process(ctx, c, resent); err != nil || res.Outcome != idempotency.Applied {
-		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
-	}
+	commitResend(t, c, counter, id(0))
 	h, ok, err := a.Hold(ctx, name, "acct")
 	if err != nil || !ok || len(h.Held) != filler || h.Held[0].EventID != id(1) {
 		t.Fatalf("after the re-send: %d held, head %s, %v, %v; want the %d others, head %s", len(h.Held), h.BlockerEventID, ok, err, filler, id(1))
@@ -216,19 +201,8 @@ func holdKeys(t *testing.T, f *fixture, consumer, group string) []string {
 // re-send's entry off deletes the page, and the head's commit goes on from the hold as written
 // (found by review: a stale list of pages kept the commit moving a page that was gone).
 func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *testing.T) {
-	f := newFixture(t)
+	f, c, name, counter, id, fillers := heldBehindHead(t, "alone-", 40) // fill the own item: the re-send goes to a page
 	ctx := context.Background()
-	counter := unique(t)
-	name := "alone-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
-	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(ctx, "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
-		t.Fatal(err)
-	}
-	var fillers []idempotency.Held // fill the hold's own item, so that the re-send goes to a page
-	for i := 1; i <= 40; i++ {
-		fillers = append(fillers, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
-	}
 	if err := c.HoldMessages(ctx, "acct", append(fillers, idempotency.Held{MessageID: "m-resent"})); err != nil {
 		t.Fatal(err)
 	}
@@ -242,12 +216,38 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 	if err != nil || !ok || len(h.Held) != 2 || h.Held[1].MessageID != "m-resent" || len(h.Pages) == 0 {
 		t.Fatalf("hold: %+v over pages %v, %v, %v; want the head and the re-send, on a page", h.Held, h.Pages, ok, err)
 	}
-	resent := message(t, "m-resent", id(0), "test.counted", counted{Counter: counter, By: 1})
-	resent.Attributes["MessageGroupId"] = "acct"
-	if res, err := process(ctx, c, resent); err != nil || res.Outcome != idempotency.Applied {
-		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
-	}
+	commitResend(t, c, counter, id(0))
 	if left := holdKeys(t, f, name, "acct"); len(left) != 0 {
 		t.Errorf("hold items left: %q; want none", left)
+	}
+}
+
+// heldBehindHead makes a HoldGroup consumer (named prefix and the test's counter) whose group
+// acct is held behind event id(0), message m-0, and returns it with n entries of 1 KB reasons,
+// not held yet (events id(1) to id(n), messages m-1 to m-n), to fill the hold's items with.
+func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempotency.Consumer, name, counter string, id func(int) string, fillers []idempotency.Held) {
+	t.Helper()
+	f = newFixture(t)
+	counter = unique(t)
+	name = prefix + counter
+	c = f.consumerFor(t, name, f.router(), holding)
+	id = func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
+	if err := c.HoldGroup(context.Background(), "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		fillers = append(fillers, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
+	}
+	return f, c, name, counter, id, fillers
+}
+
+// commitResend delivers m-resent, a producer's re-send of the head's event (eventID) to group
+// acct, and wants it applied in the head's place.
+func commitResend(t *testing.T, c *idempotency.Consumer, counter, eventID string) {
+	t.Helper()
+	resent := message(t, "m-resent", eventID, "test.counted", counted{Counter: counter, By: 1})
+	resent.Attributes["MessageGroupId"] = "acct"
+	if res, err := process(context.Background(), c, resent); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
 	}
 }

@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,15 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
 	calls("the last held message", 2, apply("-b", idempotency.Applied))
 	calls("a commit after the hold", 1, apply("-c", idempotency.Applied))
+	// a redelivery may be listed by an earlier batch's backstop: its record and its group's hold
+	// read (not the cache), nothing written when it is not listed
+	calls("a duplicate redelivered, group not held", 2, func() error {
+		res, err := process(ctx, c, redelivered(message(t, "m-c", counter+"-c", "test.counted", counted{Counter: counter, By: 1}), 2))
+		if err != nil || res.Outcome != idempotency.Duplicate {
+			return errors.Join(err, errors.New("outcome "+string(res.Outcome)+", want duplicate"))
+		}
+		return nil
+	})
 }
 
 // A re-send of the blocker under a new message id (the producer sent it again) is the head of
@@ -280,8 +290,8 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		if _, err := a.SkipBlocker(ctx, h, "ops", "cannot succeed"); err != nil {
 			t.Fatal(err)
 		}
-		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
-			t.Errorf("hold %v, %v; want m-0, m-2: the skipped event's re-send skipped with it", entries(t, name), err)
+		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
+			t.Errorf("hold %v; want m-0, m-2: the skipped event's re-send skipped with it", got)
 		}
 	})
 	t.Run("discarded", func(t *testing.T) { // the blocker discarded: its re-send, received again, is answered and goes
@@ -296,8 +306,8 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		if res, err := process(ctx, c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Duplicate {
 			t.Fatalf("the discarded event's re-send = %+v, %v; want a duplicate, answered from its record", res, err)
 		}
-		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
-			t.Errorf("hold %v, %v; want m-0, m-2: the discarded event's re-send answered holds nothing", entries(t, name), err)
+		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
+			t.Errorf("hold %v; want m-0, m-2: the discarded event's re-send answered holds nothing", got)
 		}
 	})
 	t.Run("skipped-fails", func(t *testing.T) {
@@ -305,8 +315,8 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrSkipped) {
 			t.Fatalf("HoldGroup of a skipped event's re-send = %v; want ErrSkipped", err)
 		}
-		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
-			t.Errorf("hold %v, %v; want m-0, m-2: the skipped event's re-send holds nothing", entries(t, name), err)
+		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
+			t.Errorf("hold %v; want m-0, m-2: the skipped event's re-send holds nothing", got)
 		}
 	})
 	t.Run("skipped-applied", func(t *testing.T) {
@@ -316,8 +326,8 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 			t.Fatalf("the skipped event's re-send = %+v, %v; want applied past the hold", res, err)
 		}
-		if h, _, err := a.Hold(ctx, name, "g"); err != nil || len(h.Held) != 2 || h.Held[0].MessageID != "m-0" || h.Held[1].MessageID != "m-2" {
-			t.Errorf("hold %v, %v; want m-0, m-2: the re-send applied holds nothing", entries(t, name), err)
+		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
+			t.Errorf("hold %v; want m-0, m-2: the re-send applied holds nothing", got)
 		}
 	})
 }

@@ -245,7 +245,7 @@ func TestConsumer_a_record_vanished_after_its_condition_failed_is_transient(t *t
 func (f *fixture) consumerWith(t *testing.T, db idempotency.DB, name string) *idempotency.Consumer {
 	t.Helper()
 	c, err := idempotency.New(db, f.router(), idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
-		Logger: f.sharedLogger()})
+		Logger: f.logger})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -147,7 +146,7 @@ func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect id
 		db = f.db
 	}
 	cfg := idempotency.LeaseConfig{Config: idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
-		Logger: f.sharedLogger()}}
+		Logger: f.logger}}
 	for _, m := range mod {
 		m(&cfg)
 	}
@@ -156,15 +155,6 @@ func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect id
 		t.Fatal(err)
 	}
 	return c
-}
-
-// sharedLoggers holds one logger per fixture: one slog handler serialises its writes, so
-// consumers logging at once from several goroutines share the fixture's buffer safely.
-var sharedLoggers sync.Map // *fixture -> *slog.Logger
-
-func (f *fixture) sharedLogger() *slog.Logger {
-	l, _ := sharedLoggers.LoadOrStore(f, slog.New(slog.NewJSONHandler(f.logs, nil)))
-	return l.(*slog.Logger)
 }
 
 // runHeld processes msg with c in the background, its effect g, and returns once the effect
