@@ -111,7 +111,7 @@ inline op_release(a_g0) {
 inline op_redrive(a_to) {
 	sentm = 0; leftg = 0; rdone = 0;
 	do
-	:: rdone -> break
+	:: rdone -> sentm = 0; leftg = 0; rdone = 0; break
 	:: !rdone ->
 		atomic {
 			x = 0;
@@ -123,9 +123,9 @@ inline op_redrive(a_to) {
 			:: x >= dn -> rdone = 1; printf("MSC: redrive ends\n")
 			:: x < dn && HAS(sentm, dl[x].src) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "again" */
 			:: x < dn && !HAS(sentm, dl[x].src) && ROOM ->
-				sentm = sentm | BIT(nextid);
-				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nextid);
 				sqs_send(dl[x].pay, dl[x].orig);
+				sentm = sentm | BIT(nid);
+				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
 				if
 				:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
 				:: skip -> dlq_delete(x); check_not_lost()

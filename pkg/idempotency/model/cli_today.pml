@@ -72,7 +72,7 @@ inline op_release(a_g0) {
 inline op_redrive(a_to) {
 	sentm = 0; leftg = 0; rdone = 0;
 	do
-	:: rdone -> break
+	:: rdone -> sentm = 0; leftg = 0; rdone = 0; break
 	:: !rdone ->
 		atomic {
 			/* the first letter of a group not stopped, in the queue's order */
@@ -87,9 +87,9 @@ inline op_redrive(a_to) {
 			:: x < dn && !HAS(sentm, dl[x].src) && dl[x].why == W_MOVED && !(a_to) ->
 				leftg = leftg | BIT(grp[dl[x].pay])     /* "names no source queue" */
 			:: x < dn && !HAS(sentm, dl[x].src) && !(dl[x].why == W_MOVED && !(a_to)) && ROOM ->
-				sentm = sentm | BIT(nextid);
-				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nextid);
 				sqs_send(dl[x].pay, dl[x].orig);
+				sentm = sentm | BIT(nid);
+				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
 				if
 				:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
 				:: skip -> dlq_delete(x); check_not_lost()

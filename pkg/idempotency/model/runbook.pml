@@ -112,10 +112,9 @@ inline runbook_later(a_j0) {
 }
 
 proctype Operator() {
-	byte lp, lo, lg, le, lj, leftg, ops, gg, bl, sdn, sn0, sn1, so0, so1;
+	byte lp, lo, lg, le, lj, leftg, ops, gg, bl, sdn, sn0, sn1;
 	SCRATCH_DECL;
 	mtype w;
-	int sentm;
 	bit refused, rdone, bhind, moved, acted, bw;
 
 	/* commands at will, before the runbook */
