@@ -69,7 +69,7 @@ inline op_release(a_g0) {
  * as and a fresh deduplication id, then deleted; a group stops at its first letter left in
  * place: one dead-lettered again since this run sent it ("again"), one SQS moved that names no
  * source queue (without --to). */
-inline op_redrive(a_to) {
+inline op_redrive(a_to, a_gm) {     /* today's redrive has no --group: a_gm is not read */
 	sentm = 0; leftg = 0; rdone = 0;
 	do
 	:: rdone -> sentm = 0; leftg = 0; rdone = 0; break
