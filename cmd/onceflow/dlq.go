@@ -30,6 +30,7 @@ func (f *dlqFlags) selection(fs *flag.FlagSet, limit int, usage string) {
 	f.common(fs)
 	fs.StringVar(&f.filter.Reason, "reason", "", "only letters whose reason contains this text (case-insensitive)")
 	fs.StringVar(&f.filter.EventType, "type", "", "only letters of this event type")
+	fs.StringVar(&f.filter.Group, "group", "", "only letters of this message group (an account)")
 	fs.IntVar(&f.limit, "limit", limit, usage)
 }
 

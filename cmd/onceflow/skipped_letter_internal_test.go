@@ -65,3 +65,36 @@ func TestRecovery_a_skipped_letter_redriven_rejoins_after_the_tail_without_holdi
 		})
 	}
 }
+
+// The runbook redrives the group it decided: `dlq redrive --group` sends that account's letters
+// and leaves another account's letter, which nobody has decided yet, where it is, for the next
+// look (a letter that always came back while a redrive ran was otherwise never decided: the
+// recovery model's scenario 13).
+func TestRunbook_a_redrive_of_the_group_decided_leaves_another_groups_letter_in_place(t *testing.T) {
+	t.Parallel()
+	c := newCloud(t)
+	f := c.pipeline(t, pipelineConfig{})
+	f.set(f.failing, true, "a1", "b1")
+	f.sendNew(t, "acct-a", "a1")
+	f.sendNew(t, "acct-b", "b1")
+	f.consume(t)
+	if n := f.letters(t); n != 2 {
+		t.Fatalf("after a1 and b1 failed: %d letters; want both dead-lettered", n)
+	}
+
+	f.set(f.failing, false, "a1") // a1's cause fixed; b1's letter not looked at yet
+	if code, out := f.cli(t, "dlq", "redrive", "--group", "acct-a"); code != 0 || !strings.Contains(out, "moved 1,") {
+		t.Fatalf("dlq redrive --group acct-a: exit %d; want a1 moved alone:\n%s", code, out)
+	}
+	f.consume(t)
+	if got := f.applied(t, "acct-a"); !slices.Equal(got, []string{"a1"}) {
+		t.Errorf("account a applied %v; want a1", got)
+	}
+	f.wantFree(t, "acct-a", "after its redrive,")
+	if ls := f.inView(t); f.letters(t) != 1 || len(ls) != 1 || ls[0].EventID != "b1" {
+		t.Errorf("dead-letter queue holds %d letters, in view %s; want b1's alone, left in place", f.letters(t), letterList(ls))
+	}
+	if h, ok := f.hold(t, "acct-b"); !ok || len(h.Held) != 1 {
+		t.Errorf("account b: hold %s; want it still held behind b1, whose letter waits", heldList(h))
+	}
+}

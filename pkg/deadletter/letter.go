@@ -156,11 +156,15 @@ func sentAt(ms string) string {
 type Filter struct {
 	Reason    string // a letter whose Why contains this text (case-insensitive)
 	EventType string // a letter whose event type is this
+	Group     string // a letter of this message group (a FIFO queue's group id: an account)
 }
 
 // Match reports whether f selects l.
 func (f Filter) Match(l Letter) bool {
 	if f.Reason != "" && !strings.Contains(strings.ToLower(l.Why()), strings.ToLower(f.Reason)) {
+		return false
+	}
+	if f.Group != "" && l.GroupID != f.Group {
 		return false
 	}
 	return f.EventType == "" || l.EventType == f.EventType

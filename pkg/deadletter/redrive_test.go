@@ -126,6 +126,36 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 	}
 }
 
+// A redrive of one group (onceflow dlq redrive --group) sends only that group's letters: the
+// letters of another group, which the operator has not decided (one may have come in after the
+// operator looked), stay in place for the next look.
+func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
+	c := client(t)
+	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	arn := queueARN(t, c, src)
+	q := deadletter.New(c, dlq)
+	for _, m := range []events.SQSMessage{
+		deadLettered(arn, "g1", "a1", "t"),
+		deadLettered(arn, "g2", "b1", "t"),
+		deadLettered(arn, "g1", "a2", "t"),
+	} {
+		if err := q.DeadLetter(t.Context(), m, errors.New("bad")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	outcomes := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Filter: deadletter.Filter{Group: "g1"}})
+	if outcomes["a1"] != deadletter.Moved || outcomes["a2"] != deadletter.Moved || outcomes["b1"] != deadletter.Skipped {
+		t.Errorf("outcomes %v; want a1 and a2 moved, b1 skipped", outcomes)
+	}
+	got := receiveAll(t, c, src)
+	if len(got) != 2 || bodyID(got[0]) != "a1" || bodyID(got[1]) != "a2" {
+		t.Errorf("source queue got %d messages; want a1 then a2", len(got))
+	}
+	if left := receiveAll(t, c, dlq); len(left) != 1 || bodyID(left[0]) != "b1" {
+		t.Errorf("dead-letter queue holds %d letters; want b1's alone", len(left))
+	}
+}
+
 // A letter sent back within five minutes of its original send is not dropped by SQS as a
 // repeat: its deduplication id is fresh.
 func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testing.T) {

@@ -107,11 +107,12 @@ inline op_release(a_g0) {
 
 /* onceflow dlq redrive (deadletter.Redrive): as today, but a letter SQS moved, which names no
  * source queue, goes to the dead-letter queue's only source queue (ListDeadLetterSourceQueues)
- * without --to. */
-inline op_redrive(a_to) {
+ * without --to; with --group (Filter.Group), the letters of the groups in a_gm alone, the
+ * others' left in place ("skipped"). */
+inline op_redrive(a_to, a_gm) {
 	sentm = 0; leftg = 0; rdone = 0;
 	do
-	:: rdone -> break
+	:: rdone -> sentm = 0; leftg = 0; rdone = 0; break
 	:: !rdone ->
 		atomic {
 			x = 0;
@@ -121,11 +122,12 @@ inline op_redrive(a_to) {
 			od;
 			if
 			:: x >= dn -> rdone = 1; printf("MSC: redrive ends\n")
-			:: x < dn && HAS(sentm, dl[x].src) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "again" */
-			:: x < dn && !HAS(sentm, dl[x].src) && ROOM ->
-				sentm = sentm | BIT(nextid);
-				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nextid);
+			:: x < dn && !HAS(a_gm, grp[dl[x].pay]) -> leftg = leftg | BIT(grp[dl[x].pay])   /* --group: "skipped" */
+			:: x < dn && HAS(a_gm, grp[dl[x].pay]) && HAS(sentm, dl[x].src) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "again" */
+			:: x < dn && HAS(a_gm, grp[dl[x].pay]) && !HAS(sentm, dl[x].src) && ROOM ->
 				sqs_send(dl[x].pay, dl[x].orig);
+				sentm = sentm | BIT(nid);
+				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
 				if
 				:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
 				:: skip -> dlq_delete(x); check_not_lost()

@@ -69,10 +69,10 @@ inline op_release(a_g0) {
  * as and a fresh deduplication id, then deleted; a group stops at its first letter left in
  * place: one dead-lettered again since this run sent it ("again"), one SQS moved that names no
  * source queue (without --to). */
-inline op_redrive(a_to) {
+inline op_redrive(a_to, a_gm) {     /* today's redrive has no --group: a_gm is not read */
 	sentm = 0; leftg = 0; rdone = 0;
 	do
-	:: rdone -> break
+	:: rdone -> sentm = 0; leftg = 0; rdone = 0; break
 	:: !rdone ->
 		atomic {
 			/* the first letter of a group not stopped, in the queue's order */
@@ -87,9 +87,9 @@ inline op_redrive(a_to) {
 			:: x < dn && !HAS(sentm, dl[x].src) && dl[x].why == W_MOVED && !(a_to) ->
 				leftg = leftg | BIT(grp[dl[x].pay])     /* "names no source queue" */
 			:: x < dn && !HAS(sentm, dl[x].src) && !(dl[x].why == W_MOVED && !(a_to)) && ROOM ->
-				sentm = sentm | BIT(nextid);
-				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nextid);
 				sqs_send(dl[x].pay, dl[x].orig);
+				sentm = sentm | BIT(nid);
+				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
 				if
 				:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
 				:: skip -> dlq_delete(x); check_not_lost()

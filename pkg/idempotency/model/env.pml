@@ -35,7 +35,12 @@
  *    command that did nothing), and the CLI may stop (a crash, a lost connection) between any two
  *    of its calls, up to CLICRASH times.
  *  - Ids: payloads (bodies) are 1..NP; an event id is a payload's id, the same for two payloads
- *    when the producer reused it (a conflict); message ids are 1..MMAX-1, new for every send.
+ *    when the producer reused it (a conflict); message ids are 1..MMAX-1, new for every send:
+ *    a send takes the smallest id nothing refers to any more (no message or letter, held entry,
+ *    attempts item, skip, discard, or the operator's view of it), which behaves exactly as a
+ *    fresh one, since ids are only ever compared for equality. So a run that redrives and
+ *    redelivers without end can repeat a state, and liveness sees its cycle; ids running out
+ *    is an assertion (a model bound), never a cycle.
  *    A claim check, other envelopes, SQS's 10-attribute limit (a redrive then cannot carry the
  *    id a message was first sent as), a discard of a body the tool cannot read (no payload
  *    hash), the lease mode and GoOn are not modelled: see docs/recovery-model.md for the Go
@@ -52,7 +57,7 @@
 #define DMAX 6          /* letters in the dead-letter queue at once */
 #endif
 #ifndef MMAX
-#define MMAX 24         /* message ids: 1..MMAX-1 (bitmasks are 32 bits) */
+#define MMAX 16         /* message ids: 1..MMAX-1, recycled (bitmasks are 32 bits) */
 #endif
 
 /* Kinds of payload. */
@@ -90,7 +95,6 @@ typedef Msg {
 };
 Msg  q[QMAX];
 byte qn;
-byte nextid = 1;
 
 /* ---- SQS: the dead-letter queue (FIFO, grouped as the source) ---- */
 typedef Letter {
@@ -126,12 +130,14 @@ bit  hk[NG];            /* every letter of the group is kept for later (or there
 byte ncrash;            /* consumer crashes so far (besides K_CRASH's) */
 byte nstale;            /* stale record reads so far (core.answered's GetItem is eventually consistent) */
 byte nclicrash;         /* CLI stops so far */
+byte so0, so1;          /* the operator's view: the heads of the holds a round saw (runbook.pml) */
+int  sentm;             /* ... and the message ids the redrive running sent (op_redrive) */
 
 /* Scratch variables: each process that uses the inlines below declares them, and sets them
  * to 0 again at the end of every atomic step that used them (SCRATCH0), so that they never tell
  * two states apart. */
-#define SCRATCH_DECL byte i, j, k, x, mi, first, closed; bit found, took
-#define SCRATCH0 i = 0; j = 0; k = 0; x = 0; mi = 0; first = 0; closed = 0; found = 0; took = 0
+#define SCRATCH_DECL byte i, j, k, x, mi, first, closed, nid, ck; bit found, took, nu
+#define SCRATCH0 i = 0; j = 0; k = 0; x = 0; mi = 0; first = 0; closed = 0; nid = 0; ck = 0; found = 0; took = 0; nu = 0
 
 #define BIT(i)       (1 << (i))
 #define HAS(m, i)    (((m) >> (i)) & 1)
@@ -218,16 +224,58 @@ inline recount() {
 
 /* ---- SQS operations ---- */
 
-/* SendMessage of body p to the source queue, first sent as orig (0: as itself). */
-#define ROOM (qn < QMAX && nextid < MMAX)   /* a model bound: a send waits for room */
+/* The smallest message id nothing refers to (nid): no message in the source queue (its id or
+ * the id it was first sent as), no letter, no held entry or skip, no attempts item, no discard
+ * of a message, no letter kept for later, and none the operator holds in view (a redrive's
+ * sends, a round's view of the holds). Ids are only compared for equality, so such an id is as
+ * good as a fresh one. */
+inline new_id() {
+	nid = 1;
+	do
+	:: nid < MMAX ->
+		nu = (HAS(mdec, nid) || HAS(kept, nid) || HAS(h[0].skipped, nid) || HAS(h[1].skipped, nid) ||
+		      HAS(sentm, nid) || so0 == nid || so1 == nid);
+		ck = 0;
+		do
+		:: !nu && ck < qn -> nu = (q[ck].id == nid || q[ck].orig == nid); ck++
+		:: else -> break
+		od;
+		ck = 0;
+		do
+		:: !nu && ck < dn -> nu = (dl[ck].orig == nid || dl[ck].src == nid); ck++
+		:: else -> break
+		od;
+		ck = 0;
+		do
+		:: !nu && (ck < h[0].n || ck < h[1].n) ->
+			nu = ((ck < h[0].n && h[0].orig[ck] == nid) || (ck < h[1].n && h[1].orig[ck] == nid)); ck++
+		:: else -> break
+		od;
+		ck = 0;
+		do
+		:: !nu && ck <= NP -> nu = (attm[ck] == nid); ck++
+		:: else -> break
+		od;
+		if :: nu -> nid++ :: else -> break fi
+	:: else -> break
+	od;
+	assert(nid < MMAX);                     /* a model bound: more ids in use than MMAX - 1 */
+	ck = 0; nu = 0
+}
+
+/* SendMessage of body p to the source queue, first sent as orig (0: as itself), under a new
+ * message id (nid). */
+#define ROOM (qn < QMAX)                    /* a model bound: a send waits for room */
 inline sqs_send(a_p, a_o) {
-	q[qn].id = nextid; q[qn].pay = a_p; q[qn].rc = 0; q[qn].flight = 0; q[qn].old = 0;
-	if :: a_o == 0 -> q[qn].orig = nextid :: else -> q[qn].orig = a_o fi;
-	nextid++; qn++
+	new_id();
+	q[qn].id = nid; q[qn].pay = a_p; q[qn].rc = 0; q[qn].flight = 0; q[qn].old = 0;
+	if :: a_o == 0 -> q[qn].orig = nid :: else -> q[qn].orig = a_o fi;
+	qn++
 }
 
 /* Delete message index i of the source queue (its deletion keeps the others in order). */
 inline sqs_delete(a_i) {
+	dlsent = dlsent & ~BIT(q[a_i].id);      /* only this message is ever dead-lettered as itself */
 	j = a_i;
 	do
 	:: j + 1 < qn ->
@@ -284,33 +332,6 @@ inline sqs_move_exhausted() {
 	:: else -> break
 	od;
 	skip
-}
-
-/* ---- the producer: the outbox relay, in order, with a re-send of some payloads ---- */
-/* r: the next payload sent again is r + 1 */
-#define NEXT_RESEND do :: r < NP && !HAS(resend, r + 1) -> r++ :: else -> break od
-
-proctype Producer() {
-	byte p = 1, r = 0;
-	NEXT_RESEND;
-	do
-	:: atomic { p <= NP && ROOM -> sqs_send(p, 0); printf("MSC: producer sends e%d as m%d\n", p, nextid - 1); sent = sent | BIT(p); p++ }
-	:: atomic {
-		r < NP && HAS(resend, r + 1) && HAS(sent, r + 1) && ROOM ->
-			/* the same event sent again (a relay retry, `outbox republish`, a client's retry):
-			 * within five minutes SQS drops it (its deduplication id is the event id) */
-			if
-			:: sqs_send(r + 1, 0); printf("MSC: producer sends e%d again as m%d\n", r + 1, nextid - 1)
-			:: printf("MSC: producer sends e%d again: dropped (deduplication window)\n", r + 1)
-			fi;
-			r++; NEXT_RESEND
-		}
-	:: DEPLOYS && !deployed ->
-		deployed = 1;                   /* a deploy whose handler refuses K_LATE's type */
-		printf("MSC: a deploy refuses the type of K_LATE events\n")
-	:: p > NP && r >= NP && (!DEPLOYS || deployed) -> break
-	od;
-	prod_done = 1
 }
 
 /* nothing held or stuck: the source queue drained, no group held, every letter left in the

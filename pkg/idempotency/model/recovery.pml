@@ -126,6 +126,7 @@ inline hold_lists(a_g, a_o) {
 #include "consumer_fixed.pml"
 #include "cli_fixed.pml"
 #include "runbook.pml"
+#include "producer.pml"
 
 init {
 	byte p = 1;

@@ -9,11 +9,11 @@
  *   failed N times, moved by the queue: fix the cause; or, when it can never succeed, dlq
  *     discard, or hold skip (it heads the hold), keeping it for later;
  *   held behind another, kept for later: nothing yet;
- * then runs dlq redrive (--to when a letter SQS moved is to go back), which sends every letter
- * left, in order. Once nothing is held or stuck, a letter kept for later may be discarded, or
- * its cause fixed and it redriven (applied out of order), or left. A discarded or skipped
- * event's cause is never fixed afterwards (nofix): that is the operator's decision that it can
- * never succeed (NEVERFIX: a cause nobody can fix). The property `live` (<>[] clean) says the
+ * then runs dlq redrive --group for each group it decided (--to when a letter SQS moved is to
+ * go back), which sends the group's letters left, in order. Once nothing is held or stuck, a
+ * letter kept for later may be discarded, or its cause fixed and it redriven (applied out of
+ * order), or left. A discarded or skipped event's cause is never fixed afterwards (nofix):
+ * that is the operator's decision that it can never succeed (NEVERFIX: a cause nobody can fix). The property `live` (<>[] clean) says the
  * runbook always ends with nothing held or stuck.
  */
 
@@ -86,9 +86,9 @@ inline runbook_decide(a_g0) {
 	:: lj < DMAX && w == W_HELD && bw ->
 		bw = 0      /* held behind a blocker whose letter is not there yet: wait for it */
 	:: lj < DMAX && w == W_HELD && !bw ->
-		acted = 1   /* its blocker is gone, or it is the blocker now: the redrive sends it */
+		acted = 1; dg = dg | BIT(a_g0)  /* its blocker is gone, or it is the blocker now: the redrive sends it */
 	:: lj < DMAX && (w == W_MALF || w == W_UNDEC || w == W_CONFL) ->
-		op_discard(lj); nofix[lp] = 1; acted = 1
+		op_discard(lj); nofix[lp] = 1; acted = 1; dg = dg | BIT(a_g0)
 	:: lj < DMAX && (w == W_FAILED || w == W_MOVED) ->
 		if
 		:: !nofix[lp] && !HAS(NEVERFIX, lp) ->
@@ -97,7 +97,7 @@ inline runbook_decide(a_g0) {
 		:: op_discard(lj); nofix[lp] = 1
 		:: !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == lo -> nofix[lp] = 1; op_skip(lg, 1)
 		fi;
-		acted = 1
+		acted = 1; dg = dg | BIT(a_g0)
 	fi
 }
 
@@ -107,15 +107,14 @@ inline runbook_later(a_j0) {
 	printf("MSC: runbook, later: letter of m%d (e%d)\n", dl[a_j0].src, lp);
 	if
 	:: op_discard(a_j0); nofix[lp] = 1
-	:: !nofix[lp] && !HAS(NEVERFIX, lp) -> fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp); op_redrive(0)
+	:: !nofix[lp] && !HAS(NEVERFIX, lp) -> fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp); op_redrive(0, BIT(grp[lp]))
 	fi
 }
 
 proctype Operator() {
-	byte lp, lo, lg, le, lj, leftg, ops, gg, bl, sdn, sn0, sn1, so0, so1;
+	byte lp, lo, lg, le, lj, leftg, ops, gg, bl, sdn, sn0, sn1, dg;
 	SCRATCH_DECL;
 	mtype w;
-	int sentm;
 	bit refused, rdone, bhind, moved, acted, bw;
 
 	/* commands at will, before the runbook */
@@ -128,7 +127,7 @@ proctype Operator() {
 		:: hd[lg] < DMAX -> lj = hd[lg]; op_discard(lj)
 		:: h[lg].n > 0 -> if :: op_skip(lg, 0) :: op_skip(lg, 1) fi
 		:: h[lg].n > 0 -> op_release(lg)
-		:: dn > 0 -> if :: moved = 0 :: moved = 1 fi; op_redrive(moved); moved = 0
+		:: dn > 0 -> if :: moved = 0 :: moved = 1 fi; op_redrive(moved, BIT(0) | BIT(1)); moved = 0
 		:: lj = 1;                      /* fix the cause of some payload */
 			do
 			:: lj < NP -> lj++
@@ -155,16 +154,24 @@ end_runbook:
 		 * sees (the letters, the holds' heads), a decision for each group, then a redrive if
 		 * anything was decided; with nothing to decide (every letter held behind a blocker
 		 * whose letter is still on its way), wait for a change */
-		atomic { sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]; moved = 0; acted = 0; gg = 0 };
+		atomic { sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]; moved = 0; acted = 0; dg = 0; gg = 0 };
 		do
 		:: gg < NG -> if :: hd[gg] < DMAX && (!hk[gg] || h[gg].n > 0) -> runbook_decide(gg) :: else fi; gg++
 		:: else -> break
 		od;
 		gg = 0;
 		if
-		:: acted -> if :: unkept > 0 -> op_redrive(moved) :: else fi
+		:: acted ->
+			/* a redrive of each group decided (--group): a letter of another group, which came
+			 * in after the look, waits for the next (found by the model, scenario 13: a letter
+			 * that crash-loops, always back while a redrive runs, was never decided) */
+			do
+			:: gg < NG -> if :: HAS(dg, gg) && unkept > 0 -> op_redrive(moved, BIT(gg)) :: else fi; gg++
+			:: else -> break
+			od;
+			gg = 0
 		:: !acted -> (clean || dn != sdn || h[0].n != sn0 || h[1].n != sn1 || h[0].orig[0] != so0 || h[1].orig[0] != so1)
 		fi;
-		atomic { moved = 0; acted = 0; sdn = 0; sn0 = 0; sn1 = 0; so0 = 0; so1 = 0 }
+		atomic { moved = 0; acted = 0; dg = 0; sdn = 0; sn0 = 0; sn1 = 0; so0 = 0; so1 = 0 }
 	od
 }

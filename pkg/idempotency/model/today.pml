@@ -23,7 +23,8 @@ typedef Hold {
 	byte n;
 	byte ev[HCAP];
 	byte orig[HCAP];
-	byte gp[HCAP]       /* ghost: the payload of the held message */
+	byte gp[HCAP];      /* ghost: the payload of the held message */
+	int  skipped        /* none: today's protocol keeps no skips (env.pml's new_id reads it) */
 };
 Hold h[NG];
 
@@ -67,6 +68,7 @@ inline hold_remove(a_g, a_e, a_o) {
 #include "consumer_today.pml"
 #include "cli_today.pml"
 #include "runbook.pml"
+#include "producer.pml"
 
 init {
 	byte p = 1;
