@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
@@ -59,7 +60,30 @@ func (r *Report) printChaos(w io.Writer) {
 		fmt.Fprintf(w, " (dead-lettered for: %s)", strings.Join(why, "; "))
 	}
 	fmt.Fprintln(w)
-	if secs := r.Duration.Seconds(); secs > 0 {
-		fmt.Fprintf(w, "throughput: %d events accepted in %s: %.1f events/s\n", r.Accepted, r.Duration, float64(r.Accepted)/secs)
+	took, in := r.Duration, ""
+	if d, ok := r.phaseTook("requests"); ok {
+		took, in = d, " (the requests phase)"
 	}
+	if secs := took.Seconds(); secs > 0 {
+		fmt.Fprintf(w, "throughput: %d events accepted in %s%s: %.1f events/s\n", r.Accepted, took, in, float64(r.Accepted)/secs)
+	}
+	if len(r.Phases) > 0 {
+		parts := make([]string, len(r.Phases))
+		for i, p := range r.Phases {
+			parts[i] = p.Name + " " + p.Took.String()
+		}
+		fmt.Fprintf(w, "phases: %s\n", strings.Join(parts, " · "))
+	}
+}
+
+// phaseTook is how long the phase name took, summed over its runs.
+func (r *Report) phaseTook(name string) (time.Duration, bool) {
+	var d time.Duration
+	ok := false
+	for _, p := range r.Phases {
+		if p.Name == name {
+			d, ok = d+p.Took, true
+		}
+	}
+	return d, ok
 }

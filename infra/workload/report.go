@@ -13,7 +13,8 @@ import (
 // Report is what a workload did and whether the invariants held.
 type Report struct {
 	Started  time.Time
-	Duration time.Duration
+	Duration time.Duration // from the first request to the last drain, verification not included
+	Phases   []Phase       // the run's phases in order, verification included
 
 	// API traffic, counted by the workload's client.
 	Requests         int         // HTTP requests sent, every attempt
@@ -51,6 +52,13 @@ type Report struct {
 	// nil when it ran without one (localcloud.Config.Ungated).
 	Access     *gatekeeper.Stats
 	Invariants []Invariant
+}
+
+// Phase is a phase of the run (requests, drill, settling, redriving, draining, re-sending,
+// draining re-sends, verifying) and how long it took.
+type Phase struct {
+	Name string
+	Took time.Duration
 }
 
 // Drill counts what the recovery drill did with the operator's CLI.

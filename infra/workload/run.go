@@ -25,7 +25,7 @@ type run struct {
 	reqs    []request
 	tr      traffic
 	offsets map[string]map[string]int64 // function → log file → size at start
-	phase   string
+	phases  phases
 	redrive redriveStats
 	drilled drillStats
 	// streamDrilled is the stream consumer's drill, beside the ledger's (Poison > 0).
@@ -60,7 +60,7 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	}
 	rep := &Report{}
 
-	r.phase = "requests"
+	r.phases.enter("requests")
 	stop := r.progress(ctx)
 	traffic, drilled, streamDrilled := make(chan struct{}), make(chan drillStats, 1), make(chan streamDrillStats, 1)
 	streamDrill := cfg.Poison > 0 && len(t.streams) > 0
@@ -73,7 +73,7 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	drive(ctx, r.apiClient(), ep.APIURL, cfg, r.reqs, &r.tr)
 	close(traffic)
 	if cfg.Poison > 0 {
-		r.phase = "drill"
+		r.phases.enter("drill")
 		r.drilled = <-drilled
 	}
 	if streamDrill {
@@ -85,32 +85,34 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	if cfg.Redrive {
-		r.phase = "settling"
+		r.phases.enter("settling")
 		r.settle(ctx, cfg.DrainTimeout)
-		r.phase = "redriving"
+		r.phases.enter("redriving")
 		if r.redrive, err = redrive(ctx, r.sqs, t); err != nil {
 			stop()
 			return nil, fmt.Errorf("workload: %w", err)
 		}
 	}
-	r.phase = "draining"
+	r.phases.enter("draining")
 	drained := r.drain(ctx)
-	r.phase = "re-sending"
+	r.phases.enter("re-sending")
 	rs, err := resend(ctx, r.ddb, r.sqs, t, r.acceptedEvents(), cfg.ResendRate, cfg.Seed)
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("workload: %w", err)
 	}
-	r.phase = "draining re-sends"
+	r.phases.enter("draining re-sends")
 	drained = errorsJoin(drained, r.drain(ctx))
 	stop()
 	rep.Duration = time.Since(r.start).Round(100 * time.Millisecond)
+	r.phases.enter("verifying")
 	if err := r.collect(ctx, rep, rs, malformed); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
 	if err := r.verify(ctx, rep, malformed, drained); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
+	rep.Phases = r.phases.took()
 	return rep, nil
 }
 
@@ -155,11 +157,20 @@ func (r *run) expected() map[string][]string {
 // drain waits until every consumer queue is empty and every accepted event has its record
 // at every consumer, twice in a row; it returns why it gave up after cfg.DrainTimeout.
 func (r *run) drain(ctx context.Context) error {
-	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	want := r.expected()
+	return waitDrained(ctx, r.cfg.DrainTimeout, time.Second, func(ctx context.Context) (string, error) {
+		return r.pending(ctx, want)
+	})
+}
+
+// waitDrained runs check every interval until it finds nothing pending twice in a row; after
+// timeout it gives up with what the last check found pending. A check that found nothing is
+// always confirmed, even past timeout: a check of a large run takes minutes (it scans tables).
+func waitDrained(ctx context.Context, timeout, interval time.Duration, check func(context.Context) (string, error)) error {
+	deadline := time.Now().Add(timeout)
 	calm := 0
 	for {
-		missing, err := r.pending(ctx, want)
+		missing, err := check(ctx)
 		switch {
 		case err != nil:
 			missing = err.Error()
@@ -171,13 +182,13 @@ func (r *run) drain(ctx context.Context) error {
 		default:
 			calm = 0
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not drained after %s: %s", r.cfg.DrainTimeout, missing)
+		if calm == 0 && time.Now().After(deadline) {
+			return fmt.Errorf("not drained after %s: %s", timeout, missing)
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case <-time.After(time.Second):
+		case <-time.After(interval):
 		}
 	}
 }
@@ -193,6 +204,9 @@ func (r *run) pending(ctx context.Context, want map[string][]string) (string, er
 		if d.total() > 0 {
 			out = append(out, fmt.Sprintf("%s holds %d", r.t.queues[u], d.total()))
 		}
+	}
+	if len(out) > 0 { // the tables are scanned once the queues are empty: a scan of a large run takes minutes
+		return strings.Join(out, ", "), nil
 	}
 	recs, err := records(ctx, r.ddb, r.t.idemTable)
 	if err != nil {
@@ -246,7 +260,7 @@ func (r *run) progress(ctx context.Context) (stop func()) {
 
 func (r *run) printProgress(ctx context.Context, w io.Writer) {
 	st := r.cloud.Stats()
-	p := progress{elapsed: time.Since(r.start), phase: r.phase, done: r.tr.done.Load(), total: int64(len(r.reqs)),
+	p := progress{elapsed: time.Since(r.start), phase: r.phases.current(), done: r.tr.done.Load(), total: int64(len(r.reqs)),
 		http: r.tr.requests.Load(), relay: int64(st.Mappings[r.t.relayMapping].Succeeded)}
 	if st.Faults != nil {
 		p.chaos = true
