@@ -42,7 +42,7 @@ end_recv:
 		};
 		if
 		:: started ->
-			CP;
+			CP(1);
 			printf("MSC: backstop holds group %d\n", v);
 			d_step {
 				bi = 0;
@@ -86,7 +86,7 @@ end_recv:
 		 * the attempts item; at the limit, S7 without running the handler */
 		if
 		:: r > MAXATT ->
-			CP;
+			CP(2);
 			if :: attm[e] == m && attn[e] >= MAXATT -> w = W_FAILED; goto hold_ev :: else fi
 		:: else
 		fi;
@@ -109,7 +109,7 @@ end_recv:
 		 * removes this step.) */
 		if
 		:: redel && BREAK != 2 ->
-			CP;
+			CP(3);
 			if
 			:: nstale < STALE && recp[e] != 0 -> nstale++; stale = 1;
 				printf("MSC: m%d: the record read of e%d is stale\n", m, p)
@@ -146,7 +146,7 @@ end_recv:
 		 * skipped message commits past the hold (pastHoldWrite: a version check, or the hold
 		 * without its entries); any other joins the end, in one transaction with the record
 		 * check (refused: Duplicate), a HeldError, dead-lettered (S10). */
-		CP;
+		CP(4);
 		d_step {
 			if
 			:: recp[e] == p && h[g].n == 0 -> v = 1                         /* duplicate */
@@ -177,7 +177,7 @@ count_fail:
 		 * the attempts item's Update (counting this message's failures; retried on a refusal
 		 * of its own condition, so one step here). A refused record check: DecidedError,
 		 * core.leave if it may be listed, acknowledged. At MaxAttempts: S7. */
-		CP;
+		CP(5);
 		d_step {
 			if
 			:: DECIDED(e, p) -> v = 0
@@ -206,10 +206,10 @@ hold_ev:
 		 * acknowledged, nothing dead-lettered (BREAK=1: a read of the record, then the write);
 		 * skipped: ErrSkipped, its entries taken off the list (the backstop's of a re-send),
 		 * dead-lettered unheld, with that reason. */
-		CP;
+		CP(6);
 #if BREAK == 1
 		if :: DECIDED(e, p) || HAS(mdec, o) -> goto leave :: else fi;   /* a read ... */
-		CP;                                                  /* ... then a write */
+		CP(7);                                                  /* ... then a write */
 		d_step { hold_add(g, e, o, p); v = 0; SCRATCH0 };
 #else
 		d_step {
@@ -227,7 +227,7 @@ hold_ev:
 hold_noev:
 		/* S2's HoldGroup without an event id: the hold's write with the check that no operator
 		 * discarded this message (undecidedMessageCheck on messageKey); refused: answered */
-		CP;
+		CP(8);
 		d_step { if :: HAS(mdec, o) -> v = 1 :: SKIPPED(g, o, 0, p) -> hold_remove(g, 0, o, p); v = 0 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
 		if
 		:: v == 1 -> printf("MSC: m%d: HoldGroup: message m%d discarded already: answered\n", m, o); e = 0; goto leave
@@ -236,7 +236,7 @@ hold_noev:
 
 send_dl:
 		/* S10, deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
-		CP;
+		CP(9);
 		atomic {
 			find_msg(m); check_no_alarm(q[mi].old);
 			if
@@ -257,7 +257,7 @@ leave:
 		 * when it is listed; a failed write fails the message. (BREAK=5 removes it.) */
 		if
 		:: BREAK != 5 ->
-			CP;
+			CP(10);
 			d_step { hold_remove(g, e, o, p); SCRATCH0 };
 			ACK
 		:: else -> ACK
@@ -268,7 +268,7 @@ msg_done:
 	:: else -> break
 	od;
 
-	CP;
+	CP(11);
 	d_step { batch_end(); SCRATCH0 };
 	goto end_recv;
 

@@ -42,7 +42,7 @@ end_recv:
 		};
 		if
 		:: started ->
-			CP;
+			CP(1);
 			printf("MSC: backstop holds group %d\n", v);
 			d_step {
 				/* Hold.add of each, all in one PutItem: refused whole past the item size */
@@ -101,7 +101,7 @@ end_recv:
 		 * (Consumer.MessageFailures, a GetItem) and goes to hold and dead-letter at its limit */
 		if
 		:: r > MAXATT ->
-			CP;
+			CP(2);
 			if :: attm[e] == m && attn[e] >= MAXATT -> w = W_FAILED; goto hold_ev :: else fi
 		:: else
 		fi;
@@ -124,7 +124,7 @@ end_recv:
 		:: kind[p] == K_MALF || (kind[p] == K_LATE && deployed) ->
 			/* core.answerDiscarded: a malformed event an operator discarded is a duplicate
 			 * (core.discarded: a GetItem of the record) */
-			CP;
+			CP(3);
 			if :: recd[e] -> printf("MSC: m%d: malformed e%d, discarded: duplicate\n", m, p); ACK :: else -> w = W_MALF; goto hold_ev fi
 		:: else
 		fi;
@@ -133,7 +133,7 @@ end_recv:
 		 * ConditionCheck hold IF attribute_not_exists(pk) OR size(held) = 0), settled by
 		 * settle; a refused hold check goes through throughHold/passHold: the head of the list
 		 * commits again with popWrite, any other event joins the end (changeHold) */
-		CP;
+		CP(4);
 		d_step {
 			if
 			:: recp[e] != 0 && recp[e] == p -> v = 1      /* duplicate */
@@ -156,7 +156,7 @@ end_recv:
 			cached = cached | BIT(e);
 			/* core.releasedAfter: a duplicate takes its event off the held list, wherever
 			 * it is (changeHold: a GetItem and a conditional PutItem) */
-			CP;
+			CP(5);
 			d_step { hold_remove(g, e, o); SCRATCH0 };
 			ACK
 		:: v == 2 -> printf("MSC: m%d: e%d conflict\n", m, p); w = W_CONFL; goto hold_ev
@@ -166,7 +166,7 @@ end_recv:
 
 count_fail:
 		/* Session.count: Consumer.CountMessageFailure (an UpdateItem); permanent at MaxAttempts */
-		CP;
+		CP(6);
 		d_step {
 			if
 			:: attm[e] == m -> if :: attn[e] < MAXATT -> attn[e]++ :: else fi
@@ -181,10 +181,10 @@ hold_ev:
 		/* Session.Hold -> core.HoldGroup(group, eventID, OriginID, reason): an event an
 		 * operator discarded holds nothing (core.discarded: a GetItem), else changeHold adds
 		 * it (a GetItem and a conditional PutItem, retried): a read, then a write */
-		CP;
+		CP(7);
 		if :: recd[e] -> printf("MSC: m%d: HoldGroup: e%d discarded, holds nothing\n", m, p); goto send_dl :: else fi;
 		printf("MSC: m%d: HoldGroup read: e%d not discarded\n", m, p);
-		CP;
+		CP(8);
 		d_step { hold_add(g, e, o, p); SCRATCH0 };
 		if
 		:: hfull -> printf("MSC: m%d: HoldGroup: ErrHoldFull, not dead-lettered yet\n", m); FAILG
@@ -192,13 +192,13 @@ hold_ev:
 		fi;
 
 hold_noev:
-		CP;
+		CP(9);
 		d_step { hold_add(g, 0, o, p); SCRATCH0 };
 		if :: hfull -> FAILG :: else fi;
 
 send_dl:
 		/* deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
-		CP;
+		CP(10);
 		atomic {
 			find_msg(m); check_no_alarm(q[mi].old);
 			if
@@ -218,7 +218,7 @@ msg_done:
 	:: else -> break
 	od;
 
-	CP;
+	CP(11);
 	d_step { batch_end(); SCRATCH0 };
 	goto end_recv;
 

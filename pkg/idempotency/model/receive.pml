@@ -105,8 +105,15 @@ inline batch_crash() {
 	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; hfull = 0; RESET_DELIVERY
 }
 
-/* A crash between two calls, while the budget lasts. */
-#define CP if :: ncrash < CRASHES -> ncrash++; goto crashed :: skip fi
+/* A crash at crash point n (1..11 in each consumer's file) between two calls, while the budget
+ * lasts and if n is among CRASHAT's points (all by default). A scenario too wide to check at
+ * once is checked as several runs, each allowing some of the points: with a budget of one
+ * crash, every run of the scenario crashes at one point or none, so it is a run of one of them,
+ * and together they check every run the scenario has. */
+#ifndef CRASHAT
+#define CRASHAT 65534
+#endif
+#define CP(n) if :: ncrash < CRASHES && HAS(CRASHAT, n) -> ncrash++; goto crashed :: skip fi
 
 /* A message's outcome in the batch: acknowledged (applied, a duplicate, dead-lettered), or
  * failed, with the rest of its group in the batch (batch.Runner.runGroup). */
