@@ -50,7 +50,7 @@ func TestDrillCLI_looks_again_when_the_hold_changed_since_it_was_read(t *testing
 	cli, calls := cliScript(t, 2, "onceflow hold skip: refused, nothing written: hold of group acct-001: changed since it was read (look again and decide on what is there now)")
 	r := &run{cfg: Config{CLI: cli}, cloud: stateDirOnly(t.TempDir())}
 	var st drillStats
-	out, err := r.cliDecide(context.Background(), &st, "hold", "skip", "acct-001")
+	out, err := r.cliSkip(context.Background(), &st, "acct-001")
 	if err != nil {
 		t.Fatalf("a command refused because the hold changed is run again until it is not: %v", err)
 	}
@@ -59,15 +59,16 @@ func TestDrillCLI_looks_again_when_the_hold_changed_since_it_was_read(t *testing
 	}
 }
 
-func TestDrillCLI_does_not_repeat_a_command_refused_for_another_reason(t *testing.T) {
-	cli, calls := cliScript(t, 5, "onceflow dlq discard: refused: applied or decided already")
+// A skip that wrote and then failed (its letter not moved), or whose output has the words only
+// in a held message's reason, is not run again: a second skip would skip the next head.
+func TestDrillCLI_does_not_repeat_a_skip_that_failed_another_way(t *testing.T) {
+	cli, calls := cliScript(t, 5, `{"reason":"hold of group acct-001: changed since it was read"}\nonceflow hold skip: skipped, but its letter not moved: boom`)
 	r := &run{cfg: Config{CLI: cli}, cloud: stateDirOnly(t.TempDir())}
 	var st drillStats
-	if _, err := r.cliDecide(context.Background(), &st, "dlq", "discard", "m1"); err == nil ||
-		!strings.Contains(err.Error(), "applied or decided already") {
-		t.Fatalf("err = %v, want the refusal", err)
+	if _, err := r.cliSkip(context.Background(), &st, "acct-001"); err == nil || !strings.Contains(err.Error(), "letter not moved") {
+		t.Fatalf("err = %v, want the failure", err)
 	}
 	if n := callsMade(t, calls); n != 1 {
-		t.Errorf("%d calls, want 1: only a changed hold is looked at again", n)
+		t.Errorf("%d calls, want 1: only a refusal that wrote nothing is looked at again", n)
 	}
 }

@@ -181,7 +181,7 @@ func (r *run) findStreamLetter(ctx context.Context, st *streamDrillStats, dlq st
 
 func (r *run) streamCLI(ctx context.Context, st *streamDrillStats, group, cmd string, args ...string) (string, error) {
 	var ds drillStats
-	out, err := r.cliDecide(ctx, &ds, group, cmd, args...)
+	out, err := r.cli(ctx, &ds, group, cmd, args...)
 	st.commands += ds.commands
 	return out, err
 }

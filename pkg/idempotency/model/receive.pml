@@ -109,7 +109,8 @@ inline batch_crash() {
  * lasts and if n is among CRASHAT's points (all by default). A scenario too wide to check at
  * once is checked as several runs, each allowing some of the points: with a budget of one
  * crash, every run of the scenario crashes at one point or none, so it is a run of one of them,
- * and together they check every run the scenario has. */
+ * and together they check every run the scenario has. Bit n of CRASHAT is point n: a point past
+ * 15 is off by default: raise the default with it. */
 #ifndef CRASHAT
 #define CRASHAT 65534
 #endif
