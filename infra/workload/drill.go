@@ -374,7 +374,8 @@ func (r *run) cliSkip(ctx context.Context, st *drillStats, args ...string) (stri
 }
 
 // refusedChanged reports whether the CLI's output ends with its refusal of a write because what
-// it showed changed since it was read (cmd/onceflow's refused).
+// it showed changed since it was read (cmd/onceflow's refused; TestRefused_says_nothing_was_written_and_why
+// there keeps the words).
 func refusedChanged(out string) bool {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	last := lines[len(lines)-1]

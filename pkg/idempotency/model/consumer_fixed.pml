@@ -209,7 +209,7 @@ hold_ev:
 		CP(6);
 #if BREAK == 1
 		if :: DECIDED(e, p) || HAS(mdec, o) -> goto leave :: else fi;   /* a read ... */
-		CP(7);                                                  /* ... then a write */
+		CP(7);                                               /* ... then a write */
 		d_step { hold_add(g, e, o, p); v = 0; SCRATCH0 };
 #else
 		d_step {
