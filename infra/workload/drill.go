@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -300,13 +301,32 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 				left = "the skipped letter of " + p.account + " discarded"
 			}
 		}
-		if left == "" && unseen == 0 {
+		if left, done := drillRecovered(left, unseen, st); done {
 			return nil
-		}
-		if time.Now().After(deadline) {
+		} else if time.Now().After(deadline) {
 			return fmt.Errorf("drill: not recovered after %d redrives in %s: %s", st.rounds, r.cfg.DrainTimeout, left)
 		}
 	}
+}
+
+// drillRecovered reports whether the redrives are done: nothing left (held, or a letter in
+// view), every letter seen, and each skipped poison's letter back and discarded (until then
+// it may be in the source queue, redriven, not yet taken by the ledger), with what is left
+// when not.
+func drillRecovered(left string, unseen int, st *drillStats) (string, bool) {
+	var wait []string
+	if left != "" {
+		wait = append(wait, left)
+	}
+	if unseen > 0 {
+		wait = append(wait, fmt.Sprintf("%d letters the redrive did not see", unseen))
+	}
+	for _, p := range st.poisons {
+		if p.skip && !slices.Contains(st.discarded, p.eventID) {
+			wait = append(wait, "the skipped letter of "+p.account+" not back yet")
+		}
+	}
+	return strings.Join(wait, ", "), len(wait) == 0
 }
 
 // drillLeft says what of the poisoned accounts is not recovered yet, "" when nothing, and the

@@ -117,7 +117,8 @@ func TestModel_recovery_protocol(t *testing.T) {
 	}
 	for _, c := range cs {
 		// A big check runs alone, in the loop; the others (t.Parallel) wait for the loop's end
-		// and then run as many at a time as go test's -parallel (GOMAXPROCS) allows.
+		// and then run as many at a time as go test's -parallel allows (make model: 2, as
+		// memory assumes).
 		t.Run(c.name(), func(t *testing.T) {
 			if !c.big {
 				t.Parallel()
@@ -237,7 +238,8 @@ func run(t *testing.T, spin, cc string, src []string, c check) result {
 const reserve = 3000
 
 // memory is the bound (MB) of one search of the whole matrix: a big check runs alone and has
-// the machine's memory but the reserve; the others run two at a time and have half of it each.
+// the machine's memory but the reserve; the others run two at a time (make model's
+// -parallel 2) and have half of it each.
 func memory(t *testing.T, big bool) int {
 	t.Helper()
 	b, err := os.ReadFile("/proc/meminfo")
