@@ -85,7 +85,7 @@ func ephemeralRange() (lo, hi int) {
 		if f := strings.Fields(string(b)); len(f) == 2 {
 			l, err1 := strconv.Atoi(f[0])
 			h, err2 := strconv.Atoi(f[1])
-			if err1 == nil && err2 == nil && l > minPort && h >= l {
+			if err1 == nil && err2 == nil && l > 0 && h >= l && h <= 65535 {
 				return l, h
 			}
 		}
@@ -100,10 +100,10 @@ func ephemeralRange() (lo, hi int) {
 // another freePort, in a parallel test package, can take it: a chance of about one in the
 // range's size.
 func freePort() (int, error) {
-	lo, _ := ephemeralRange()
+	from, to := portsOutsideEphemeral()
 	var last error
 	for range 50 {
-		port := minPort + rand.IntN(lo-minPort)
+		port := from + rand.IntN(to-from)
 		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
 		if err != nil {
 			last = err // in use: another
@@ -112,7 +112,18 @@ func freePort() (int, error) {
 		_ = l.Close()
 		return port, nil
 	}
-	return 0, fmt.Errorf("no free loopback port below %d after 50 tries: %w", lo, last)
+	return 0, fmt.Errorf("no free loopback port in [%d, %d) after 50 tries: %w", from, to, last)
+}
+
+// portsOutsideEphemeral is the range [from, to) freePort picks in: from minPort up to the
+// kernel's ephemeral range, or, where that range starts too low to leave room below it, above
+// it.
+func portsOutsideEphemeral() (from, to int) {
+	lo, hi := ephemeralRange()
+	if lo-minPort >= 4096 || 65536-(hi+1) < 4096 {
+		return minPort, max(lo, minPort+4096)
+	}
+	return hi + 1, 65536
 }
 
 // waitReady polls probe until it succeeds, the process exits or the timeout passes.

@@ -8,7 +8,7 @@ import "time"
 type Options struct {
 	// Concurrency is how many groups (a FIFO queue's message groups, a stream's keys; of a
 	// standard queue, messages) are processed at once. Default DefaultConcurrency. A packing
-	// port (see NoPacking) runs at least idempotency.PackWidth.
+	// port (see NoPacking) runs at least PackWidth.
 	Concurrency int
 	// DeadlineMargin is the time before the invocation's deadline at which nothing more is
 	// started: what would start later is reported failed unprocessed, and is delivered again.
