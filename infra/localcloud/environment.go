@@ -50,6 +50,9 @@ func (c *Cloud) startEnv(ctx context.Context, p *pool, env *environment) error {
 		return err
 	}
 	api, err := freePort()
+	for err == nil && api == rie { // two picks at random can meet
+		api, err = freePort()
+	}
 	if err != nil {
 		return err
 	}

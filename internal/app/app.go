@@ -97,7 +97,7 @@ func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
 		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy,
 			Logger: d.Logger, Metrics: d.Metrics},
-		sqsbatch.Config{DeadLetter: dlq, MaxReceiveCount: cfg.MaxReceiveCount, Payloads: payloads})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: dlq}, MaxReceiveCount: cfg.MaxReceiveCount, Payloads: payloads})
 }
 
 // deadLetters is the consumer's dead-letter queue at url; with a payload bucket, a letter past
@@ -159,8 +159,8 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
-	return sqsbatch.NewFor(c, sqsbatch.Config{DeadlineMargin: notify.DefaultTimeout + 3*time.Second,
-		DeadLetter: dlq, Payloads: payloads})
+	return sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadlineMargin: notify.DefaultTimeout + 3*time.Second, DeadLetter: dlq},
+		Payloads: payloads})
 }
 
 // NewStatement returns the statement function's handler: the app table's stream and the
@@ -183,7 +183,7 @@ func NewStatement(cfg config.Consumer, d Deps) (Invoker, error) {
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{DeadLetter: dlq,
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq},
 		Replay: dynamodbbatch.ReplayConfig{Payloads: payloads, MaxReceiveCount: cfg.MaxReceiveCount}})
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)

@@ -66,7 +66,7 @@ type replayed[R any] struct {
 }
 
 // NewReplay returns the replay path of the stream port s of e (NewStream's arguments).
-func NewReplay[R any](e idempotency.Engine, cfg StreamConfig, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
+func NewReplay[R any](e idempotency.Engine, cfg Options, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
 	if e == nil {
 		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -35,28 +34,11 @@ func KeyedOn(decoder any) string {
 	return ""
 }
 
-// StreamConfig tunes a stream port's paths (NewStream, NewReplay): StreamPortConfig without
-// what is the port's own.
-type StreamConfig struct {
-	Concurrency    int
-	DeadlineMargin time.Duration
-	DeadLetter     DeadLetterer // nil: what can never succeed is reported failed
-	MaxAttempts    int
-	NoPacking      bool
-}
-
 // StreamPortConfig is the Config of every stream port (dynamodbbatch.Config and
 // kinesisbatch.Config are it, with their own Decoder D). The zero value works.
 type StreamPortConfig[D any] struct {
-	Concurrency    int           // keys processed at once; default DefaultConcurrency
-	DeadlineMargin time.Duration // no record starts later than this before the deadline; default 2s
-	// DeadLetter receives records that can never succeed (malformed, conflicting, or failed
-	// MaxAttempts times), which are then done with. Nil: they are reported failed, and Lambda
-	// retries them as the mapping's MaximumRetryAttempts and MaximumRecordAgeInSeconds say.
-	DeadLetter  DeadLetterer
-	MaxAttempts int  // failed attempts of a record before it is dead-lettered; default 5
-	NoPacking   bool // commit each record alone rather than the keys' next records together
-	Decoder     D    // what a record's event is; nil: the port's default (its record as the event)
+	Options   // the settings every port shares
+	Decoder D // what a record's event is; nil: the port's default (its record as the event)
 	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
 	// an operator redrives the stream's dead letters to be applied in their key's order.
 	Replay ReplayConfig
@@ -72,13 +54,11 @@ type StreamPort[R any] struct {
 // NewStreamPort returns the paths of a stream port configured by cfg, applying each record's
 // event with e; s.Decode and s.KeyedOn are the port's reading of cfg.Decoder.
 func NewStreamPort[R, D any](e idempotency.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
-	sc := StreamConfig{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
-		DeadLetter: cfg.DeadLetter, MaxAttempts: cfg.MaxAttempts, NoPacking: cfg.NoPacking}
-	port, err := NewStream(e, sc, s)
+	port, err := NewStream(e, cfg.Options, s)
 	if err != nil {
 		return nil, err
 	}
-	replay, err := NewReplay(e, sc, cfg.Replay, s)
+	replay, err := NewReplay(e, cfg.Options, cfg.Replay, s)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +79,7 @@ func (p *StreamPort[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (e
 // NewStream returns the Port of a stream applying each record's event with e: a permanent
 // decoding error is malformed (logged, counted, dead-lettered holding its key under
 // HoldGroup), any other fails the record.
-func NewStream[R any](e idempotency.Engine, cfg StreamConfig, s Stream[R]) (*Port[R], error) {
+func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
 	if e == nil {
 		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
 	}

@@ -51,7 +51,7 @@ func (h *dynamoHarness) Records(t *testing.T, msgs ...batchtest.Message) []event
 
 func (*dynamoHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
 	t.Helper()
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{DeadLetter: dl, NoPacking: opts.NoPacking,
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: dynamodbbatch.DecoderFunc(eventAttribute)})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,7 @@ func streamPort(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
 		Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
 		ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
 		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
-			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{DeadLetter: dl})
+			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

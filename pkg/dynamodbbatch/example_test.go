@@ -42,7 +42,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{
-		DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
+		Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -35,6 +35,9 @@ func (f DecoderFunc) Decode(ctx context.Context, rec events.DynamoDBEventRecord)
 // as Message makes it.
 type DeadLetterer = batch.DeadLetterer
 
+// Options is batch.Options, the settings every port's Config embeds.
+type Options = batch.Options
+
 // Config tunes a Processor: batch.StreamPortConfig with this port's Decoder. The zero value
 // works: Concurrency (keys at once) batch.DefaultConcurrency, DeadlineMargin 2s, MaxAttempts 5
 // (failed attempts before a record is dead-lettered), DeadLetter nil (what can never succeed is

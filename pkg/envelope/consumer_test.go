@@ -81,12 +81,12 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 			}), idempotency.Config{Name: "envelope-" + tc.name, Table: idem, CacheSize: -1,
 				Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 				sqsbatch.Config{Decoder: tc.d,
-					DeadLetter: sqsbatch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
+					Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
 						mu.Lock()
 						defer mu.Unlock()
 						reasons = append(reasons, reason)
 						return nil
-					})})
+					})}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -163,7 +163,7 @@ func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *
 			Decoder: envelope.Func(func(context.Context, events.SQSMessage) (cloudevent.Event, error) {
 				return cloudevent.Event{}, errors.New("schema registry: timeout")
 			}),
-			DeadLetter: sqsbatch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })})
+			Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func newRecovery(t *testing.T) *recovery {
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, idempotency.HandlerFunc(r.decide),
 		idempotency.Config{Name: r.consumer, Table: r.idem, Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

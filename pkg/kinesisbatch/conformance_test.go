@@ -31,7 +31,7 @@ func (h *kinesisHarness) Records(t *testing.T, msgs ...batchtest.Message) []even
 
 func (*kinesisHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
 	t.Helper()
-	p, err := kinesisbatch.New(e, kinesisbatch.Config{DeadLetter: dl, NoPacking: opts.NoPacking,
+	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)

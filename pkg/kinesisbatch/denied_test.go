@@ -28,7 +28,7 @@ func streamPort(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
 		ID:     func(r events.KinesisEventRecord) string { return r.EventID },
 		Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
 		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
-			p, err := kinesisbatch.New(c, kinesisbatch.Config{DeadLetter: dl})
+			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

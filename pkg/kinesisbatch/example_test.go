@@ -42,7 +42,7 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData),
-		DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
+		Options: kinesisbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_a
 			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 			p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
 				Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}},
-				sqsbatch.Config{DeadLetter: dl})
+				sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

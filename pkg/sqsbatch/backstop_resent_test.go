@@ -47,7 +47,7 @@ func TestBackstop_a_resend_applied_behind_its_blocker_leaves_nothing_held(t *tes
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount, MaxAttempts: 1})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r, MaxAttempts: 1}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}

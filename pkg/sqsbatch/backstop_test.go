@@ -46,7 +46,7 @@ func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testin
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
-		sqsbatch.Config{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 			records := testenv.CreateTable(t, r.db, "idem", false)
 			p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount})
+				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestProcessor_the_backstop_holds_messages_the_deadline_guard_never_started(
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}

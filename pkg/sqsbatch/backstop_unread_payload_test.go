@@ -38,7 +38,7 @@ func TestBackstop_a_message_whose_payload_is_never_read_holds_its_group_when_the
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount, Payloads: unreadable{"a/1": true}})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount, Payloads: unreadable{"a/1": true}})
 	if err != nil {
 		t.Fatal(err)
 	}

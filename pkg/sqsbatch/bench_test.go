@@ -140,7 +140,7 @@ func sideBySide() []variant {
 		{"floor-sequential", "msg", floorSequential},
 		{"engine-sequential", "msg", engineSequential(idempotency.Applied)},
 		{"floor-batch", "batch", floorBatch},
-		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{NoPacking: true}, -1, false)},
+		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, -1, false)},
 		{"engine-packed", "batch", engineBatches(sqsbatch.Config{}, -1, false)},
 		{"duplicate-sequential", "msg", engineSequential(idempotency.Duplicate)},
 		{"duplicate-batch", "batch", engineBatches(sqsbatch.Config{}, -1, true)},

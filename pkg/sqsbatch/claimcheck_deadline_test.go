@@ -38,7 +38,7 @@ func TestClaimCheck_a_slow_read_answers_within_the_deadline(t *testing.T) {
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false), Logger: quiet},
-		sqsbatch.Config{DeadLetter: r, Payloads: reader})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, Payloads: reader})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestClaimCheck_redriven_once_its_object_is_back_releases_its_group(t *testi
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	payloads := &missing{gone: map[string]bool{}}
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{DeadLetter: r, Payloads: payloads})
+		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, Payloads: payloads})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,8 +88,9 @@ func newLargeStack(t *testing.T) *largeStack {
 		t.Fatal(err)
 	}
 	s.applier = &outcomes{Engine: c}
-	s.consumer, err = sqsbatch.NewFor(s.applier, sqsbatch.Config{Payloads: reader, NoPacking: true, // packing would commit past outcomes.Apply
-		DeadLetter: deadletter.New(s.sqs, s.dlq)})
+	s.consumer, err = sqsbatch.NewFor(s.applier, sqsbatch.Config{Payloads: reader,
+		Options: sqsbatch.Options{NoPacking: true, // packing would commit past outcomes.Apply
+			DeadLetter: deadletter.New(s.sqs, s.dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,29 +43,20 @@ func (f MessageHandlerFunc) HandleMessage(ctx context.Context, msg events.SQSMes
 // DeadLetterer is batch.DeadLetterer, the one dead-letter sink of every port.
 type DeadLetterer = batch.DeadLetterer
 
+// Options is batch.Options, the settings every port's Config embeds.
+type Options = batch.Options
+
 // DeadLettererFunc is batch.DeadLettererFunc.
 type DeadLettererFunc = batch.DeadLettererFunc
 
 // Config tunes a Processor on an engine (NewFor, NewConsumer), which logs and counts with the
 // engine's Logger and Metrics. The zero value works.
 type Config struct {
-	// Concurrency is how many groups (of a standard queue: messages) are processed at once.
-	// Default 8. A packing Processor (see NoPacking) runs at least PackWidth.
-	Concurrency int
-	// DeadlineMargin is the time before the invocation's deadline at which the Processor
-	// stops starting messages: a message that would start later is reported failed
-	// unprocessed, and SQS redelivers it. It should exceed the longest time one message can
-	// take (a DynamoDB transaction with its retries, a dead-letter send), so that the batch
-	// answers before Lambda times it out as a whole. Default 2s.
-	DeadlineMargin time.Duration
-	// DeadLetter receives permanently failing messages, which are then acknowledged. When
-	// nil, they are reported as batch item failures and SQS's redrive policy moves them to
-	// the queue's dead-letter queue after maxReceiveCount receives.
-	DeadLetter DeadLetterer
-	// MaxAttempts is how many times a message's own processing may fail before the
-	// Processor dead-letters it (with the reason "failed N times: <last error>") and
-	// acknowledges it. Default DefaultMaxAttempts.
-	MaxAttempts int
+	// Options are the settings every port shares (batch.Options): Concurrency, DeadlineMargin,
+	// DeadLetter, MaxAttempts, NoPacking. Of a FIFO queue, Concurrency counts message groups
+	// (of a standard queue, messages); a DeadLetter of nil reports a message failed, for the
+	// queue's redrive policy to move after maxReceiveCount receives.
+	Options
 	// MaxReceiveCount is the source queue's redrive policy maxReceiveCount: after it SQS moves
 	// a message to the queue's dead-letter queue by itself (crashes, timeouts, out of memory:
 	// failures the engine cannot count). 0, the default, when unknown or when the queue has
@@ -75,13 +66,6 @@ type Config struct {
 	// group held too; the message's own commit releases the hold. On those receives only, it
 	// costs the hold's write and a second transaction (the first finds the group held). Set it from the same value as the queue's (a template test can check).
 	MaxReceiveCount int
-	// NoPacking turns off multi-message transactions. By default a Processor built by NewFor
-	// or NewConsumer on an engine that packs (an *idempotency.Consumer) commits the messages its workers are applying
-	// at the same moment (the next message of several groups; of a standard queue, any
-	// messages) in shared TransactWriteItems calls when their items are disjoint and fit
-	// DynamoDB's limits (see idempotency.Pack), and then runs up to max(Concurrency, PackWidth)
-	// groups at once. Outcomes, records, logs and metrics stay per message either way.
-	NoPacking bool
 	// Decoder turns each message into its event; default envelope.CloudEvents. A decoder
 	// with a Validate method is validated by Validate.
 	Decoder Decoder
@@ -127,7 +111,7 @@ type HandlerConfig struct {
 
 // Validate reports every problem of c, joined. Zero fields are valid: they take defaults.
 func (c HandlerConfig) Validate() error {
-	return Config{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}.Validate()
+	return Config{Options: Options{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}}.Validate()
 }
 
 // settings are what every Processor runs with (batch.New applies the defaults of zero ones).

@@ -27,7 +27,7 @@ func (h sqsHarness) Records(_ *testing.T, msgs ...batchtest.Message) []events.SQ
 
 func (sqsHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.SQSMessage] {
 	t.Helper()
-	p, err := sqsbatch.NewFor(e, sqsbatch.Config{DeadLetter: dl, NoPacking: opts.NoPacking})
+	p, err := sqsbatch.NewFor(e, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking}})
 	if err != nil {
 		t.Fatal(err)
 	}

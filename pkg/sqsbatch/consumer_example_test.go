@@ -43,7 +43,7 @@ func ExampleNewConsumer() {
 	})
 	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), orders,
 		idempotency.Config{Name: "customer-spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
-		sqsbatch.Config{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -35,7 +35,7 @@ func TestDeadLetter_a_slow_send_answers_within_the_deadline(t *testing.T) {
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false), Logger: quiet},
-		sqsbatch.Config{DeadLetter: deadletter.New(slow, aws.ToString(out.QueueUrl))})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(slow, aws.ToString(out.QueueUrl))}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,7 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := sqsbatch.NewFor(c, sqsbatch.Config{DeadLetter: s.r})
+			p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: s.r}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -54,7 +54,7 @@ func newDeniedStack(t *testing.T, maxReceiveCount int) *deniedStack {
 	s.logs, s.emf = logs, emf
 	s.p, err = sqsbatch.NewConsumer(db, s.r, idempotency.Config{Name: "ledger", Table: s.records, Logger: logger, Metrics: recorder,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{DeadLetter: deadletter.New(sqsc, s.dlq), Payloads: reader, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqsc, s.dlq)}, Payloads: reader, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestProcessor_a_dead_letter_names_the_decoded_event_id(t *testing.T) {
 	dlq := aws.ToString(out.QueueUrl)
 	r := newRedrive(t)
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false)},
-		sqsbatch.Config{DeadLetter: deadletter.New(c, dlq), Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c, dlq)}, Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

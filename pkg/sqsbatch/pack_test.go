@@ -29,7 +29,7 @@ func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) 
 	}{
 		{"packed", sqsbatch.Config{}, false, 1},
 		{"standard queue, packed", sqsbatch.Config{}, true, 1},
-		{"opted out", sqsbatch.Config{NoPacking: true}, false, 10},
+		{"opted out", sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, false, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPackEnv(t)

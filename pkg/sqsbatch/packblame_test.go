@@ -65,7 +65,7 @@ func (d *blameDeadLetters) DeadLetter(_ context.Context, msg events.SQSMessage, 
 func TestPacking_a_pack_mates_throttled_item_fails_only_that_message(t *testing.T) {
 	e := newPackEnv(t, dynamodb.WithAPIOptions(throttleItem("#hot")))
 	dead := &blameDeadLetters{}
-	p := e.processor(t, sqsbatch.Config{MaxAttempts: 2, DeadLetter: dead}, func(c *idempotency.Config) {
+	p := e.processor(t, sqsbatch.Config{Options: sqsbatch.Options{MaxAttempts: 2, DeadLetter: dead}}, func(c *idempotency.Config) {
 		c.Retry = idempotency.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 	})
 	batch := e.batch(t, "hot/1 t.add hot 1", "a/1 t.add a 1", "b/1 t.add b 1")

@@ -45,7 +45,7 @@ func TestProcessor_counts_a_panicking_message_as_a_failed_attempt(t *testing.T) 
 	h := &panicking{redrive: r, panics: map[string]int{r.eventID(t, "a/1"): 0}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
-		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{DeadLetter: r})
+		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -487,7 +487,7 @@ func TestNew_reports_every_config_problem(t *testing.T) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
 	}
-	err = sqsbatch.Config{MaxReceiveCount: sqsbatch.BackstopReceives, MaxAttempts: -1}.Validate()
+	err = sqsbatch.Config{MaxReceiveCount: sqsbatch.BackstopReceives, Options: sqsbatch.Options{MaxAttempts: -1}}.Validate()
 	for _, want := range []string{"MaxReceiveCount", "MaxAttempts"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)

@@ -270,7 +270,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 // A configured limit replaces the default.
 func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{MaxAttempts: 2}, idempotency.GoOn)
+	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{Options: sqsbatch.Options{MaxAttempts: 2}}, idempotency.GoOn)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2")
 	if n := q.drain(t, p); n != 2 {
 		t.Errorf("drained in %d batches; want 2 (two own failures)", n)

@@ -26,7 +26,7 @@ func TestProcessor_a_failing_message_under_throttling_answers_within_the_deadlin
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	retry := idempotency.Retry{MaxAttempts: 6}
 	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
-		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: retry}, sqsbatch.Config{DeadLetter: r})
+		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: retry}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}})
 	if err != nil {
 		t.Fatal(err)
 	}

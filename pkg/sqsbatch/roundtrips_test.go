@@ -29,7 +29,7 @@ func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *test
 	table := testenv.CreateTable(t, r.db, "idem", false)
 	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: table,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
-		sqsbatch.Config{DeadLetter: r, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}

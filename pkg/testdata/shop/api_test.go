@@ -82,7 +82,7 @@ var (
 	_ idempotency.Engine                                                                                          = (*idempotency.LeasedConsumer)(nil)
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
 	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
-	_                                                                                                             = sqsbatch.Config{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxAttempts: 0, MaxReceiveCount: 0, NoPacking: false, Decoder: nil, Payloads: nil}
+	_                                                                                                             = sqsbatch.Config{Options: sqsbatch.Options{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxAttempts: 0, NoPacking: false}, MaxReceiveCount: 0, Decoder: nil, Payloads: nil}
 	_                                                                                                             = sqsbatch.HandlerConfig{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}
 
 	// deadletter

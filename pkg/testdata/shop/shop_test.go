@@ -92,7 +92,7 @@ func TestSpend_consumer_applies_each_order_once_through_SQS_batches(t *testing.T
 	p, err := sqsbatch.NewConsumer(l.db, shop.Handler(l.table),
 		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1, // the redelivery reaches DynamoDB
 			Metrics: metrics.NewEMF(&emf, "shop", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
-		sqsbatch.Config{DeadLetter: deadletter.New(l.sqs, dlq)})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(l.sqs, dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func main() {
 	}
 	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), shop.Handler(os.Getenv("TABLE")),
 		idempotency.Config{Name: "spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
-		sqsbatch.Config{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))})
+		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}
