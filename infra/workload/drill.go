@@ -292,16 +292,19 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 		if err != nil {
 			return err
 		}
+		again := false // a letter discarded this round: look once more, whatever the time
 		for _, p := range st.poisons {
 			if id, ok := back[p.account]; ok {
 				if err := r.discard(ctx, st, consumer, dlq, p, id); err != nil {
 					return err
 				}
 				st.requeued++
-				left = "the skipped letter of " + p.account + " discarded"
+				again = true
 			}
 		}
-		if left, done := drillRecovered(left, unseen, st); done {
+		if left, done := drillRecovered(left, unseen, st); again {
+			continue
+		} else if done {
 			return nil
 		} else if time.Now().After(deadline) {
 			return fmt.Errorf("drill: not recovered after %d redrives in %s: %s", st.rounds, r.cfg.DrainTimeout, left)
