@@ -2,7 +2,10 @@ package localcloud
 
 import (
 	"net"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -40,9 +43,27 @@ func TestFreePort_is_below_the_ephemeral_range_and_free(t *testing.T) {
 	_ = l.Close()
 }
 
-func TestEphemeralRange_reads_the_kernels_setting(t *testing.T) {
-	lo, hi := ephemeralRange()
-	if lo <= 0 || hi < lo || hi > 65535 {
-		t.Fatalf("ephemeral range [%d, %d]; want a range of ports", lo, hi)
+func TestPortRange_reads_the_kernels_setting_and_falls_back_to_linuxs_default(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, text string
+		lo, hi     int
+	}{
+		{"as the kernel writes it", "20000\t30000\n", 20000, 30000},
+		{"spaces", "  1024 65535 ", 1024, 65535},
+		{"reversed", "30000\t20000\n", 32768, 60999},
+		{"past the last port", "20000\t70000\n", 32768, 60999},
+		{"one number", "20000\n", 32768, 60999},
+	} {
+		f := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
+		if err := os.WriteFile(f, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if lo, hi := portRange(f); lo != c.lo || hi != c.hi {
+			t.Errorf("%s (%q): [%d, %d]; want [%d, %d]", c.name, c.text, lo, hi, c.lo, c.hi)
+		}
+	}
+	if lo, hi := portRange(filepath.Join(dir, "missing")); lo != 32768 || hi != 60999 {
+		t.Errorf("no file: [%d, %d]; want Linux's default [32768, 60999]", lo, hi)
 	}
 }

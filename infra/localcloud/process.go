@@ -79,8 +79,12 @@ const minPort = 10000
 
 // ephemeralRange is the kernel's range of ports for client sockets and binds to port 0
 // (net.ipv4.ip_local_port_range), Linux's default when it cannot be read.
-func ephemeralRange() (lo, hi int) {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+func ephemeralRange() (lo, hi int) { return portRange("/proc/sys/net/ipv4/ip_local_port_range") }
+
+// portRange reads a range of ports as ip_local_port_range gives it ("32768\t60999"), Linux's
+// default when the file cannot be read or says something else.
+func portRange(file string) (lo, hi int) {
+	b, err := os.ReadFile(file)
 	if err == nil {
 		if f := strings.Fields(string(b)); len(f) == 2 {
 			l, err1 := strconv.Atoi(f[0])

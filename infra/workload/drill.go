@@ -302,11 +302,14 @@ func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admi
 				again = true
 			}
 		}
-		if left, done := drillRecovered(left, unseen, st); again {
+		if again {
 			continue
-		} else if done {
+		}
+		left, done := drillRecovered(left, unseen, st)
+		if done {
 			return nil
-		} else if time.Now().After(deadline) {
+		}
+		if time.Now().After(deadline) {
 			return fmt.Errorf("drill: not recovered after %d redrives in %s: %s", st.rounds, r.cfg.DrainTimeout, left)
 		}
 	}
