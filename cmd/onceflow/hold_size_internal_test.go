@@ -44,7 +44,7 @@ func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_b
 // 400 KB takes (some 2,130 of them), written five hundred at a time. Where DynamoDB refuses
 // the item's size first, it fills the item to the last entry that fits. It returns how many
 // the hold lists.
-func fillHold(t *testing.T, e idempotency.Engine, group string, past int) int {
+func fillHold(t *testing.T, e *idempotency.Consumer, group string, past int) int {
 	t.Helper()
 	id := func(kind string, i int) string { return fmt.Sprintf("%08d-%s-4b2a-9e1f-%012d", i, kind, i) } // 36 characters
 	if err := e.HoldGroup(t.Context(), group, idempotency.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {

@@ -21,7 +21,7 @@ type Queued struct {
 	ReceiveCount int    // ApproximateReceiveCount
 }
 
-// Backstop holds, under e's HoldGroup policy and before a batch runs, the group of every
+// Backstop holds (Engine.HoldAhead), under e's HoldGroup policy and before a batch runs, the group of every
 // message on its last BackstopReceives receives before the queue's maxReceiveCount, naming it
 // and every later message of its group in the batch, in batch order: should these receives
 // crash or time out too, the queue moves the message to its dead-letter queue by itself, with
@@ -32,7 +32,7 @@ type Queued struct {
 // and the messages handled as usual: they may succeed, and refusing them would move them
 // unheld. maxReceiveCount 0 (unknown, or no redrive policy) holds nothing.
 func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, msgs []Queued) map[int]bool {
-	if maxReceiveCount == 0 || !e.HoldsGroups() {
+	if maxReceiveCount == 0 {
 		return nil
 	}
 	var order []string
@@ -54,13 +54,18 @@ func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, ms
 	for _, g := range order {
 		list := make([]idempotency.Held, len(groups[g]))
 		for n, i := range groups[g] {
-			held[i] = true
 			list[n].MessageID = msgs[i].OriginID
 		}
 		first := msgs[groups[g][0]]
 		list[0].Reason = fmt.Sprintf("received %d times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
 			first.ReceiveCount, maxReceiveCount)
-		err := e.HoldMessages(ctx, g, list)
+		holds, err := e.HoldAhead(ctx, g, list)
+		if !holds {
+			return nil // the consumer holds no groups (GoOn)
+		}
+		for _, i := range groups[g] {
+			held[i] = true
+		}
 		if denial, ok := idempotency.Denied(err); ok {
 			idempotency.LogDenied(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",
 				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageID), slog.String("group", g),

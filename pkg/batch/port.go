@@ -3,18 +3,21 @@ package batch
 import (
 	"context"
 	"errors"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // Port runs the records of one Lambda event of type R through a Runner and, when it has one,
-// an Applier: a port (package sqsbatch, dynamodbbatch, kinesisbatch) is a Port and the mapping
+// an engine (one idempotency.Batch per run): a port (package sqsbatch, dynamodbbatch, kinesisbatch) is a Port and the mapping
 // of its outcomes to its response. It is safe for concurrent use.
 type Port[R any] struct {
 	runner *Runner
-	app    *Applier // nil: Handle runs without an engine
+	engine idempotency.Engine // nil: Handle runs without an engine
+	rules  idempotency.Rules
 	// Item maps a record to what the core sees of it.
 	item func(R) Item
-	// handle handles one record; s is nil without an Applier.
-	handle func(ctx context.Context, s *Session, rec R) error
+	// handle handles one record; b is nil without an engine.
+	handle func(ctx context.Context, b idempotency.Batch, rec R) error
 	// deadLetter moves a record aside with its reason; nil: a permanent failure fails it.
 	deadLetter func(ctx context.Context, rec R, reason error) error
 }
@@ -22,9 +25,10 @@ type Port[R any] struct {
 // PortConfig builds a Port.
 type PortConfig[R any] struct {
 	Runner     *Runner
-	Applier    *Applier // optional
+	Engine     idempotency.Engine // optional: Handle is then given each run's Batch
+	Rules      idempotency.Rules  // the engine's rules of this port
 	Item       func(R) Item
-	Handle     func(ctx context.Context, s *Session, rec R) error
+	Handle     func(ctx context.Context, b idempotency.Batch, rec R) error
 	DeadLetter func(ctx context.Context, rec R, reason error) error // optional
 }
 
@@ -33,7 +37,10 @@ func NewPort[R any](cfg PortConfig[R]) (*Port[R], error) {
 	if cfg.Runner == nil || cfg.Item == nil || cfg.Handle == nil {
 		return nil, errors.New("batch: a Port needs a Runner, Item and Handle")
 	}
-	return &Port[R]{runner: cfg.Runner, app: cfg.Applier, item: cfg.Item, handle: cfg.Handle, deadLetter: cfg.DeadLetter}, nil
+	if err := cfg.Rules.Validate(); err != nil {
+		return nil, err
+	}
+	return &Port[R]{runner: cfg.Runner, engine: cfg.Engine, rules: cfg.Rules, item: cfg.Item, handle: cfg.Handle, deadLetter: cfg.DeadLetter}, nil
 }
 
 // Run handles recs and returns each one's outcome, then flushes the metrics.
@@ -44,17 +51,26 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 		items[i] = p.item(r)
 	}
 	w := work{Items: items}
-	var s *Session
-	if p.app != nil {
-		w.Workers = p.runner.workers(len(groupsOf(items)), p.app.least())
-		s = p.app.begin(w.Workers)
-		w.Done = func() { s.leave(ctx) }
+	var b idempotency.Batch
+	if p.engine != nil {
+		w.Workers = p.runner.workers(len(groupsOf(items)), p.least())
+		b = p.engine.Begin(w.Workers, p.rules)
+		w.Done = func() { b.Leave(ctx) }
 	}
-	w.Handle = func(ctx context.Context, i int) error { return p.handle(ctx, s, recs[i]) }
+	w.Handle = func(ctx context.Context, i int) error { return p.handle(ctx, b, recs[i]) }
 	if p.deadLetter != nil {
 		w.DeadLetter = func(ctx context.Context, i int, reason error) error { return p.deadLetter(ctx, recs[i], reason) }
 	}
 	return p.runner.run(ctx, w)
+}
+
+// least is the fewest workers a batch should run: PackWidth when the engine packs, so that a
+// batch's groups share commits, else 0.
+func (p *Port[R]) least() int {
+	if !p.rules.NoPacking && p.engine.Packs() {
+		return PackWidth
+	}
+	return 0
 }
 
 // FirstFailed is the index of the first record, in batch order, not acknowledged; -1 when

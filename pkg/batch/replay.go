@@ -77,8 +77,7 @@ func NewReplay[R any](e idempotency.Engine, cfg Options, rc ReplayConfig, s Stre
 		return nil, fmt.Errorf("%s config: the replay queue's MaxReceiveCount is %d; want its maxReceiveCount, above %d, or 0 when it has none",
 			s.Name, rc.MaxReceiveCount, BackstopReceives)
 	}
-	a, err := NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
-	if err != nil {
+	if err := cfg.Rules().Validate(); err != nil {
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
 	r, err := New(Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin, Logger: e.Logger(), Metrics: e.Metrics()})
@@ -86,7 +85,7 @@ func NewReplay[R any](e idempotency.Engine, cfg Options, rc ReplayConfig, s Stre
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
 	rp := &Replay[R]{e: e, s: s, cfg: rc, margin: r.cfg.DeadlineMargin}
-	pc := PortConfig[*replayed[R]]{Runner: r, Applier: a, Item: replayItem[R], Handle: rp.handle}
+	pc := PortConfig[*replayed[R]]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: replayItem[R], Handle: rp.handle}
 	if dl := cfg.DeadLetter; dl != nil {
 		pc.DeadLetter = func(ctx context.Context, m *replayed[R], reason error) error {
 			return dl.DeadLetter(ctx, rp.letter(m), reason)
@@ -129,18 +128,18 @@ func replayItem[R any](m *replayed[R]) Item {
 
 // handle reads the message's record (through the claim check when it is one), decodes it as
 // the stream's, and applies it as delivered again by the stream, its Origin the record's id.
-func (rp *Replay[R]) handle(ctx context.Context, ss *Session, m *replayed[R]) error {
+func (rp *Replay[R]) handle(ctx context.Context, b idempotency.Batch, m *replayed[R]) error {
 	received, _ := strconv.Atoi(m.msg.Attributes["ApproximateReceiveCount"])
 	d := idempotency.Delivery{MessageID: m.msg.MessageId, ReceiveCount: received, Group: rp.queued(m.msg).Group,
 		Origin: originOf(m.msg), HoldWritten: m.held, Body: m.msg.Body}
 	body, err := rp.body(ctx, m.msg)
 	if err != nil {
-		return ss.Hold(ctx, d, cloudevent.Event{}, err)
+		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
 	if err := json.Unmarshal([]byte(body), &m.rec); err != nil || rp.s.Item(m.rec).ID == "" {
 		err = idempotency.Permanent(fmt.Errorf("replayed message %s is not a %s record: %v", m.msg.MessageId, rp.s.Name, errOr(err, "it has no id")))
 		malformed(ctx, rp.e, m.msg.MessageId, err)
-		return ss.Hold(ctx, d, cloudevent.Event{}, err)
+		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
 	m.decoded = true
 	sd := rp.s.Delivery(m.rec)
@@ -148,7 +147,7 @@ func (rp *Replay[R]) handle(ctx context.Context, ss *Session, m *replayed[R]) er
 	// the engine takes a delivery with an Origin for a redrive: its record read first, its
 	// held entry recognised rather than held behind again.
 	d.SequenceNumber, d.Group, d.Origin = sd.SequenceNumber, sd.Group, sd.MessageID
-	return rp.s.apply(ctx, rp.e, ss, m.rec, d)
+	return rp.s.apply(ctx, rp.e, b, m.rec, d)
 }
 
 // body is the message's record JSON: its body, or the payload its claim check points to.

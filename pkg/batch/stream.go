@@ -86,8 +86,7 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 	if s.Item == nil || s.Delivery == nil || s.Decode == nil || s.Message == nil {
 		return nil, errors.New("batch: a Stream needs Item, Delivery, Decode and Message")
 	}
-	a, err := NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
-	if err != nil {
+	if err := cfg.Rules().Validate(); err != nil {
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
 	r, err := New(Config{Concurrency: cfg.Concurrency, DeadlineMargin: cfg.DeadlineMargin,
@@ -95,8 +94,8 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 	if err != nil {
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
-	pc := PortConfig[R]{Runner: r, Applier: a, Item: s.Item, Handle: func(ctx context.Context, ss *Session, rec R) error {
-		return s.handle(ctx, e, ss, rec)
+	pc := PortConfig[R]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: s.Item, Handle: func(ctx context.Context, b idempotency.Batch, rec R) error {
+		return s.apply(ctx, e, b, rec, s.Delivery(rec))
 	}}
 	if dl := cfg.DeadLetter; dl != nil {
 		pc.DeadLetter = func(ctx context.Context, rec R, reason error) error {
@@ -106,24 +105,20 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 	return NewPort(pc)
 }
 
-func (s Stream[R]) handle(ctx context.Context, e idempotency.Engine, ss *Session, rec R) error {
-	return s.apply(ctx, e, ss, rec, s.Delivery(rec))
-}
-
 // apply decodes rec and applies its event, delivered as d: from the stream, or replayed from
 // the consumer's replay queue.
-func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, ss *Session, rec R, d idempotency.Delivery) error {
+func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, b idempotency.Batch, rec R, d idempotency.Delivery) error {
 	ev, err := s.Decode(ctx, rec)
 	if err != nil && !idempotency.IsPermanent(err) {
 		return fmt.Errorf("decode record %s: %w", d.MessageID, err)
 	}
 	if err != nil {
 		malformed(ctx, e, d.MessageID, err)
-		return ss.Hold(ctx, d, cloudevent.Event{}, err)
+		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
 	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
 	// a stream letter's body (the record) shows neither.
-	return deadletter.WithEvent(idempotency.NameKey(ss.Apply(ctx, ev, d), s.KeyedOn), ev)
+	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), s.KeyedOn), ev)
 }
 
 // malformed logs and counts a record (or a replayed letter) that can never be decoded.

@@ -29,7 +29,7 @@ type Delivery struct {
 	// held under its first id, is recognised when it comes back redriven.
 	Origin string
 	// HoldWritten says the port held Group naming this message before applying it
-	// (Engine.HoldMessages; sqsbatch does on a message's last receives before the queue's
+	// (Engine.HoldAhead; sqsbatch does on a message's last receives before the queue's
 	// maxReceiveCount): the event is then never answered from the cache, so that its commit,
 	// or its answer from its record, takes it off the hold. A redrive (Origin) is not either.
 	HoldWritten bool

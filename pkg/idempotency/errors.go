@@ -113,7 +113,7 @@ var ErrDecided = errors.New("event decided already")
 
 // DecidedError reports an event its consumer has decided already (applied, rejected or
 // discarded, with the same payload), found where it would otherwise be counted as failed,
-// held or dead-lettered (Engine.CountMessageFailure, Engine.HoldGroup, Admin.Discard): it is
+// held or dead-lettered (Consumer.CountMessageFailure, Consumer.HoldGroup, Admin.Discard): it is
 // answered from its record instead, as a duplicate, whatever its handler says of it now. A
 // port acknowledges the message.
 type DecidedError struct {

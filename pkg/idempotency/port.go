@@ -2,6 +2,7 @@ package idempotency
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -9,49 +10,92 @@ import (
 )
 
 // Engine is the contract between a port (a source of events: an SQS queue, a DynamoDB stream,
-// a Kinesis stream) and a consumer: everything a port may ask of the engine, so that a port
-// written anywhere, given an Engine, gets every feature: applying an event, counting a
-// delivery's failed attempts, holding an ordered group behind a dead letter (and before a
-// delivery the transport may move by itself), committing concurrent events together, and the
-// consumer's own logger and metrics. *Consumer and *LeasedConsumer implement it; a port takes
-// an Engine, so a type that lacks a feature is refused when the port is built (by the
-// compiler). Every method is safe for concurrent use.
+// a Kinesis stream, one of your own) and a consumer. A port begins a batch, and for each of
+// its deliveries calls Batch.Apply (or Batch.Fail, when it could not make an event of it) and
+// does what the answer says: acknowledge it (nil), deliver it again (an error), or dead-letter
+// it (a permanent error, IsPermanent). Everything else is the engine's: counting a delivery's
+// failed attempts and turning them permanent at Rules.MaxAttempts, holding an ordered group
+// behind what is dead-lettered (under Config.AfterDeadLetter), answering an event decided
+// already from its record, recovering a handler's panic, and committing the events of a
+// batch's workers together. *Consumer and *LeasedConsumer implement it. Every method is safe
+// for concurrent use.
 type Engine interface {
-	// Name is the consumer name.
+	// Name is the consumer's name.
 	Name() string
-	// Apply applies one event, delivered as d, exactly once (see Consumer.Apply).
-	Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error)
-	// CountMessageFailure counts one failed attempt of event ev carried by delivery d and
-	// returns how many this delivery (d.MessageID: an SQS message id, a stream record's id)
-	// has had: a port dead-letters the delivery once the count reaches its limit. An event
-	// decided already is not counted: a *DecidedError (ErrDecided), and the port acknowledges
-	// the delivery.
-	CountMessageFailure(ctx context.Context, ev cloudevent.Event, d Delivery, cause error) (int, error)
-	// MessageFailures returns the failed attempts counted for the delivery, and the last one's
-	// error.
-	MessageFailures(ctx context.Context, eventID, messageID string) (int, string, error)
-	// HoldGroup holds group behind a delivery about to be dead-lettered for reason (held:
-	// its event id and payload hash, when it was decoded, and Delivery.OriginID), under the
-	// consumer's AfterDeadLetter policy; it does nothing under GoOn. An event decided already
-	// is neither held nor to be dead-lettered: a *DecidedError (ErrDecided), and the port
-	// acknowledges the delivery. A message an operator skipped is not held: a *SkippedError
-	// (ErrSkipped), and the port dead-letters it with that reason.
-	HoldGroup(ctx context.Context, group string, held Held, reason error) error
-	// HoldMessages holds group behind each of held in order, under the AfterDeadLetter policy
-	// (a port's backstop before the transport may move them by itself); a message on the list
-	// already keeps its place.
-	HoldMessages(ctx context.Context, group string, held []Held) error
-	// HoldsGroups reports whether the policy is HoldGroup.
-	HoldsGroups() bool
-	// Packs reports whether a Pack of this consumer shares commits (a Consumer's does; a
-	// LeasedConsumer's applies each event alone: its lease and completion are two writes).
+	// Begin starts one batch whose deliveries workers goroutines apply, each calling
+	// Batch.Leave once it applies nothing more.
+	Begin(workers int, r Rules) Batch
+	// Packs reports whether a batch's workers share commits (a Consumer's do; a
+	// LeasedConsumer applies each event alone): a port then runs at least as many workers as
+	// the batch has groups, up to PackWidth, so that their next events commit together.
 	Packs() bool
-	// NewPack returns a pack for members goroutines applying the events of one batch.
-	NewPack(members int) *Pack
-	// Logger is where the consumer logs; a port logs there too.
+	// HoldAhead holds group, in order, behind deliveries the transport may move aside by
+	// itself before they are handled (an SQS queue's messages on their last receives before
+	// its maxReceiveCount), each known by its Delivery.OriginID; one on the list already
+	// keeps its place, and each delivery's commit takes it off. It reports false, writing
+	// nothing, when the consumer holds no groups (GoOn): the deliveries are then not listed.
+	HoldAhead(ctx context.Context, group string, held []Held) (bool, error)
+	// Logger is where the consumer logs (Config.Logger); a port logs there too.
 	Logger() *slog.Logger
-	// Metrics is the consumer's recorder; a port counts there too and flushes it after a batch.
+	// Metrics is the consumer's recorder (Config.Metrics); a port counts there too and
+	// flushes it after a batch.
 	Metrics() metrics.Recorder
+}
+
+// Batch is one batch's use of an Engine, by the workers that apply its deliveries.
+type Batch interface {
+	// Apply applies ev delivered as d and returns what the port does with the delivery: nil
+	// (acknowledge it: applied, a duplicate, rejected, or decided already), a transient error
+	// (deliver it again), or a permanent one (IsPermanent: dead-letter it with the error as
+	// its reason, its group held first under the consumer's policy; a delivery refused
+	// because its group is held, ErrHeld, holds nothing more). A worker applies one event at
+	// a time.
+	Apply(ctx context.Context, ev cloudevent.Event, d Delivery) error
+	// Fail reports a delivery the port could not apply, for err (its payload could not be
+	// read, its body is not an event: a permanent error, such as a *cloudevent.MalformedError,
+	// when it never will be); ev is its event when it was decoded, else zero. It returns
+	// what the port does with it, as Apply does: a permanent err holds d's group first, a
+	// transient one is returned as it is, and is not counted.
+	Fail(ctx context.Context, d Delivery, ev cloudevent.Event, err error) error
+	// Leave says one worker applies nothing more in this batch.
+	Leave(ctx context.Context)
+}
+
+// Rules say how the engine treats the failures of one port's deliveries. The zero value is
+// the default.
+type Rules struct {
+	// MaxAttempts is how many failed attempts of one delivery make it permanent ("failed N
+	// times: <last error>"). 0 means DefaultMaxAttempts.
+	MaxAttempts int
+	// NoPacking applies each event alone, its commit its own, even on an engine that packs
+	// (Engine.Packs). Set it when Apply is decorated: a shared commit would pass the
+	// decorator by.
+	NoPacking bool
+}
+
+// Defaults of Rules and of a packing port.
+const (
+	DefaultMaxAttempts = 5
+	// PackWidth is how many groups a port on an engine that packs runs at once when its
+	// concurrency is lower: the records of one SQS FIFO batch (at most 10) then share one
+	// transaction.
+	PackWidth = 10
+)
+
+// Validate reports what is wrong with r.
+func (r Rules) Validate() error {
+	if r.MaxAttempts < 0 {
+		return fmt.Errorf("MaxAttempts is %d; want 1 or more (0 means %d)", r.MaxAttempts, DefaultMaxAttempts)
+	}
+	return nil
+}
+
+// maxAttempts is r.MaxAttempts, or its default.
+func (r Rules) maxAttempts() int {
+	if r.MaxAttempts <= 0 {
+		return DefaultMaxAttempts
+	}
+	return r.MaxAttempts
 }
 
 var (
@@ -65,11 +109,25 @@ func (c *core) Logger() *slog.Logger { return c.cfg.Logger }
 // Metrics is the consumer's recorder (Config.Metrics).
 func (c *core) Metrics() metrics.Recorder { return c.cfg.Metrics }
 
-// Packs reports true: a Consumer's packs share TransactWriteItems calls.
+// HoldAhead is Engine.HoldAhead: HoldMessages, when the consumer holds groups.
+func (c *core) HoldAhead(ctx context.Context, group string, held []Held) (bool, error) {
+	if !c.HoldsGroups() || group == "" || len(held) == 0 {
+		return false, nil
+	}
+	return true, c.HoldMessages(ctx, group, held)
+}
+
+// Packs reports true: a Consumer's batches share TransactWriteItems calls.
 func (c *Consumer) Packs() bool { return true }
 
-// Packs reports false: a LeasedConsumer's pack applies each event alone.
+// Packs reports false: a LeasedConsumer applies each event alone.
 func (c *LeasedConsumer) Packs() bool { return false }
 
 // NewPack returns a pack whose members apply events one at a time, each alone.
 func (c *LeasedConsumer) NewPack(int) *Pack { return &Pack{alone: c} }
+
+// Begin starts a batch of c's (Engine.Begin): its workers' commits packed unless r.NoPacking.
+func (c *Consumer) Begin(workers int, r Rules) Batch { return c.begin(c, workers, r) }
+
+// Begin starts a batch of c's (Engine.Begin): each event applied alone.
+func (c *LeasedConsumer) Begin(workers int, r Rules) Batch { return c.begin(c, workers, r) }

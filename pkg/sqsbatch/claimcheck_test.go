@@ -3,7 +3,6 @@ package sqsbatch_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -29,19 +28,34 @@ import (
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
-// outcomes is an engine that keeps the outcome of every event it applies.
+// outcomes keeps the outcome of every event the consumer applies, from its log line
+// ("message <outcome>", with eventId and outcome).
 type outcomes struct {
-	idempotency.Engine
 	mu  sync.Mutex
 	got []string // "<event id>:<outcome>"
 }
 
-func (o *outcomes) Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error) {
-	res, err := o.Engine.Apply(ctx, ev, d)
-	o.mu.Lock()
-	o.got = append(o.got, ev.ID+":"+string(res.Outcome))
-	o.mu.Unlock()
-	return res, err
+func (o *outcomes) Enabled(context.Context, slog.Level) bool { return true }
+func (o *outcomes) WithAttrs([]slog.Attr) slog.Handler       { return o }
+func (o *outcomes) WithGroup(string) slog.Handler            { return o }
+
+func (o *outcomes) Handle(_ context.Context, r slog.Record) error {
+	var id, outcome string
+	r.Attrs(func(a slog.Attr) bool {
+		switch a.Key {
+		case "eventId":
+			id = a.Value.String()
+		case "outcome":
+			outcome = a.Value.String()
+		}
+		return true
+	})
+	if outcome != "" && r.Message == "message "+outcome {
+		o.mu.Lock()
+		o.got = append(o.got, id+":"+outcome)
+		o.mu.Unlock()
+	}
+	return nil
 }
 
 func (o *outcomes) take() []string {
@@ -77,9 +91,9 @@ func newLargeStack(t *testing.T) *largeStack {
 		return idempotency.Effect{idempotency.Update(s.app, map[string]string{"pk": "BLOBS", "sk": "total"},
 			expression.Add(expression.Name("bytes"), expression.Value(len(d.Blob))))}, nil
 	})
-	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	s.applier = &outcomes{}
 	c, err := idempotency.New(s.db, router, idempotency.Config{Name: "blobs", Table: testkit.IdempotencyTable(t, s.db),
-		CacheSize: -1, Logger: quiet}) // every redelivery reaches DynamoDB's condition
+		CacheSize: -1, Logger: slog.New(s.applier)}) // every redelivery reaches DynamoDB's condition
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,9 +101,8 @@ func newLargeStack(t *testing.T) *largeStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.applier = &outcomes{Engine: c}
-	s.consumer, err = sqsbatch.NewFor(s.applier, sqsbatch.Config{Payloads: reader,
-		Options: sqsbatch.Options{NoPacking: true, // packing would commit past outcomes.Apply
+	s.consumer, err = sqsbatch.NewFor(c, sqsbatch.Config{Payloads: reader,
+		Options: sqsbatch.Options{NoPacking: true, // each event's log line as it commits
 			DeadLetter: deadletter.New(s.sqs, s.dlq)}})
 	if err != nil {
 		t.Fatal(err)

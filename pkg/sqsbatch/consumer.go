@@ -46,17 +46,13 @@ func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a, err := batch.NewApplier(e, cfg.MaxAttempts, cfg.NoPacking)
-	if err != nil {
-		return nil, fmt.Errorf("sqsbatch config: %w", err)
-	}
 	d := cfg.withDefaults()
 	if d.Decoder == nil {
 		d.Decoder = envelope.CloudEvents{}
 	}
-	dec := decoding{a: a, dec: d.Decoder, log: e.Logger(), metrics: e.Metrics(), maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads,
+	dec := decoding{e: e, dec: d.Decoder, log: e.Logger(), metrics: e.Metrics(), maxReceiveCount: d.MaxReceiveCount, payloads: d.Payloads,
 		answerMargin: d.DeadlineMargin / 4}
-	p, err := newProcessor(dec.handle, a, settings{concurrency: d.Concurrency, margin: d.DeadlineMargin, deadLetter: d.DeadLetter,
+	p, err := newProcessor(dec.handle, e, d.Rules(), settings{concurrency: d.Concurrency, margin: d.DeadlineMargin, deadLetter: d.DeadLetter,
 		logger: e.Logger(), metrics: e.Metrics()})
 	if err != nil {
 		return nil, err
@@ -94,7 +90,7 @@ func origin(msg events.SQSMessage) string {
 
 // decoding is the message handling of NewFor.
 type decoding struct {
-	a               *batch.Applier
+	e               idempotency.Engine
 	dec             Decoder
 	log             *slog.Logger
 	metrics         metrics.Recorder
@@ -103,13 +99,13 @@ type decoding struct {
 	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 
-func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error {
+func (h decoding) handle(ctx context.Context, b idempotency.Batch, r record) error {
 	msg := r.msg
 	d := DeliveryOf(msg)
 	d.HoldWritten = r.held // by the backstop, before the batch ran
 	body, err := h.payload(ctx, msg)
 	if err != nil {
-		return s.Hold(ctx, d, cloudevent.Event{}, err)
+		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
 	resolved := msg // the record keeps the message as received (a claim check's pointer)
 	resolved.Body = body
@@ -119,13 +115,10 @@ func (h decoding) handle(ctx context.Context, s *batch.Session, r record) error 
 	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
-			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId),
+			slog.String("consumer", h.e.Name()), slog.String("messageId", msg.MessageId),
 			slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))
 		h.metrics.Count(metrics.Malformed, 1)
-		return s.Hold(ctx, d, cloudevent.Event{}, err)
+		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
-	if err := h.exhausted(ctx, msg, ev.ID); err != nil {
-		return deadletter.WithEvent(s.Hold(ctx, d, ev, err), ev)
-	}
-	return deadletter.WithEvent(idempotency.NameKey(s.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
+	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }

@@ -27,7 +27,7 @@ func (h decoding) payload(ctx context.Context, msg events.SQSMessage) (string, e
 	}
 	if err != nil {
 		h.log.LogAttrs(ctx, slog.LevelError, "message payload not read",
-			slog.String("consumer", h.a.Engine().Name()), slog.String("messageId", msg.MessageId), slog.String("error", err.Error()))
+			slog.String("consumer", h.e.Name()), slog.String("messageId", msg.MessageId), slog.String("error", err.Error()))
 		return "", err
 	}
 	return body, nil

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -33,18 +34,18 @@ func New(h MessageHandler, cfg HandlerConfig) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newProcessor(func(ctx context.Context, _ *batch.Session, r record) error {
+	return newProcessor(func(ctx context.Context, _ idempotency.Batch, r record) error {
 		return h.HandleMessage(ctx, r.msg)
-	}, nil, cfg.settings())
+	}, nil, idempotency.Rules{}, cfg.settings())
 }
 
-func newProcessor(handle func(context.Context, *batch.Session, record) error, app *batch.Applier, s settings) (*Processor, error) {
+func newProcessor(handle func(context.Context, idempotency.Batch, record) error, e idempotency.Engine, rules idempotency.Rules, s settings) (*Processor, error) {
 	r, err := batch.New(batch.Config{Concurrency: s.concurrency, DeadlineMargin: s.margin,
 		Logger: s.logger, Metrics: s.metrics})
 	if err != nil {
 		return nil, err
 	}
-	pc := batch.PortConfig[record]{Runner: r, Applier: app, Item: item, Handle: handle}
+	pc := batch.PortConfig[record]{Runner: r, Engine: e, Rules: rules, Item: item, Handle: handle}
 	if dl := s.deadLetter; dl != nil {
 		pc.DeadLetter = func(ctx context.Context, r record, reason error) error { return dl.DeadLetter(ctx, r.msg, reason) }
 	}

@@ -78,7 +78,7 @@ end_recv:
 		};
 		if :: HAS(gfail, g) -> goto msg_done :: else fi;   /* Skipped: an earlier one failed */
 
-		/* S2, decoding.handle: an undecodable body (or a payload error): Session.Hold with no
+		/* S2, decoding.handle: an undecodable body (or a payload error): Batch.Fail with no
 		 * event, HoldGroup by message id only, no record check */
 		if :: kind[p] == K_UNDEC -> w = W_UNDEC; goto hold_noev :: else fi;
 
@@ -173,7 +173,7 @@ end_recv:
 		fi;
 
 count_fail:
-		/* S6, Session.count, CountMessageFailure: one TransactWriteItems: the record check and
+		/* S6, Batch.Apply (count), CountMessageFailure: one TransactWriteItems: the record check and
 		 * the attempts item's Update (counting this message's failures; retried on a refusal
 		 * of its own condition, so one step here). A refused record check: DecidedError,
 		 * core.leave if it may be listed, acknowledged. At MaxAttempts: S7. */
@@ -198,7 +198,7 @@ count_fail:
 		if :: v >= MAXATT -> w = W_FAILED; goto hold_ev :: else -> FAILG fi;
 
 hold_ev:
-		/* S7, Session.Hold, core.HoldGroup: one TransactWriteItems(ConditionCheck record IF not
+		/* S7, Batch.Fail, core.HoldGroup: one TransactWriteItems(ConditionCheck record IF not
 		 * decided, Put hold IF attribute_not_exists(pk) or version = :v, its pages), adding the
 		 * message at the end unless it is listed (it learns its event id and hash) or skipped,
 		 * with the check of messageKey too (an operator's discard of this very message: a

@@ -3,7 +3,6 @@ package shop_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -29,11 +28,12 @@ type delivery struct {
 }
 
 // orderPort is a port written outside the onceflow module, on idempotency.Engine alone: each
-// group's deliveries in order, groups concurrently, their commits packed; a delivery's failures
-// counted, permanent at maxAttempts; a permanent failure holds its group and is set aside.
+// group's deliveries in order, groups concurrently. The rest is the engine's: their commits
+// packed, a delivery's failures counted and permanent at the rules' MaxAttempts, a permanent
+// failure's group held; the port sets aside what the engine says is permanent.
 type orderPort struct {
-	e           idempotency.Engine
-	maxAttempts int
+	e     idempotency.Engine
+	rules idempotency.Rules
 }
 
 // handle returns the ids of the deliveries to deliver again and of those set aside.
@@ -46,14 +46,14 @@ func (p orderPort) handle(ctx context.Context, batch []delivery) (again, aside [
 		}
 		groups[d.group] = append(groups[d.group], d)
 	}
-	pack := p.e.NewPack(len(order))
+	b := p.e.Begin(len(order), p.rules)
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, g := range order {
 		wg.Go(func() {
-			defer pack.Leave(ctx)
+			defer b.Leave(ctx)
 			for i, d := range groups[g] {
-				err := p.apply(ctx, pack, d)
+				err := b.Apply(ctx, d.ev, idempotency.Delivery{MessageID: d.id, Group: d.group})
 				if err == nil {
 					continue
 				}
@@ -75,32 +75,8 @@ func (p orderPort) handle(ctx context.Context, batch []delivery) (again, aside [
 	return again, aside
 }
 
-func (p orderPort) apply(ctx context.Context, pack *idempotency.Pack, d delivery) error {
-	del := idempotency.Delivery{MessageID: d.id, Group: d.group}
-	_, err := pack.Apply(ctx, d.ev, del)
-	if err != nil && !idempotency.IsPermanent(err) {
-		n, cerr := p.e.CountMessageFailure(ctx, d.ev, del, err)
-		switch {
-		case errors.Is(cerr, idempotency.ErrDecided):
-			return nil // decided already: answered from its record
-		case cerr == nil && n >= p.maxAttempts:
-			err = idempotency.Permanent(fmt.Errorf("failed %d times: %w", n, err))
-		}
-	}
-	if idempotency.IsPermanent(err) && !errors.Is(err, idempotency.ErrHeld) {
-		held := idempotency.Held{EventID: d.ev.ID, MessageID: d.id, PayloadHash: d.ev.PayloadHash()}
-		switch herr := p.e.HoldGroup(ctx, d.group, held, err); {
-		case errors.Is(herr, idempotency.ErrDecided):
-			return nil
-		case herr != nil && !errors.Is(herr, idempotency.ErrSkipped):
-			return herr
-		}
-	}
-	return err
-}
-
 // A port outside the engine's module gets packing, attempt counting and holding through the
-// exported contract (idempotency.Engine) alone.
+// exported contract (idempotency.Engine and the Batch it begins) alone.
 func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *testing.T) {
 	var commits atomic.Int64
 	count := func(stack *middleware.Stack) error {
@@ -125,7 +101,7 @@ func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := orderPort{e: c, maxAttempts: 2}
+	p := orderPort{e: c, rules: idempotency.Rules{MaxAttempts: 2}}
 	order := func(id, customer string, total int64) delivery {
 		ev, err := cloudevent.New(shop.OrderPlaced+"-"+id, "shop/api", shop.OrderPlaced, customer, time.Now(),
 			shop.Order{OrderID: id, CustomerID: customer, Total: total})
