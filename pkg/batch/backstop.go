@@ -21,8 +21,8 @@ type Queued struct {
 	ReceiveCount int    // ApproximateReceiveCount
 }
 
-// Backstop holds (Engine.HoldAhead), under e's HoldGroup policy and before a batch runs, the group of every
-// message on its last BackstopReceives receives before the queue's maxReceiveCount, naming it
+// Backstop holds (Engine.HoldAhead), under e's HoldGroup policy and before a batch runs, the
+// group of every message on its last BackstopReceives receives before the queue's maxReceiveCount, naming it
 // and every later message of its group in the batch, in batch order: should these receives
 // crash or time out too, the queue moves the message to its dead-letter queue by itself, with
 // its group-mates that rode along untried, and the group must be held behind them in their
@@ -60,11 +60,10 @@ func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, ms
 		list[0].Reason = fmt.Sprintf("received %d times of the queue's maxReceiveCount %d: held before it was handled, in case the queue moved it to its dead-letter queue by itself (a crash, a timeout, out of memory)",
 			first.ReceiveCount, maxReceiveCount)
 		holds, err := e.HoldAhead(ctx, g, list)
-		if !holds {
-			return nil // the consumer holds no groups (GoOn)
-		}
-		for _, i := range groups[g] {
-			held[i] = true
+		if holds { // written, or tried: each message's commit takes it off (Delivery.HoldWritten)
+			for _, i := range groups[g] {
+				held[i] = true
+			}
 		}
 		if denial, ok := idempotency.Denied(err); ok {
 			idempotency.LogDenied(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",

@@ -8,8 +8,9 @@ import (
 )
 
 // Port runs the records of one Lambda event of type R through a Runner and, when it has one,
-// an engine (one idempotency.Batch per run): a port (package sqsbatch, dynamodbbatch, kinesisbatch) is a Port and the mapping
-// of its outcomes to its response. It is safe for concurrent use.
+// an engine (one idempotency.Batch per run): a port (package sqsbatch, dynamodbbatch,
+// kinesisbatch) is a Port and the mapping of its outcomes to its response. It is safe for
+// concurrent use.
 type Port[R any] struct {
 	runner *Runner
 	engine idempotency.Engine // nil: Handle runs without an engine

@@ -31,8 +31,8 @@ func attemptsKey(consumer, eventID string) string {
 // CountMessageFailure counts one failed processing attempt of event ev carried by delivery d
 // (an SQS message, a stream record), with its cause, and returns how many failures this
 // consumer has counted for that message (this one included): a copy of the event sent again
-// (a redrive sends a new message) is counted from 1 again. A port (Engine) calls it for every
-// transient failure and dead-letters the message when the count reaches its limit.
+// (a redrive sends a new message) is counted from 1 again. A Batch (Engine.Begin) calls it for
+// every transient failure, and makes the failure permanent when the count reaches its limit.
 //
 // The count and the question whether the consumer has decided ev already (its record applied,
 // rejected or discarded, with the same payload) are one TransactWriteItems: a ConditionCheck of
@@ -60,7 +60,7 @@ func (c *core) CountMessageFailure(ctx context.Context, ev cloudevent.Event, d D
 
 // MessageFailures returns how many failed attempts of event eventID this consumer has counted
 // for delivery messageID, and the last one's error: 0 when none, or when the count is of
-// another message. It is one consistent GetItem: the SQS port calls it only for a
+// another message. It is one consistent GetItem: a Batch (Engine.Begin) calls it only for a
 // message received more often than its limit of failures, to dead-letter at once, without
 // running its handler again, a message whose last failure was its limit but which could not
 // be dead-lettered then.

@@ -32,8 +32,9 @@ type Engine interface {
 	// HoldAhead holds group, in order, behind deliveries the transport may move aside by
 	// itself before they are handled (an SQS queue's messages on their last receives before
 	// its maxReceiveCount), each known by its Delivery.OriginID; one on the list already
-	// keeps its place, and each delivery's commit takes it off. It reports false, writing
-	// nothing, when the consumer holds no groups (GoOn): the deliveries are then not listed.
+	// keeps its place, and each delivery's commit takes it off. It reports whether the
+	// deliveries are listed (or, with an error, may be): false, writing nothing, when the
+	// consumer holds no groups (GoOn), for an empty group or an empty list.
 	HoldAhead(ctx context.Context, group string, held []Held) (bool, error)
 	// Logger is where the consumer logs (Config.Logger); a port logs there too.
 	Logger() *slog.Logger
@@ -48,8 +49,9 @@ type Batch interface {
 	// (acknowledge it: applied, a duplicate, rejected, or decided already), a transient error
 	// (deliver it again), or a permanent one (IsPermanent: dead-letter it with the error as
 	// its reason, its group held first under the consumer's policy; a delivery refused
-	// because its group is held, ErrHeld, holds nothing more). A worker applies one event at
-	// a time.
+	// because its group is held, ErrHeld, holds nothing more). A delivery received more than
+	// MaxAttempts times (Delivery.ReceiveCount) whose failures reached MaxAttempts already is
+	// dead-lettered without being applied again. A worker applies one event at a time.
 	Apply(ctx context.Context, ev cloudevent.Event, d Delivery) error
 	// Fail reports a delivery the port could not apply, for err (its payload could not be
 	// read, its body is not an event: a permanent error, such as a *cloudevent.MalformedError,
@@ -67,9 +69,7 @@ type Rules struct {
 	// MaxAttempts is how many failed attempts of one delivery make it permanent ("failed N
 	// times: <last error>"). 0 means DefaultMaxAttempts.
 	MaxAttempts int
-	// NoPacking applies each event alone, its commit its own, even on an engine that packs
-	// (Engine.Packs). Set it when Apply is decorated: a shared commit would pass the
-	// decorator by.
+	// NoPacking commits each event alone, even on an engine that packs (Engine.Packs).
 	NoPacking bool
 }
 

@@ -82,7 +82,7 @@ end_recv:
 		 * event, HoldGroup by message id only, no record check */
 		if :: kind[p] == K_UNDEC -> w = W_UNDEC; goto hold_noev :: else fi;
 
-		/* S3, decoding.exhausted: received more than MaxAttempts times: a consistent GetItem of
+		/* S3, Batch.Apply (exhausted): received more than MaxAttempts times: a consistent GetItem of
 		 * the attempts item; at the limit, S7 without running the handler */
 		if
 		:: r > MAXATT ->

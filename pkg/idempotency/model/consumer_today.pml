@@ -94,7 +94,7 @@ end_recv:
 		if :: HAS(gfail, g) -> goto msg_done :: else fi;   /* Skipped: an earlier one failed */
 
 		/* sqsbatch decoding.handle: the decoder refuses an undecodable body, permanently:
-		 * Batch.Fail with no event id */
+		 * Session.Hold with no event id */
 		if :: kind[p] == K_UNDEC -> w = W_UNDEC; goto hold_noev :: else fi;
 
 		/* decoding.exhausted: a message received more than MaxAttempts times reads its count
@@ -160,12 +160,12 @@ end_recv:
 			d_step { hold_remove(g, e, o); SCRATCH0 };
 			ACK
 		:: v == 2 -> printf("MSC: m%d: e%d conflict\n", m, p); w = W_CONFL; goto hold_ev
-		:: v == 3 -> printf("MSC: m%d: e%d held\n", m, p); w = W_HELD; goto send_dl   /* Batch.Fail: nothing for ErrHeld */
+		:: v == 3 -> printf("MSC: m%d: e%d held\n", m, p); w = W_HELD; goto send_dl   /* Session.Hold: nothing for ErrHeld */
 		:: v == 4 -> printf("MSC: m%d: e%d not held: ErrHoldFull\n", m, p); goto count_fail
 		fi;
 
 count_fail:
-		/* Batch.Apply (count): Consumer.CountMessageFailure (an UpdateItem); permanent at MaxAttempts */
+		/* Session.count: Consumer.CountMessageFailure (an UpdateItem); permanent at MaxAttempts */
 		CP(6);
 		d_step {
 			if
@@ -178,7 +178,7 @@ count_fail:
 		if :: v >= MAXATT -> w = W_FAILED; goto hold_ev :: else -> FAILG fi;
 
 hold_ev:
-		/* Batch.Fail -> core.HoldGroup(group, eventID, OriginID, reason): an event an
+		/* Session.Hold -> core.HoldGroup(group, eventID, OriginID, reason): an event an
 		 * operator discarded holds nothing (core.discarded: a GetItem), else changeHold adds
 		 * it (a GetItem and a conditional PutItem, retried): a read, then a write */
 		CP(7);
