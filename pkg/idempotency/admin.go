@@ -8,6 +8,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // AdminAPI is the DynamoDB calls an Admin makes; *dynamodb.Client implements it.
@@ -49,7 +52,7 @@ func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec Recor
 // Attempts returns consumer's count of event eventID's failed attempts; ok is false when none
 // was counted.
 func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Attempts, ok bool, err error) {
-	ok, err = a.get(ctx, attemptsKey(consumer, eventID), &at)
+	ok, err = a.get(ctx, table.AttemptsKey(consumer, eventID), &at)
 	return at, ok, err
 }
 
@@ -58,17 +61,17 @@ func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Atte
 // emptied).
 func (a *Admin) Hold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: holdKey(consumer, group)}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(table.HoldKey(consumer, group)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return h, false, fmt.Errorf("get %s: %w", holdKey(consumer, group), err)
+		return h, false, fmt.Errorf("get %s: %w", table.HoldKey(consumer, group), err)
 	}
-	if h, err = decodeHold(out.Item, consumer, group); err != nil {
+	if h, err = holdlist.Decode(out.Item, consumer, group); err != nil {
 		return h, false, err
 	}
-	if err := loadPages(ctx, a.db, a.table, &h); err != nil {
+	if err := holdlist.LoadPages(ctx, a.db, a.table, &h); err != nil {
 		return h, false, err
 	}
-	return h, h.held(), nil
+	return h, holdlist.Holds(h), nil
 }
 
 // DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
@@ -79,7 +82,7 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 	if err != nil {
 		return rec, ok, err
 	}
-	_, err = a.delete(ctx, attemptsKey(consumer, eventID), &Attempts{})
+	_, err = a.delete(ctx, table.AttemptsKey(consumer, eventID), &Attempts{})
 	return rec, ok, err
 }
 
@@ -88,11 +91,11 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 // messages are then applied as they come, without the ones it held. An operator's tool uses
 // ReleaseHoldIf.
 func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
-	if ok, err = a.delete(ctx, holdKey(consumer, group), &h); err != nil || !ok {
+	if ok, err = a.delete(ctx, table.HoldKey(consumer, group), &h); err != nil || !ok {
 		return h, ok, err
 	}
 	for _, n := range h.Pages {
-		if _, err := a.delete(ctx, pageKey(consumer, group, n), &holdPage{}); err != nil {
+		if _, err := a.delete(ctx, table.PageKey(consumer, group, n), &holdlist.Page{}); err != nil {
 			return h, ok, err
 		}
 	}
@@ -101,7 +104,7 @@ func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold
 
 func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, fmt.Errorf("get %s: %w", key, err)
 	}
@@ -110,7 +113,7 @@ func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {
 
 func (a *Admin) delete(ctx context.Context, key string, v any) (bool, error) {
 	out, err := a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: key}.key(), ReturnValues: types.ReturnValueAllOld})
+		Key: table.ItemKey(key), ReturnValues: types.ReturnValueAllOld})
 	if err != nil {
 		return false, fmt.Errorf("delete %s: %w", key, err)
 	}
@@ -125,4 +128,12 @@ func decodeItem(key string, item map[string]types.AttributeValue, v any) (bool, 
 		return true, fmt.Errorf("decode %s: %w", key, err)
 	}
 	return true, nil
+}
+
+// AdminKeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
+// KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's policy
+// confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of these
+// prefixes followed by *.
+func AdminKeyPrefixes(consumer string) []string {
+	return append(KeyPrefixes(consumer), table.DiscardedKey(consumer, ""))
 }

@@ -10,6 +10,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // An operator's decisions, each written conditionally on the item as the operator was shown
@@ -21,13 +24,13 @@ import (
 // skips are kept on its item until DefaultRetention, so that a skipped message redriven later
 // holds the group no more. The group's held messages are then applied as they come.
 func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
-	shown.exists = true
-	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // its pages go too
+	holdlist.Shown(&shown)
+	if err := holdlist.LoadPages(ctx, a.db, a.table, &shown); err != nil { // its pages go too
 		return err
 	}
-	next := shown.clone()
+	next := holdlist.Clone(shown)
 	next.Held = nil
-	return a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID))
+	return a.writeHold(ctx, shown, next, holdlist.HeadCondition(shown, shown.BlockerEventID))
 }
 
 // SkipBlocker lets shown's group go on past its blocker (the head of its held list) if the
@@ -38,29 +41,29 @@ func (a *Admin) ReleaseHoldIf(ctx context.Context, shown Hold) error {
 // (onceflow hold skip moves it behind the group's other letters); redriven later, it is
 // applied out of order, or dead-lettered again unheld. It returns the hold as written.
 func (a *Admin) SkipBlocker(ctx context.Context, shown Hold, by, why string) (Hold, error) {
-	shown.exists = true
-	if !shown.held() {
+	holdlist.Shown(&shown)
+	if !holdlist.Holds(shown) {
 		return shown, fmt.Errorf("group %s: nothing held to skip", shown.Group)
 	}
-	if err := loadPages(ctx, a.db, a.table, &shown); err != nil { // a page may move into its own item
+	if err := holdlist.LoadPages(ctx, a.db, a.table, &shown); err != nil { // a page may move into its own item
 		return shown, err
 	}
-	next := shown.clone()
+	next := holdlist.Clone(shown)
 	now := time.Now()
-	next.pop(&Decision{By: by, Why: why, At: rfc3339(now)})
-	next.removeSure(shown.Held[0]) // its event's other entries: a producer's re-send, listed after it
-	if err := a.writeHold(ctx, shown, next, headCondition(shown, shown.BlockerEventID)); err != nil {
+	holdlist.Pop(&next, &Decision{By: by, Why: why, At: table.RFC3339(now)})
+	holdlist.RemoveSure(&next, shown.Held[0]) // its event's other entries: a producer's re-send, listed after it
+	if err := a.writeHold(ctx, shown, next, holdlist.HeadCondition(shown, shown.BlockerEventID)); err != nil {
 		return shown, err
 	}
 	next.Version++
-	next.normalize()
+	holdlist.Normalize(&next)
 	return next, nil
 }
 
 // writeHold writes next in place of shown, conditional on cond, in one transaction (the hold's
 // own item and its pages); a refusal is ErrChanged.
 func (a *Admin) writeHold(ctx context.Context, shown, next Hold, cond expression.ConditionBuilder) error {
-	w, err := holdWrites(a.table, shown, next, cond, time.Now())
+	w, err := holdlist.Writes(a.table, shown, next, cond, time.Now())
 	if err != nil || len(w) == 0 {
 		return err
 	}
@@ -73,7 +76,7 @@ func (a *Admin) writeHold(ctx context.Context, shown, next Hold, cond expression
 // owner and lease. A lease completed meanwhile is therefore never deleted (its side effect
 // would run again).
 func (a *Admin) DeleteRecordIf(ctx context.Context, shown Record) error {
-	cond := expression.AttributeExists(expression.Name(attrKey))
+	cond := expression.AttributeExists(expression.Name(table.AttrKey))
 	for name, v := range map[string]string{"outcome": shown.Outcome, "processedAt": shown.ProcessedAt, "status": shown.Status, "owner": shown.Owner} {
 		cond = cond.And(sameString(name, v))
 	}
@@ -86,12 +89,12 @@ func (a *Admin) DeleteRecordIf(ctx context.Context, shown Record) error {
 	if err != nil {
 		return fmt.Errorf("build record condition: %w", err)
 	}
-	_, err = a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: Record{Key: shown.Key}.key(),
+	_, err = a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: table.ItemKey(shown.Key),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values()})
 	if err := changed(err, "record "+shown.Key); err != nil {
 		return err
 	}
-	attempts := attemptsKey(shown.Consumer, shown.EventID)
+	attempts := table.AttemptsKey(shown.Consumer, shown.EventID)
 	_, err = a.delete(ctx, attempts, &Attempts{})
 	return err
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // Discard is what an operator discards: a dead letter's event, for one consumer.
@@ -69,9 +71,9 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	var decided *DecidedError // the event's decision, when it has one already
 	var byMessage Record      // a conflict's discard, recorded by its message too
 	if d.EventID == "" && write {
-		// No event id: the decision is recorded by the message (messageKey), which its group's
+		// No event id: the decision is recorded by the message (table.MessageKey), which its group's
 		// consumer checks before it holds the message again (core.HoldGroup).
-		rec.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+		rec.Key = table.MessageKey(d.Consumer, d.Group, d.MessageID)
 		var old Record
 		switch ok, err := a.get(ctx, rec.Key, &old); {
 		case err != nil:
@@ -86,17 +88,17 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && slices.ContainsFunc(hashes, func(h string) bool { return decides(old, h, now) }):
+		case ok && slices.ContainsFunc(hashes, func(h string) bool { return table.Decides(old, h, now) }):
 			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
 		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
-			copied.Key = discardedKey(d.Consumer, d.EventID)
+			copied.Key = table.DiscardedKey(d.Consumer, d.EventID)
 			if d.MessageID != "" && d.Group != "" {
 				// and the message is recorded as discarded, which answers its redelivery: the
 				// event's record, another payload's, would hold the group behind it again
 				byMessage = copied
-				byMessage.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+				byMessage.Key = table.MessageKey(d.Consumer, d.Group, d.MessageID)
 			}
 			rec, write = old, false
 		}
@@ -164,11 +166,11 @@ func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.
 	if err != nil || !ok {
 		return nil, err
 	}
-	next := h.clone()
-	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
+	next := holdlist.Clone(h)
+	if !holdlist.Remove(&next, Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
 		return nil, nil
 	}
-	return holdWrites(a.table, h, next, versionCondition(h), time.Now())
+	return holdlist.Writes(a.table, h, next, holdlist.VersionCondition(h), time.Now())
 }
 
 func discardRecord(d Discard, now time.Time) (Record, error) {
@@ -182,9 +184,9 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 	if err != nil {
 		return Record{}, fmt.Errorf("encode attributes: %w", err)
 	}
-	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: rfc3339(now),
-		Outcome: string(Discarded), Reason: truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
-		ExpiresAt: now.Add(d.Retention).Unix(), Payload: truncate(d.Body, MaxDiscardedBody)}
+	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: table.RFC3339(now),
+		Outcome: string(Discarded), Reason: table.Truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
+		ExpiresAt: now.Add(d.Retention).Unix(), Payload: table.Truncate(d.Body, MaxDiscardedBody)}
 	if d.EventID == "" {
 		rec.Key = "" // no event id: Discard records it by its message, when it has a group
 	}
@@ -192,7 +194,7 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 		rec.Attributes = string(attrs)
 	}
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
-		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, rfc3339(ev.Time), ev.PayloadHash()
+		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, table.RFC3339(ev.Time), ev.PayloadHash()
 	}
 	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
 		rec.PayloadHash = d.PayloadHashes[0]
@@ -211,29 +213,23 @@ func payloadHashes(body string) []string {
 }
 
 // recordPut is the Put of rec conditional on no live record.
-func recordPut(table string, rec Record, now time.Time) (types.TransactWriteItem, error) {
+func recordPut(tableName string, rec Record, now time.Time) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := absentCondition(now)
+	cond, err := table.AbsentCondition(now)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build record condition: %w", err)
 	}
-	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: cond.Condition(),
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tableName), Item: item, ConditionExpression: cond.Condition(),
 		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}, nil
-}
-
-// discardedKey is the key of the copy of a conflict's letter discarded for consumer's event
-// eventID. It starts with the key separator, so it never collides with a record's key.
-func discardedKey(consumer, eventID string) string {
-	return keySeparator + "discarded" + keySeparator + consumer + keySeparator + eventID
 }
 
 // DiscardedCopy returns the copy of the letter last discarded for consumer's event eventID
 // while the event's record was another payload's (a conflict): what Discard kept of it (the
 // outcome Discarded, who, why, when, the body and attributes). ok is false when there is none.
 func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
-	ok, err = a.get(ctx, discardedKey(consumer, eventID), &rec)
+	ok, err = a.get(ctx, table.DiscardedKey(consumer, eventID), &rec)
 	return rec, ok, err
 }
