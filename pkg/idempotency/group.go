@@ -26,8 +26,8 @@ const (
 	// holds its group, every later message of the group fails permanently with a HeldError
 	// naming the head of the hold and is dead-lettered after it, in order, and the messages
 	// of the hold's list are applied only in their order (a redrive of the dead-letter
-	// queue), or discarded or skipped by an operator (Admin). Right for events whose order
-	// matters (a balance's movements).
+	// queue), or discarded or skipped by an operator (package operator). Right for events
+	// whose order matters (a balance's movements).
 	HoldGroup
 )
 
@@ -39,7 +39,7 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // empty when it could not be decoded), when the policy is HoldGroup. When the group is held
 // already the message joins the end of its held list (once), so that it is applied after every
 // message held before it. The hold goes once every message of its list has been applied,
-// rejected, discarded or skipped (see Admin), in the list's order.
+// rejected, discarded or skipped (see package operator), in the list's order.
 //
 // An event its consumer has decided (its record applied, rejected or discarded with the same
 // payload) holds nothing and is not to be dead-lettered: HoldGroup returns a *DecidedError
@@ -47,8 +47,8 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // that question are one transaction (a ConditionCheck of the record beside the hold's write),
 // so a discard committing meanwhile is never undone; under GoOn, or without a group, it is a
 // read of the record. A message is decided too when an operator discarded that very message (by
-// the id it was first sent as: Admin.Discard records it for a letter without an event id and for
-// a conflict's, whose event's record is another payload's). A message an
+// the id it was first sent as: operator.Admin.Discard records it for a letter without an event
+// id and for a conflict's, whose event's record is another payload's). A message an
 // operator skipped is not held: a *SkippedError (ErrSkipped), its entries taken off the list
 // (the backstop's, by its message id, of a re-send of the skipped event).
 func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
