@@ -11,11 +11,10 @@ import (
 // (idempotency.DefaultRetention): a record, and an operator's skip on a hold.
 const Retention = 30 * 24 * time.Hour
 
-// Stored values a record's condition reads (idempotency.StatusInProgress and
-// idempotency.Discarded).
+// Stored values Decides reads (idempotency.StatusInProgress and idempotency.Discarded).
 const (
-	StatusInProgress = "in-progress" // a lease record whose owner is running the effect
-	Discarded        = "discarded"   // the outcome an operator's discard stores
+	statusInProgress = "in-progress" // a lease record whose owner is running the effect
+	discarded        = "discarded"   // the outcome an operator's discard stores
 )
 
 // Record is the idempotency record: "consumer C processed event E", one item per consumer and
@@ -43,7 +42,7 @@ type Record struct {
 	Attributes string `dynamodbav:"attributes,omitempty"`
 
 	// Lease mode only (idempotency.LeasedConsumer); empty on records of the transactional mode.
-	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or idempotency.StatusCompleted
+	Status         string `dynamodbav:"status,omitempty"`         // idempotency.StatusInProgress or StatusCompleted
 	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
 	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
 
@@ -65,10 +64,10 @@ func Origin(r Record) string { return r.origin }
 // payload the operator's tool could not read (it answers every payload of its id). A live
 // record of another payload is a conflict, not a decision of this one.
 func Decides(rec Record, hash string, now time.Time) bool {
-	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == StatusInProgress {
+	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == statusInProgress {
 		return false
 	}
-	return rec.PayloadHash == hash || rec.Outcome == Discarded && rec.PayloadHash == ""
+	return rec.PayloadHash == hash || rec.Outcome == discarded && rec.PayloadHash == ""
 }
 
 // AbsentCondition is true when no live record exists: none at all, or one whose expiry has
