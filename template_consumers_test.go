@@ -8,6 +8,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // consumerProblems lists, for every function of tpl with an SQS event source, what its part of
@@ -109,7 +110,7 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 			if !slices.Contains(op["ReadAndDeleteDeadLetters"].resources, dl) || !slices.Contains(op["SendBackToTheConsumerQueues"].resources, q) {
 				problem("the OperatorPolicy does not read %s or send to %s", dl, q)
 			}
-			for _, p := range idempotency.AdminKeyPrefixes(name) {
+			for _, p := range operator.KeyPrefixes(name) {
 				if !slices.Contains(op["ReadAndDecideTheConsumersItems"].keys, p+"*") {
 					problem("the OperatorPolicy does not reach its keys %s*", p)
 				}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // opStatement is one statement of the OperatorPolicy as the checks read it.
@@ -87,7 +87,7 @@ func operatorProblems(tpl doc) []string {
 	queues, deadLetters := consumerQueues(tpl)
 	var keys []string
 	for _, c := range strings.Split(fmt.Sprint(get(tpl, "Outputs", "ConsumerNames", "Value")), ",") {
-		for _, p := range idempotency.AdminKeyPrefixes(strings.TrimSpace(c)) {
+		for _, p := range operator.KeyPrefixes(strings.TrimSpace(c)) {
 			keys = append(keys, p+"*")
 		}
 	}

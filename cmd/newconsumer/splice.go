@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // The places of template.yaml a consumer's part goes. CloudFormation has no loop that the
@@ -40,7 +41,7 @@ func (c *consumer) insertions() []insertion {
 		records = append(records, fmt.Sprintf("%q", p+"*"))
 	}
 	var keys string
-	for _, p := range idempotency.AdminKeyPrefixes(c.Name) {
+	for _, p := range operator.KeyPrefixes(c.Name) {
 		keys += fmt.Sprintf("                  - %q\n", p+"*")
 	}
 	return []insertion{

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // refused explains a conditional write refused because the item changed since it was shown:
@@ -57,7 +58,7 @@ func holdSkip() command {
 // flags, who and why, --yes (yes says what it skips), and the dead-letter queue as queue
 // registers it (required when needQueue; url is "" when not given).
 func decisionCommand(what, yes string, queue func(*dlqFlags, *flag.FlagSet), needQueue bool,
-	do func(ctx context.Context, t *target, a *idempotency.Admin, url, arg string, f recordFlags, d decisionFlags, s ioStreams) error,
+	do func(ctx context.Context, t *target, a *operator.Admin, url, arg string, f recordFlags, d decisionFlags, s ioStreams) error,
 ) command {
 	var (
 		q dlqFlags
@@ -96,7 +97,7 @@ func decisionCommand(what, yes string, queue func(*dlqFlags, *flag.FlagSet), nee
 
 // skip is hold skip: the group goes on past its blocker, recorded on the hold, and the
 // blocker's letter (when url names the dead-letter queue) moves behind the group's others.
-func skip(ctx context.Context, t *target, a *idempotency.Admin, url, group string, f recordFlags, d decisionFlags, s ioStreams) error {
+func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, f recordFlags, d decisionFlags, s ioStreams) error {
 	h, ok, err := a.Hold(ctx, f.consumer, group)
 	if err != nil || !ok {
 		if err == nil {
@@ -163,7 +164,7 @@ func dlqDiscard() command {
 	return decisionCommand("MESSAGE_ID or EVENT_ID", "discard without asking", (*dlqFlags).common, true, discard)
 }
 
-func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
+func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
 	l, ok, err := deadletter.Take(ctx, t.sqs, url, id)
 	if err != nil {
 		return err
@@ -216,7 +217,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 	if l.TraceHeader != "" {
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
-	rec, err := a.Discard(ctx, idempotency.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
+	rec, err := a.Discard(ctx, operator.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
 		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
 	var decided *idempotency.DecidedError
 	if err != nil && !errors.As(err, &decided) {
@@ -245,7 +246,7 @@ func discard(ctx context.Context, t *target, a *idempotency.Admin, url, id strin
 }
 
 // showGroup shows the group's hold, for a letter that has a group.
-func showGroup(ctx context.Context, a *idempotency.Admin, consumer, group string, s ioStreams) error {
+func showGroup(ctx context.Context, a *operator.Admin, consumer, group string, s ioStreams) error {
 	if group == "" {
 		return nil
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // meanwhile is an operator's answer that something else changes before it is read: what was
@@ -92,7 +93,7 @@ func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 	if code, out := c.answering(t, answer, "hold", "release", "--consumer", "ledger", "acct-1"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("hold release of a replaced hold: exit %d; want 1 and what changed", code)
 	}
-	h, ok, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-1")
+	h, ok, err := operator.New(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-1")
 	if err != nil || !ok || h.BlockerEventID != "debit-2" {
 		t.Errorf("hold after the refused release = %+v, %v, %v; want held behind debit-2", h, ok, err)
 	}
@@ -123,7 +124,7 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 	if code, out := c.answering(t, answer, "record", "delete", "--consumer", "note-notifier", "note-1"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("record delete of a lease completed meanwhile: exit %d; want 1 and what changed", code)
 	}
-	rec, ok, err := idempotency.NewAdmin(c.db, table).Record(t.Context(), "note-notifier", "note-1")
+	rec, ok, err := operator.New(c.db, table).Record(t.Context(), "note-notifier", "note-1")
 	if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
 		t.Errorf("record after the refused delete = %+v, %v, %v; want the completed lease kept", rec, ok, err)
 	}
@@ -134,7 +135,7 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	admin := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable"))
+	admin := operator.New(c.db, c.tableName("IdempotencyTable"))
 	if err := consumer.HoldGroup(t.Context(), "acct-2", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +184,7 @@ func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 	if code, out := c.answering(t, answer, "hold", "skip", "--consumer", "ledger", "--why", "x", "acct-3"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("hold skip of a changed hold: %d; want 1 and what changed", code)
 	}
-	h, ok, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-3")
+	h, ok, err := operator.New(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-3")
 	if err != nil || !ok || len(h.Held) != 2 || len(h.Skipped) != 0 {
 		t.Errorf("hold = %+v, %v, %v; want debit-1 and debit-2 held, nothing skipped", h, ok, err)
 	}

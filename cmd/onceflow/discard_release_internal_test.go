@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // A HoldGroup consumer of EventBridge events keys them by a business key from the detail (the
@@ -41,7 +42,7 @@ func TestDLQDiscard_of_an_EventBridge_letter_releases_its_group(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "deleted letter") {
 		t.Fatalf("dlq discard: %d", code)
 	}
-	if h, held, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-9"); err != nil || held {
+	if h, held, err := operator.New(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-9"); err != nil || held {
 		t.Errorf("after the discard (letter deleted) the group is still held: %+v, %v", h.Held, err)
 	}
 	again := msg
@@ -76,7 +77,7 @@ func TestDLQDiscard_of_a_claim_check_letter_releases_its_group(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("dlq discard: %d", code)
 	}
-	if h, held, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-8"); err != nil || held {
+	if h, held, err := operator.New(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-8"); err != nil || held {
 		t.Errorf("after the discard (letter deleted) the group is still held: %+v, %v", h.Held, err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // A letter whose body no decoder reads has no event id: no event can be recorded, only its
@@ -38,7 +39,7 @@ func TestDLQDiscard_of_a_letter_without_an_event_id_promises_only_its_message(t 
 	if !strings.Contains(out, "records its message m-bad-1") || !strings.Contains(out, "recorded its message m-bad-1 as discarded") {
 		t.Errorf("the prompt does not say that the message is what is recorded, or the result differs:\n%s", out)
 	}
-	if h, held, err := idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-7"); err != nil || held {
+	if h, held, err := operator.New(c.db, c.tableName("IdempotencyTable")).Hold(t.Context(), "ledger", "acct-7"); err != nil || held {
 		t.Errorf("after the discard the group is still held: %+v, %v", h.Held, err)
 	}
 }

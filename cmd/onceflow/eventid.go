@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // eventIDOf is the id of the event letter l carries, as the consumer knows it: the one the
@@ -13,7 +13,7 @@ import (
 // the consumer wrote its event id, or one SQS moved by itself after it was held); else the id
 // its body shows as a CloudEvent. Only the first two are right for every decoder (an
 // EventBridge envelope keyed by a business key, a claim check's pointer).
-func eventIDOf(ctx context.Context, a *idempotency.Admin, consumer string, l deadletter.Letter) (string, error) {
+func eventIDOf(ctx context.Context, a *operator.Admin, consumer string, l deadletter.Letter) (string, error) {
 	if l.DecodedEventID != "" {
 		return l.DecodedEventID, nil
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
@@ -42,7 +43,7 @@ type pipeline struct {
 	c        *cloud
 	p        *sqsbatch.Processor
 	engine   *idempotency.Consumer // the same consumer, for a test that calls the engine itself
-	admin    *idempotency.Admin
+	admin    *operator.Admin
 	src, dlq string
 	srcARN   string
 
@@ -73,7 +74,7 @@ const functionTimeout = 500 * time.Millisecond
 func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 	t.Helper()
 	f := &pipeline{c: c, src: c.e.Queues["LedgerQueue"].URL, srcARN: c.e.Queues["LedgerQueue"].ARN,
-		dlq: c.e.Queues["LedgerDeadLetterQueue"].URL, admin: idempotency.NewAdmin(c.db, c.tableName("IdempotencyTable")),
+		dlq: c.e.Queues["LedgerDeadLetterQueue"].URL, admin: operator.New(c.db, c.tableName("IdempotencyTable")),
 		failing: map[string]bool{}, malformed: map[string]bool{}, hanging: map[string]bool{}, lose: map[string]int{}}
 	if cfg.MaxReceiveCount > 0 {
 		policy := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, c.e.Queues["LedgerDeadLetterQueue"].ARN, cfg.MaxReceiveCount)

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // recordFlags are the flags of the record and hold subcommands.
@@ -23,7 +24,7 @@ func (f *recordFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.table, "table", "", "the idempotency table: name or logical id (default with --stack or --local: IdempotencyTable)")
 }
 
-func (f *recordFlags) admin(t *target) (*idempotency.Admin, error) {
+func (f *recordFlags) admin(t *target) (*operator.Admin, error) {
 	if f.consumer == "" {
 		return nil, usageError("--consumer is required")
 	}
@@ -34,7 +35,7 @@ func (f *recordFlags) admin(t *target) (*idempotency.Admin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return idempotency.NewAdmin(t.dynamodb, table), nil
+	return operator.New(t.dynamodb, table), nil
 }
 
 func oneArg(args []string, what string) (string, error) {
@@ -48,7 +49,7 @@ func oneArg(args []string, what string) (string, error) {
 // registers, and one argument (named what in the usage error) handed to do with the
 // consumer's Admin.
 func adminCommand(what string, extra func(*flag.FlagSet, *recordFlags),
-	do func(ctx context.Context, a *idempotency.Admin, f *recordFlags, arg string, s ioStreams) error,
+	do func(ctx context.Context, a *operator.Admin, f *recordFlags, arg string, s ioStreams) error,
 ) command {
 	var f recordFlags
 	return command{
@@ -83,7 +84,7 @@ func recordGet() command {
 	}, showRecord)
 }
 
-func showRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id string, s ioStreams) error {
+func showRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id string, s ioStreams) error {
 	rec, ok, err := a.Record(ctx, f.consumer, id)
 	if err != nil {
 		return err
@@ -123,7 +124,7 @@ func recordDelete() command {
 	return adminCommand("EVENT_ID", yesFlag("delete without asking"), deleteRecord)
 }
 
-func deleteRecord(ctx context.Context, a *idempotency.Admin, f *recordFlags, id string, s ioStreams) error {
+func deleteRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id string, s ioStreams) error {
 	rec, ok, err := a.Record(ctx, f.consumer, id)
 	if err != nil {
 		return err
@@ -166,7 +167,7 @@ func what(rec idempotency.Record) string {
 }
 
 func holdGet() command {
-	return adminCommand("GROUP", nil, func(ctx context.Context, a *idempotency.Admin, f *recordFlags, group string, s ioStreams) error {
+	return adminCommand("GROUP", nil, func(ctx context.Context, a *operator.Admin, f *recordFlags, group string, s ioStreams) error {
 		return showHold(ctx, a, f.consumer, group, s)
 	})
 }
@@ -175,7 +176,7 @@ func holdRelease() command {
 	return adminCommand("GROUP", yesFlag("release without asking"), releaseHold)
 }
 
-func releaseHold(ctx context.Context, a *idempotency.Admin, f *recordFlags, group string, s ioStreams) error {
+func releaseHold(ctx context.Context, a *operator.Admin, f *recordFlags, group string, s ioStreams) error {
 	h, ok, err := a.Hold(ctx, f.consumer, group)
 	if err != nil || !ok {
 		if err == nil {
@@ -195,7 +196,7 @@ func releaseHold(ctx context.Context, a *idempotency.Admin, f *recordFlags, grou
 	return nil
 }
 
-func showHold(ctx context.Context, a *idempotency.Admin, consumer, group string, s ioStreams) error {
+func showHold(ctx context.Context, a *operator.Admin, consumer, group string, s ioStreams) error {
 	h, ok, err := a.Hold(ctx, consumer, group)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -134,7 +134,7 @@ func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *tes
 	if got := k.kills.Load(); got < 3 {
 		t.Errorf("%d invocations killed; want every one of the 3 receives the queue allows", got)
 	}
-	hold, ok, err := idempotency.NewAdmin(db, ep.Tables["IdempotencyTable"].Name).Hold(ctx, "ledger", held)
+	hold, ok, err := operator.New(db, ep.Tables["IdempotencyTable"].Name).Hold(ctx, "ledger", held)
 	// Held before it was decoded: by its message id.
 	if err != nil || !ok || hold.BlockerMessage != poisonMessage {
 		t.Fatalf("account %s's hold = %+v, %v, %v; want it held behind the poison, message %s", held, hold, ok, err, poisonMessage)

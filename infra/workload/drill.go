@@ -12,6 +12,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // drillStats is what the recovery drill did: the runbook followed with the operator's CLI on
@@ -73,7 +74,7 @@ func (r *run) runDrill(ctx context.Context, traffic <-chan struct{}, st *drillSt
 	if err != nil {
 		return err
 	}
-	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	admin := operator.New(r.ddb, r.t.idemTable)
 	if err := r.awaitHeld(ctx, admin, led[0].Name, traffic, st); err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func (r *run) discard(ctx context.Context, st *drillStats, consumer, dlq string,
 // retry, `outbox republish`, a client's retry after SQS's five-minute window): the ledger must
 // answer it from its record, a duplicate of the discarded event, whatever its handler says of
 // it, with no letter and no hold. It waits for the ledger's log line of each answer.
-func (r *run) sendDiscardedAgain(ctx context.Context, admin *idempotency.Admin, led consumer, dlq string, st *drillStats) error {
+func (r *run) sendDiscardedAgain(ctx context.Context, admin *operator.Admin, led consumer, dlq string, st *drillStats) error {
 	for _, p := range st.poisons {
 		if p.kind != poisonMalformed {
 			continue
@@ -163,7 +164,7 @@ func (r *run) poison(ctx context.Context, led consumer, st *drillStats) error {
 
 // awaitHeld waits until every poisoned account is held behind its bad message, then until a
 // live movement is held behind it too (or the traffic ends, or 20 s pass), and counts them.
-func (r *run) awaitHeld(ctx context.Context, admin *idempotency.Admin, consumer string, traffic <-chan struct{}, st *drillStats) error {
+func (r *run) awaitHeld(ctx context.Context, admin *operator.Admin, consumer string, traffic <-chan struct{}, st *drillStats) error {
 	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	behind := time.Now().Add(20 * time.Second)
 	for {
@@ -205,7 +206,7 @@ func tailsReady(held, want, tails int, ended, waitedEnough bool) bool {
 	return held == want && (tails == held || ended || tails > 0 && waitedEnough)
 }
 
-func (r *run) countHeldBehind(ctx context.Context, admin *idempotency.Admin, consumer string, st *drillStats) error {
+func (r *run) countHeldBehind(ctx context.Context, admin *operator.Admin, consumer string, st *drillStats) error {
 	st.heldBehind = 0
 	for _, p := range st.poisons {
 		h, _, err := admin.Hold(ctx, consumer, p.account)
@@ -276,7 +277,7 @@ func (r *run) cliRedrive(ctx context.Context, st *drillStats, dlq string) (out s
 // dead-lettered while the redrive ran comes after it, and letters behind their group's head
 // are out of view until it has gone (unseen). A skipped poison comes back after its tail,
 // dead-lettered again without holding its account: it is discarded then (decided later).
-func (r *run) redriveUntilRecovered(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) error {
+func (r *run) redriveUntilRecovered(ctx context.Context, admin *operator.Admin, consumer, dlq string, st *drillStats) error {
 	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	for {
 		_, moved, unseen, err := r.cliRedrive(ctx, st, dlq)
@@ -338,7 +339,7 @@ func drillRecovered(left string, unseen int, st *drillStats) (string, bool) {
 // drillLeft says what of the poisoned accounts is not recovered yet, "" when nothing, and the
 // letters of skipped poisons dead-lettered again (their reason says they hold their group no
 // more) by account, while their account is not held.
-func (r *run) drillLeft(ctx context.Context, admin *idempotency.Admin, consumer, dlq string, st *drillStats) (string, map[string]string, error) {
+func (r *run) drillLeft(ctx context.Context, admin *operator.Admin, consumer, dlq string, st *drillStats) (string, map[string]string, error) {
 	var left []string
 	held := map[string]bool{}
 	for _, p := range st.poisons {

@@ -10,6 +10,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // discardedKeys are the ledger's idempotency keys of the events the drill discarded: records
@@ -44,7 +45,7 @@ func (r *run) drillProblems(ctx context.Context, recs map[string]idempotency.Rec
 	if err != nil {
 		return append(p, err.Error()), ""
 	}
-	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	admin := operator.New(r.ddb, r.t.idemTable)
 	moves := 0
 	for i, ps := range st.poisons {
 		if i >= len(st.discarded) {

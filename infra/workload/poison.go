@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -105,7 +106,7 @@ func (r *run) appliedBody(ctx context.Context, consumer, account string) (body, 
 	if err != nil {
 		return "", "", false, fmt.Errorf("outbox of %s: %w", account, err)
 	}
-	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	admin := operator.New(r.ddb, r.t.idemTable)
 	for _, it := range out.Items {
 		var item outbox.Item
 		if attributevalue.UnmarshalMap(it, &item) != nil || item.Body == "" {

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // streamDrillStats is what the stream consumer's recovery drill did: the runbook's path for a
@@ -55,7 +55,7 @@ func (r *run) runStreamDrill(ctx context.Context, traffic <-chan struct{}, st *s
 	if err := r.migrate(ctx, st); err != nil {
 		return err
 	}
-	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	admin := operator.New(r.ddb, r.t.idemTable)
 	deadline := time.Now().Add(r.cfg.DrainTimeout)
 	for {
 		h, ok, err := admin.Hold(ctx, sc.Name, st.key)
@@ -197,7 +197,7 @@ func (r *run) streamDrillProblems(ctx context.Context) ([]string, string) {
 	if st.heldBehind == 0 && st.err == nil {
 		p = append(p, "no later change was held behind the bad one: the recovery was not tried while the stream went on")
 	}
-	admin := idempotency.NewAdmin(r.ddb, r.t.idemTable)
+	admin := operator.New(r.ddb, r.t.idemTable)
 	if h, ok, err := admin.Hold(ctx, st.consumer, st.key); err != nil || ok {
 		p = append(p, fmt.Sprintf("%s of %s is still held (%d held, %v)", st.key, st.consumer, len(h.Held), err))
 	}

@@ -37,7 +37,7 @@ type Config struct {
 	// ScopePrefix, when set, is what the access rules' scopes carry in tokens (a Cognito
 	// resource server's "https://api.example.com/"): only scopes with it count, without it.
 	ScopePrefix string
-	// Holds, when set, reads the ledger consumer's hold of an account (an *idempotency.Admin of
+	// Holds, when set, reads the ledger consumer's hold of an account (an *operator.Admin of
 	// the idempotency table): a pending movement of a held account then answers "held" and
 	// what it is held behind, at the cost of one GetItem, made only for pending movements.
 	Holds Holds
@@ -45,7 +45,7 @@ type Config struct {
 	LedgerConsumer string
 }
 
-// Holds reads a consumer's hold of a message group. *idempotency.Admin implements it; it must
+// Holds reads a consumer's hold of a message group. *operator.Admin implements it; it must
 // be safe for concurrent use.
 type Holds interface {
 	Hold(ctx context.Context, consumer, group string) (idempotency.Hold, bool, error)

@@ -10,12 +10,13 @@ import (
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // countedHolds counts the hold reads of a real Admin of the idempotency table.
 type countedHolds struct {
-	*idempotency.Admin
+	*operator.Admin
 	reads atomic.Int32
 }
 
@@ -28,7 +29,7 @@ func (c *countedHolds) Hold(ctx context.Context, consumer, group string) (idempo
 // and an unknown one's are answered without it.
 func TestAPI_movement_status_reads_the_hold_only_while_pending(t *testing.T) {
 	f := newFixture(t)
-	holds := &countedHolds{Admin: idempotency.NewAdmin(f.db, testkit.IdempotencyTable(t, f.db))}
+	holds := &countedHolds{Admin: operator.New(f.db, testkit.IdempotencyTable(t, f.db))}
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: func() time.Time { return now }, Holds: holds, LedgerConsumer: "ledger"})
 	if err != nil {
 		t.Fatal(err)

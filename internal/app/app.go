@@ -22,6 +22,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -45,7 +46,7 @@ type Deps struct {
 func NewAPI(cfg config.API, d Deps) (*api.Handler, error) {
 	c := api.Config{DB: d.DynamoDB, Table: cfg.AppTable, Logger: d.Logger, ScopePrefix: cfg.ScopePrefix}
 	if cfg.IdempotencyTable != "" {
-		c.Holds, c.LedgerConsumer = idempotency.NewAdmin(d.DynamoDB, cfg.IdempotencyTable), cfg.LedgerConsumer
+		c.Holds, c.LedgerConsumer = operator.New(d.DynamoDB, cfg.IdempotencyTable), cfg.LedgerConsumer
 	}
 	return api.New(c)
 }

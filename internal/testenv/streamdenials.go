@@ -13,6 +13,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // StreamPort is what StreamDenials needs of a stream port's test: a stream of records
@@ -86,7 +87,7 @@ func StreamDenials[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R]
 				}
 			}
 			CheckDenied(t, logs, emf, tt.permission, code)
-			admin := idempotency.NewAdmin(DynamoDB(t), port.Table)
+			admin := operator.New(DynamoDB(t), port.Table)
 			if at, ok, _ := admin.Attempts(t.Context(), "totals", port.ID(a)); ok {
 				t.Errorf("failed attempts %+v; want none counted for a denial", at)
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // ReplayPort is a stream port's Processor as StreamReplay runs it: its stream handler (the
@@ -120,7 +121,7 @@ type replayRig[R any] struct {
 	proc           ReplayPort[R]
 	sqs            *sqs.Client
 	dlq, rq, rqARN string
-	admin          *idempotency.Admin
+	admin          *operator.Admin
 	handled        int               // records the stream delivered so far
 	groups         map[string]string // item → its key, as the port names it (the hold's group)
 }
@@ -128,7 +129,7 @@ type replayRig[R any] struct {
 func newReplayRig[R any](t *testing.T, port StreamPort[R],
 	replay func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) *replayRig[R] {
 	t.Helper()
-	g := &replayRig[R]{t: t, port: port, sqs: SQS(t), groups: map[string]string{}, admin: idempotency.NewAdmin(DynamoDB(t), port.Table)}
+	g := &replayRig[R]{t: t, port: port, sqs: SQS(t), groups: map[string]string{}, admin: operator.New(DynamoDB(t), port.Table)}
 	g.dlq = g.queue("totals-dlq", nil)
 	dlqARN := g.arn(g.dlq)
 	g.rq = g.queue("totals-replay", map[string]string{"VisibilityTimeout": "30",

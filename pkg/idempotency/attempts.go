@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // Attribute names of the attempts item besides Attempts' own.
@@ -20,13 +21,6 @@ const (
 	attrMessageID       = "messageId"       // the SQS message whose failures messageAttempts counts
 	attrMessageAttempts = "messageAttempts" // failures of that message
 )
-
-// attemptsKey is the key of the item counting an event's failed attempts for a consumer. It
-// starts with the key separator, which no consumer name contains, so it never collides with a
-// record's key, and the record's conditional write never sees it.
-func attemptsKey(consumer, eventID string) string {
-	return keySeparator + "attempts" + keySeparator + Key(consumer, eventID)
-}
 
 // CountMessageFailure counts one failed processing attempt of event ev carried by delivery d
 // (an SQS message, a stream record), with its cause, and returns how many failures this
@@ -68,7 +62,7 @@ func (c *core) MessageFailures(ctx context.Context, eventID, messageID string) (
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: attemptsKey(c.cfg.Name, eventID)}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(table.AttemptsKey(c.cfg.Name, eventID)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return 0, "", fmt.Errorf("read failed attempts of %s: %w", Key(c.cfg.Name, eventID), err)
 	}
@@ -142,9 +136,9 @@ func (c *core) count(ctx context.Context, eventID, hash string, d Delivery, caus
 func (c *core) countUpdate(eventID, messageID string, prior int, cause error) (types.TransactWriteItem, error) {
 	now := c.cfg.Now()
 	update := expression.Add(expression.Name(attrAttempts), expression.Value(1)).
-		Set(expression.Name("lastError"), expression.Value(truncate(cause.Error(), 1024))).
-		Set(expression.Name("lastFailedAt"), expression.Value(rfc3339(now))).
-		Set(expression.Name(attrExpiresAt), expression.Value(now.Add(c.cfg.Retention).Unix()))
+		Set(expression.Name("lastError"), expression.Value(table.Truncate(cause.Error(), 1024))).
+		Set(expression.Name("lastFailedAt"), expression.Value(table.RFC3339(now))).
+		Set(expression.Name(table.AttrExpiresAt), expression.Value(now.Add(c.cfg.Retention).Unix()))
 	b := expression.NewBuilder()
 	msg := expression.Name(attrMessageID)
 	switch {
@@ -160,7 +154,7 @@ func (c *core) countUpdate(eventID, messageID string, prior int, cause error) (t
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build attempt count: %w", err)
 	}
-	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(c.cfg.Table), Key: Record{Key: attemptsKey(c.cfg.Name, eventID)}.key(),
+	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(c.cfg.Table), Key: table.ItemKey(table.AttemptsKey(c.cfg.Name, eventID)),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(),
 		ExpressionAttributeValues: expr.Values(), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }

@@ -12,19 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
-
-func (r Record) key() map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{attrKey: &types.AttributeValueMemberS{Value: r.Key}}
-}
-
-// absentCondition is true when no live record exists: none at all, or one whose expiry has
-// passed but which TTL has not deleted yet. Behaviour never depends on when TTL runs.
-func absentCondition(now time.Time) (expression.Expression, error) {
-	cond := expression.Name(attrKey).AttributeNotExists().
-		Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())))
-	return expression.NewBuilder().WithCondition(cond).Build()
-}
 
 // prepared is one event ready to commit: its effect's items followed by the record's
 // conditional Put and, under HoldGroup, the release of the group's hold.
@@ -46,7 +36,7 @@ func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effec
 	if err != nil {
 		return prepared{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := absentCondition(c.cfg.Now())
+	cond, err := table.AbsentCondition(c.cfg.Now())
 	if err != nil {
 		return prepared{}, fmt.Errorf("build record condition: %w", err)
 	}

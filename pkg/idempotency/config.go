@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -84,8 +85,8 @@ func (c Config) Validate() error {
 	if c.Name == "" {
 		errs = append(errs, errors.New("consumer name is required (Config.Name)"))
 	}
-	if strings.Contains(c.Name, keySeparator) {
-		errs = append(errs, fmt.Errorf("consumer name %q contains %q, which separates it from the event id in keys; choose a name without it", c.Name, keySeparator))
+	if strings.Contains(c.Name, table.KeySeparator) {
+		errs = append(errs, fmt.Errorf("consumer name %q contains %q, which separates it from the event id in keys; choose a name without it", c.Name, table.KeySeparator))
 	}
 	if c.Table == "" {
 		errs = append(errs, errors.New("idempotency table is required (Config.Table)"))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // Consumer applies events to DynamoDB exactly once: it is the idempotent consumer. Each event's
@@ -70,7 +71,7 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery)
 		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}
 	rec := c.record(ev, d, hash, c.cfg.Now())
-	items, err := effect.build(ev.Type, itemRef{c.cfg.Table, canonicalKey(rec.key())})
+	items, err := effect.build(ev.Type, itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))})
 	if err != nil {
 		return fail(Failed, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -161,8 +162,8 @@ func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Tim
 		Consumer:       c.cfg.Name,
 		EventID:        ev.ID,
 		EventType:      ev.Type,
-		OccurredAt:     rfc3339(ev.Time),
-		ProcessedAt:    rfc3339(now),
+		OccurredAt:     table.RFC3339(ev.Time),
+		ProcessedAt:    table.RFC3339(now),
 		Outcome:        string(Applied),
 		PayloadHash:    hash,
 		MessageID:      d.MessageID,
@@ -170,8 +171,8 @@ func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Tim
 		ReceiveCount:   d.ReceiveCount,
 		Group:          d.Group,
 		ExpiresAt:      now.Add(c.cfg.Retention).Unix(),
-		origin:         d.OriginID(),
 	}
+	rec = table.WithOrigin(rec, d.OriginID()) // for its group's hold; not stored
 	if c.cfg.StorePayload {
 		rec.Payload = d.Body
 		if rec.Payload == "" {
@@ -214,7 +215,7 @@ func (c *core) read(ctx context.Context, res *Result, key string) (map[string]ty
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)}, c.cfg.Retry.single)
+		Key: table.ItemKey(key), ConsistentRead: aws.Bool(true)}, c.cfg.Retry.single)
 	res.Commit += time.Since(start)
 	if err != nil {
 		return nil, fmt.Errorf("read record %s: %w", key, err)

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -21,19 +23,8 @@ func decidedError(item map[string]types.AttributeValue) *DecidedError {
 	return &DecidedError{Key: rec.Key, Outcome: Outcome(rec.Outcome), Reason: rec.Reason, record: item}
 }
 
-// decides reports whether rec, a stored record, decides an event of payload hash at now: it is
-// live (not expired), not a lease in progress, and of the same payload, or a discard whose
-// payload the operator's tool could not read (it answers every payload of its id). A live
-// record of another payload is a conflict, not a decision of this one.
-func decides(rec Record, hash string, now time.Time) bool {
-	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == StatusInProgress {
-		return false
-	}
-	return rec.PayloadHash == hash || rec.Outcome == string(Discarded) && rec.PayloadHash == ""
-}
-
 // undecidedCheck is the ConditionCheck, for a transaction on the failure path, that the
-// consumer has not decided event eventID of payload hash (decides, as a condition):
+// consumer has not decided event eventID of payload hash (table.Decides, as a condition):
 //
 //	attribute_not_exists(pk) OR expiresAt < :now OR #status = :inProgress
 //	  OR (payloadHash <> :hash AND NOT (outcome = :discarded AND payloadHash = :none))
@@ -42,8 +33,8 @@ func decides(rec Record, hash string, now time.Time) bool {
 func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, error) {
 	now := c.cfg.Now()
 	hashName := expression.Name(attrPayloadHash)
-	cond := expression.Name(attrKey).AttributeNotExists().
-		Or(expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix()))).
+	cond := expression.Name(table.AttrKey).AttributeNotExists().
+		Or(expression.Name(table.AttrExpiresAt).LessThan(expression.Value(now.Unix()))).
 		Or(expression.Name(attrStatus).Equal(expression.Value(StatusInProgress))).
 		Or(hashName.NotEqual(expression.Value(hash)).
 			And(expression.Not(expression.Name("outcome").Equal(expression.Value(string(Discarded))).And(hashName.Equal(expression.Value(""))))))
@@ -52,7 +43,7 @@ func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, e
 		return nil, fmt.Errorf("build record condition: %w", err)
 	}
 	return &types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: Key(c.cfg.Name, eventID)}.key(), ConditionExpression: expr.Condition(),
+		Key: table.ItemKey(Key(c.cfg.Name, eventID)), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
@@ -71,7 +62,7 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery
 	}
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	start := time.Now()
-	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table), Key: Record{Key: res.Key}.key()})
+	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table), Key: table.ItemKey(res.Key)})
 	cancel()
 	res.Commit += time.Since(start)
 	var rec Record
@@ -93,30 +84,19 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery
 	return res, true, nil
 }
 
-// messageKey is the key of the record of an operator's discard of consumer's message
-// messageID (the id it was first sent as) of group, a message that has no event id (a body
-// that is not an event): the decision is known by the message, the one id it has. It lies under
-// the group's hold key (hold_pages.go's separator, another name), so the consumer's grants on
-// its holds cover it.
-func messageKey(consumer, group, messageID string) string {
-	return holdKey(consumer, group) + messageSeparator + messageID
-}
-
-const messageSeparator = "\x1fmessage"
-
 // undecidedMessageCheck is undecidedCheck for a message without an event id: the ConditionCheck
-// that no operator discarded message messageID of group (no live record at messageKey):
+// that no operator discarded message messageID of group (no live record at table.MessageKey):
 //
 //	attribute_not_exists(pk) OR expiresAt < :now
 //
 // It returns the record when it fails (ALL_OLD), so the message is answered from it.
 func (c *core) undecidedMessageCheck(group, messageID string) (*types.TransactWriteItem, error) {
-	expr, err := absentCondition(c.cfg.Now())
+	expr, err := table.AbsentCondition(c.cfg.Now())
 	if err != nil {
 		return nil, fmt.Errorf("build record condition: %w", err)
 	}
 	return &types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: messageKey(c.cfg.Name, group, messageID)}.key(), ConditionExpression: expr.Condition(),
+		Key: table.ItemKey(table.MessageKey(c.cfg.Name, group, messageID)), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
@@ -133,7 +113,7 @@ func (c *core) decidedByRead(ctx context.Context, e Held) error {
 		return err
 	}
 	var rec Record
-	if item == nil || attributevalue.UnmarshalMap(item, &rec) != nil || !decides(rec, e.PayloadHash, c.cfg.Now()) {
+	if item == nil || attributevalue.UnmarshalMap(item, &rec) != nil || !table.Decides(rec, e.PayloadHash, c.cfg.Now()) {
 		return nil
 	}
 	return decidedError(item)
@@ -144,7 +124,7 @@ func (c *core) decidedByRead(ctx context.Context, e Held) error {
 // start (the hold as last seen) or reads it: a conditional write when e is listed, none when
 // not.
 func (c *core) leave(ctx context.Context, group string, e Held, start *Hold) error {
-	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return h.held() && h.remove(e) })
+	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return holdlist.Holds(*h) && holdlist.Remove(h, e) })
 	return err
 }
 

@@ -17,6 +17,7 @@
 // on the record, claimed with a random owner token, completed or released only by that owner,
 // taken over once expired; the effect gets the idempotency key to pass downstream.
 //
-// Admin reads and clears, for an operator, what the engine keeps: a consumer's record of an
-// event, its count of the event's failed attempts, a group held behind a dead letter.
+// What the engine keeps (a consumer's record of an event, its count of the event's failed
+// attempts, a group held behind a dead letter) is read and decided on by an operator through
+// package operator, not this one.
 package idempotency

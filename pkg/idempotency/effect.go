@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // Limits of one TransactWriteItems call. The record takes one of the 100 items.
@@ -31,7 +33,7 @@ func (e Effect) build(eventType string, record itemRef) ([]types.TransactWriteIt
 		return nil, invalid("%d writes; one transaction takes at most %d besides the idempotency record", n, MaxEffectWrites)
 	}
 	items := make([]types.TransactWriteItem, 0, len(e)+1)
-	keyNames := map[string][]string{record.table: {attrKey}} // table -> its key attribute names
+	keyNames := map[string][]string{record.table: {table.AttrKey}} // table -> its key attribute names
 	for i, w := range e {
 		item, err := w.TransactWriteItem()
 		if err != nil {

@@ -113,9 +113,9 @@ var ErrDecided = errors.New("event decided already")
 
 // DecidedError reports an event its consumer has decided already (applied, rejected or
 // discarded, with the same payload), found where it would otherwise be counted as failed,
-// held or dead-lettered (Consumer.CountMessageFailure, Consumer.HoldGroup, Admin.Discard): it is
-// answered from its record instead, as a duplicate, whatever its handler says of it now. A
-// port acknowledges the message.
+// held or dead-lettered (Consumer.CountMessageFailure, Consumer.HoldGroup,
+// operator.Admin.Discard): it is answered from its record instead, as a duplicate, whatever
+// its handler says of it now. A port acknowledges the message.
 type DecidedError struct {
 	Key     string
 	Outcome Outcome // the stored outcome: applied, rejected or discarded
@@ -165,7 +165,8 @@ func (e *HeldError) Permanent() bool { return true }
 var ErrSkipped = errors.New("skipped by an operator: holds its group no more")
 
 // SkippedError reports a message that HoldGroup did not hold because an operator let its
-// group go on past it (Admin.SkipBlocker): it is dead-lettered unheld, its group going on.
+// group go on past it (operator.Admin.SkipBlocker): it is dead-lettered unheld, its group
+// going on.
 type SkippedError struct {
 	Group string
 	Skip  Decision

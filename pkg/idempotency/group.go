@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // GroupPolicy says what a Consumer does with the later events of a group (an SQS FIFO message
@@ -24,16 +26,10 @@ const (
 	// holds its group, every later message of the group fails permanently with a HeldError
 	// naming the head of the hold and is dead-lettered after it, in order, and the messages
 	// of the hold's list are applied only in their order (a redrive of the dead-letter
-	// queue), or discarded or skipped by an operator (Admin). Right for events whose order
-	// matters (a balance's movements).
+	// queue), or discarded or skipped by an operator (package operator). Right for events
+	// whose order matters (a balance's movements).
 	HoldGroup
 )
-
-// holdKey is the key of a group's hold item. It starts with the key separator, which no
-// consumer name contains, so it never collides with a record's key.
-func holdKey(consumer, group string) string {
-	return keySeparator + "hold" + keySeparator + consumer + keySeparator + group
-}
 
 // HoldsGroups reports whether the consumer's policy is HoldGroup.
 func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
@@ -43,7 +39,7 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // empty when it could not be decoded), when the policy is HoldGroup. When the group is held
 // already the message joins the end of its held list (once), so that it is applied after every
 // message held before it. The hold goes once every message of its list has been applied,
-// rejected, discarded or skipped (see Admin), in the list's order.
+// rejected, discarded or skipped (see package operator), in the list's order.
 //
 // An event its consumer has decided (its record applied, rejected or discarded with the same
 // payload) holds nothing and is not to be dead-lettered: HoldGroup returns a *DecidedError
@@ -51,8 +47,8 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // that question are one transaction (a ConditionCheck of the record beside the hold's write),
 // so a discard committing meanwhile is never undone; under GoOn, or without a group, it is a
 // read of the record. A message is decided too when an operator discarded that very message (by
-// the id it was first sent as: Admin.Discard records it for a letter without an event id and for
-// a conflict's, whose event's record is another payload's). A message an
+// the id it was first sent as: operator.Admin.Discard records it for a letter without an event
+// id and for a conflict's, whose event's record is another payload's). A message an
 // operator skipped is not held: a *SkippedError (ErrSkipped), its entries taken off the list
 // (the backstop's, by its message id, of a re-send of the skipped event).
 func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
@@ -65,7 +61,7 @@ func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error
 		}
 		return nil
 	}
-	e.Reason, e.HeldAt = truncate(reason.Error(), 1024), rfc3339(c.cfg.Now())
+	e.Reason, e.HeldAt = table.Truncate(reason.Error(), 1024), table.RFC3339(c.cfg.Now())
 	var checks []types.TransactWriteItem
 	if e.EventID != "" {
 		check, err := c.undecidedCheck(e.EventID, e.PayloadHash)
@@ -83,10 +79,10 @@ func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error
 	}
 	var skip *Decision
 	h, err := c.changeHold(ctx, group, c.absentHold(group), checks, func(h *Hold) bool {
-		if skip = h.skippedAs(e); skip != nil {
-			return h.remove(e) // listed by its message id before its event was known: it holds nothing
+		if skip = holdlist.SkippedAs(*h, e); skip != nil {
+			return holdlist.Remove(h, e) // listed by its message id before its event was known: it holds nothing
 		}
-		return h.add(e)
+		return holdlist.Add(h, e)
 	})
 	var de *DecidedError
 	switch {
@@ -113,12 +109,12 @@ func (c *core) HoldMessages(ctx context.Context, group string, held []Held) erro
 	if !c.HoldsGroups() || group == "" || len(held) == 0 {
 		return nil
 	}
-	now := rfc3339(c.cfg.Now())
+	now := table.RFC3339(c.cfg.Now())
 	_, err := c.changeHold(ctx, group, c.absentHold(group), nil, func(h *Hold) bool {
 		changed := false
 		for _, e := range held {
-			e.Reason, e.HeldAt = truncate(e.Reason, 1024), now
-			changed = h.add(e) || changed
+			e.Reason, e.HeldAt = table.Truncate(e.Reason, 1024), now
+			changed = holdlist.Add(h, e) || changed
 		}
 		return changed
 	})
@@ -134,7 +130,7 @@ func (c *core) HoldMessages(ctx context.Context, group string, held []Held) erro
 func (c *core) releaseWrite(group string) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                           aws.String(c.cfg.Table),
-		Key:                                 Record{Key: holdKey(c.cfg.Name, group)}.key(),
+		Key:                                 table.ItemKey(table.HoldKey(c.cfg.Name, group)),
 		ConditionExpression:                 aws.String("attribute_not_exists(pk) OR size(held) = :none"),
 		ExpressionAttributeValues:           map[string]types.AttributeValue{":none": &types.AttributeValueMemberN{Value: "0"}},
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
@@ -153,15 +149,15 @@ func (c *core) releaseWrite(group string) types.TransactWriteItem {
 // in one transaction with the check that it is not decided (a *DecidedError when it is), and
 // gets a HeldError. A hold gone meanwhile gives back the plain check.
 func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
-	e := rec.held()
-	e.HeldAt = rfc3339(c.cfg.Now())
+	e := heldOf(rec)
+	e.HeldAt = table.RFC3339(c.cfg.Now())
 	if old == nil {
 		var err error
 		if old, err = c.readHold(ctx, rec.Group); err != nil {
 			return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
 		}
 	}
-	h, err := decodeHold(old, c.cfg.Name, rec.Group)
+	h, err := holdlist.Decode(old, c.cfg.Name, rec.Group)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
 	}
@@ -173,10 +169,10 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 	// head's commit (its pages read, its message's later entries taken off, a page moved in).
 	for attempt := 1; attempt <= c.cfg.Retry.MaxAttempts+3; attempt++ {
 		switch {
-		case !h.held():
+		case !holdlist.Holds(h):
 			return c.releaseWrite(rec.Group), nil
-		case !h.Held[0].same(e) && h.skippedAs(e) == nil: // joins the list, below
-		case !h.loaded && (!h.Held[0].same(e) || h.Held[0].MessageID != e.MessageID):
+		case !holdlist.Same(h.Held[0], e) && holdlist.SkippedAs(h, e) == nil: // joins the list, below
+		case !holdlist.Loaded(h) && (!holdlist.Same(h.Held[0], e) || h.Held[0].MessageID != e.MessageID):
 			// It commits past the hold (skipped) or in the head's place under another message
 			// id (a producer's re-send): it may be listed by its own id on a page too. Read them,
 			// so that its commit takes that entry off as well.
@@ -184,15 +180,15 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 				return types.TransactWriteItem{}, fmt.Errorf("group %s: %w", rec.Group, err)
 			}
 			continue
-		case h.listedOnPage(e):
-			if h, err = c.changeHold(ctx, rec.Group, &h, nil, func(h *Hold) bool { return h.removeLater(e) }); err != nil {
+		case holdlist.ListedOnPage(h, e):
+			if h, err = c.changeHold(ctx, rec.Group, &h, nil, func(h *Hold) bool { return holdlist.RemoveLater(h, e) }); err != nil {
 				return types.TransactWriteItem{}, fmt.Errorf("group %s: take %s's later entries off: %w", rec.Group, e, err)
 			}
 			continue
-		case !h.Held[0].same(e):
+		case !holdlist.Same(h.Held[0], e):
 			return c.pastHoldWrite(h, e)
-		case h.ownAfter(e) == 0 && len(h.Pages) > 0:
-			if h, err = c.changeHold(ctx, rec.Group, &h, nil, (*Hold).pullPage); err != nil {
+		case holdlist.OwnAfter(h, e) == 0 && len(h.Pages) > 0:
+			if h, err = c.changeHold(ctx, rec.Group, &h, nil, holdlist.PullPage); err != nil {
 				return types.TransactWriteItem{}, fmt.Errorf("group %s: move its hold's first page: %w", rec.Group, err)
 			}
 			continue
@@ -201,10 +197,10 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 		}
 		var joined bool
 		now, err := c.changeHold(ctx, rec.Group, &h, []types.TransactWriteItem{*check}, func(h *Hold) bool {
-			if joined = h.held() && !h.Held[0].same(e) && h.skippedAs(e) == nil; !joined {
+			if joined = holdlist.Holds(*h) && !holdlist.Same(h.Held[0], e) && holdlist.SkippedAs(*h, e) == nil; !joined {
 				return false // the head now, skipped, or not held: decided above
 			}
-			return h.add(e)
+			return holdlist.Add(h, e)
 		})
 		switch {
 		case err != nil:
@@ -218,7 +214,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 }
 
 // popWrite is the write that takes the head of h's list off the hold, with the other entries
-// of the hold's own item that surely are e's, the message that commits as the head (Held.same:
+// of the hold's own item that surely are e's, the message that commits as the head (holdlist.Same:
 // the head itself, or a re-send of its event, which the backstop may have listed by its own
 // message id too). Which message heads it was decided in Go, on h as read: the write is
 // conditional on h's version, so on that same head. h's own item keeps an entry of another
@@ -228,10 +224,10 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 // message that learned the same event there is left to that message's own answer (it was
 // dead-lettered: redriven, it is a duplicate, and core.leave takes it off).
 func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
-	next := h.clone()
-	next.pop(nil)
-	next.removeSure(e)
-	w, err := holdWrites(c.cfg.Table, h, next, headCondition(h, h.Held[0].EventID), c.cfg.Now())
+	next := holdlist.Clone(h)
+	holdlist.Pop(&next, nil)
+	holdlist.RemoveSure(&next, e)
+	w, err := holdlist.Writes(c.cfg.Table, h, next, holdlist.HeadCondition(h, h.Held[0].EventID), c.cfg.Now())
 	if err != nil {
 		return types.TransactWriteItem{}, err
 	}
@@ -246,8 +242,8 @@ func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
 // its message id, held by the backstop before it was decoded), the hold without its entries,
 // conditional on h's version (passHold took its entries off h's pages).
 func (c *core) pastHoldWrite(h Hold, e Held) (types.TransactWriteItem, error) {
-	if next := h.clone(); next.remove(e) {
-		w, err := holdWrites(c.cfg.Table, h, next, versionCondition(h), c.cfg.Now())
+	if next := holdlist.Clone(h); holdlist.Remove(&next, e) {
+		w, err := holdlist.Writes(c.cfg.Table, h, next, holdlist.VersionCondition(h), c.cfg.Now())
 		if err != nil {
 			return types.TransactWriteItem{}, err
 		}
@@ -256,11 +252,11 @@ func (c *core) pastHoldWrite(h Hold, e Held) (types.TransactWriteItem, error) {
 		}
 		return w[0], nil
 	}
-	expr, err := expression.NewBuilder().WithCondition(versionCondition(h)).Build()
+	expr, err := expression.NewBuilder().WithCondition(holdlist.VersionCondition(h)).Build()
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build hold condition: %w", err)
 	}
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table), Key: Record{Key: h.Key}.key(),
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table), Key: table.ItemKey(h.Key),
 		ConditionExpression: expr.Condition(), ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
@@ -280,14 +276,14 @@ func (c *core) releasedAfter(ctx context.Context, rec Record, v verdict) func(Re
 		}
 		var start *Hold
 		if v.holdHeld {
-			h, err := decodeHold(v.hold, c.cfg.Name, rec.Group)
+			h, err := holdlist.Decode(v.hold, c.cfg.Name, rec.Group)
 			if err != nil {
 				res.Outcome = Failed
 				return res, err
 			}
 			start = &h
 		}
-		if err := c.leave(ctx, rec.Group, rec.held(), start); err != nil {
+		if err := c.leave(ctx, rec.Group, heldOf(rec), start); err != nil {
 			res.Outcome = Failed
 			return res, fmt.Errorf("release group %s held behind %s: %w", rec.Group, rec.EventID, err)
 		}
@@ -298,15 +294,4 @@ func (c *core) releasedAfter(ctx context.Context, rec Record, v verdict) func(Re
 // heldError builds the error for a commit refused by its group's hold h.
 func heldError(h Hold) *HeldError {
 	return &HeldError{Group: h.Group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
-}
-
-// truncate cuts s to at most n bytes at a character boundary.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // A hold is not one item: a group held long enough to list more than DynamoDB's 400 KB per
@@ -47,7 +48,7 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 			t.Fatalf("live message %d behind %d held: %v; want held (ErrHeld), never ErrHoldFull", i, i, err)
 		}
 	}
-	a := idempotency.NewAdmin(f.db, f.records)
+	a := operator.New(f.db, f.records)
 	h, ok, err := a.Hold(ctx, name, "acct")
 	if err != nil || !ok || len(h.Held) != filler+live || len(h.Pages) < 10 {
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over at least 10 pages", len(h.Held), len(h.Pages), ok, err, filler+live)
@@ -80,54 +81,6 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 	}
 }
 
-// An operator's skips and release act on the whole list of a hold over pages: each skip takes
-// the head off and the next becomes the head, page after page, and a release deletes the list
-// with its pages and keeps the skips.
-func TestAdmin_skip_and_release_of_a_hold_over_pages_act_on_the_whole_list(t *testing.T) {
-	f := newFixture(t)
-	ctx := context.Background()
-	counter := unique(t)
-	name := "paged-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
-	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	list := make([]idempotency.Held, 120)
-	for i := range list {
-		list[i] = idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)}
-	}
-	if err := c.HoldMessages(ctx, "acct", list); err != nil {
-		t.Fatal(err)
-	}
-	a := idempotency.NewAdmin(f.db, f.records)
-	const skips = 40 // past the hold's own item's entries, into its first page
-	for i := range skips {
-		h, ok, err := a.Hold(ctx, name, "acct")
-		if err != nil || !ok || len(h.Held) != len(list)-i || h.Held[0].EventID != id(i) {
-			t.Fatalf("before skip %d: %d held, head %v, %v, %v; want %d, head %s", i, len(h.Held), h.BlockerEventID, ok, err, len(list)-i, id(i))
-		}
-		if _, err := a.SkipBlocker(ctx, h, "ops", "test"); err != nil {
-			t.Fatalf("skip %d: %v", i, err)
-		}
-	}
-	h, ok, err := a.Hold(ctx, name, "acct")
-	if err != nil || !ok || len(h.Held) != len(list)-skips || h.Held[0].EventID != id(skips) || len(h.Skipped) != skips {
-		t.Fatalf("after the skips: %d held, head %s, %d skipped, %v, %v", len(h.Held), h.BlockerEventID, len(h.Skipped), ok, err)
-	}
-	for i, e := range h.Held {
-		if e.EventID != id(skips+i) {
-			t.Fatalf("entry %d is %s; want %s: the list in order", i, e, id(skips+i))
-		}
-	}
-	if err := a.ReleaseHoldIf(ctx, h); err != nil {
-		t.Fatal(err)
-	}
-	if h, ok, err := a.Hold(ctx, name, "acct"); err != nil || ok || len(h.Skipped) != skips {
-		t.Errorf("after the release: held %v (%d), %d skips kept, %v; want nothing held, the skips kept", ok, len(h.Held), len(h.Skipped), err)
-	}
-	if keys := holdKeys(t, f, name, "acct"); len(keys) != 1 {
-		t.Errorf("hold items after the release: %q; want its own alone (keeping the skips), the pages deleted", keys)
-	}
-}
-
 // A producer's re-send of the blocker's event, listed by the backstop by its own message id
 // only, on one of the hold's pages: its commit (the head's event) takes the head off and its own
 // entry with it, so that nothing is left held behind a message already applied.
@@ -139,7 +92,7 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 	if err := c.HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
-	a := idempotency.NewAdmin(f.db, f.records)
+	a := operator.New(f.db, f.records)
 	if h, ok, err := a.Hold(ctx, name, "acct"); err != nil || !ok || len(h.Pages) == 0 || len(h.Held) != filler+2 {
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over pages", len(h.Held), len(h.Pages), ok, err, filler+2)
 	}
@@ -206,9 +159,9 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 	if err := c.HoldMessages(ctx, "acct", append(fillers, idempotency.Held{MessageID: "m-resent"})); err != nil {
 		t.Fatal(err)
 	}
-	a := idempotency.NewAdmin(f.db, f.records)
+	a := operator.New(f.db, f.records)
 	for _, e := range fillers { // discarded: the head alone in the own item, the re-send on a page
-		if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: e.EventID, MessageID: e.MessageID, Group: "acct", Body: "{}"}); err != nil {
+		if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: e.EventID, MessageID: e.MessageID, Group: "acct", Body: "{}"}); err != nil {
 			t.Fatal(err)
 		}
 	}

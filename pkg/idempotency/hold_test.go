@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 func holding(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup; c.CacheSize = -1 }
@@ -50,56 +51,6 @@ func TestConsumer_a_hold_written_before_holds_kept_a_list_holds_and_releases_in_
 	}
 	if got := f.counter(t, counter); got != 7 {
 		t.Errorf("counter = %d; want 7 (a, b, c once each)", got)
-	}
-}
-
-// Discarding a message in the middle of a held list takes it off there: the head and the
-// message after it are applied in order, and the discarded one, redelivered, is a duplicate.
-func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testing.T) {
-	t.Parallel()
-	f := newFixture(t)
-	ctx := context.Background()
-	counter := unique(t)
-	name := "discard-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
-	a := idempotency.NewAdmin(f.db, f.records)
-	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
-		t.Fatal(err)
-	}
-	send := func(suffix string, by int) (idempotency.Result, error) {
-		return process(ctx, c, message(t, "m"+suffix, counter+suffix, "test.counted", counted{Counter: counter, By: by}))
-	}
-	for _, s := range []string{"-b", "-c"} {
-		if _, err := send(s, 2); !errors.Is(err, idempotency.ErrHeld) {
-			t.Fatalf("%s: %v; want held", s, err)
-		}
-	}
-	letter := message(t, "m-b", counter+"-b", "test.counted", counted{Counter: counter, By: 2}) // its body, as dead-lettered
-	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", MessageID: "m-b", Group: "group-1",
-		Body: letter.Body, By: "ops", Why: "bad"}); err != nil {
-		t.Fatal(err)
-	}
-	h, ok, err := a.Hold(ctx, name, "group-1")
-	if err != nil || !ok || len(h.Held) != 2 || h.Held[0].EventID != counter+"-a" || h.Held[1].EventID != counter+"-c" {
-		t.Fatalf("hold after the discard = %+v, %v, %v; want a then c", h, ok, err)
-	}
-	if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrDecided) {
-		t.Errorf("a second discard = %v; want the event decided already (its letter a copy to delete)", err)
-	}
-	if res, err := send("-a", 1); err != nil || res.Outcome != idempotency.Applied {
-		t.Errorf("a = %+v, %v; want applied", res, err)
-	}
-	if res, err := send("-b", 2); err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
-		t.Errorf("b redelivered = %+v, %v; want a duplicate of the discarded", res, err)
-	}
-	if res, err := send("-c", 2); err != nil || res.Outcome != idempotency.Applied {
-		t.Errorf("c = %+v, %v; want applied", res, err)
-	}
-	if _, ok, _ := a.Hold(ctx, name, "group-1"); ok {
-		t.Error("the group is still held after its list was applied")
-	}
-	if got := f.counter(t, counter); got != 3 {
-		t.Errorf("counter = %d; want 3 (a and c, not b)", got)
 	}
 }
 
@@ -217,7 +168,7 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	if got := f.requests.Of("TransactWriteItems") - before; got != 1 {
 		t.Errorf("%d transactions; want 1, the check alone (taking it off is a write of the hold alone)", got)
 	}
-	h, ok, err := idempotency.NewAdmin(f.db, f.records).Hold(ctx, name, "group-1")
+	h, ok, err := operator.New(f.db, f.records).Hold(ctx, name, "group-1")
 	if err != nil || !ok || len(h.Held) != 1 || h.Held[0].EventID != counter+"-a" {
 		t.Errorf("hold = %+v, %v, %v; want a alone: x taken off", h.Held, ok, err)
 	}
@@ -233,7 +184,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	a := idempotency.NewAdmin(f.db, f.records)
+	a := operator.New(f.db, f.records)
 	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, idempotency.Held) {
 		counter := unique(t)
 		name := "resent-" + counter
@@ -298,7 +249,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		c, name, resent := setup(t, false)
 		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
 		msg.Attributes["MessageGroupId"] = "g"
-		if _, err := a.Discard(ctx, idempotency.Discard{Consumer: name, EventID: resent.EventID, MessageID: "m-1", Group: "g", Body: msg.Body}); err != nil {
+		if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: resent.EventID, MessageID: "m-1", Group: "g", Body: msg.Body}); err != nil {
 			t.Fatal(err)
 		}
 		// received again below its last receives (the backstop listed it in an earlier batch,

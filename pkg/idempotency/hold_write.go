@@ -8,33 +8,16 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
-
-// versionCondition is true when the hold is still h as read: absent, or at h's version.
-func versionCondition(h Hold) expression.ConditionBuilder {
-	switch {
-	case !h.exists:
-		return expression.AttributeNotExists(expression.Name(attrKey))
-	case h.Version == 0: // written before holds had versions
-		return expression.AttributeExists(expression.Name(attrKey)).And(expression.AttributeNotExists(expression.Name("version")))
-	}
-	return expression.Name("version").Equal(expression.Value(h.Version))
-}
-
-// headCondition is true when the hold is still h and eventID heads it.
-func headCondition(h Hold, eventID string) expression.ConditionBuilder {
-	if h.Version == 0 {
-		return versionCondition(h).And(expression.Name("blockerEventId").Equal(expression.Value(eventID)))
-	}
-	return versionCondition(h).And(expression.Name("held[0].eventId").Equal(expression.Value(eventID)))
-}
 
 // holdDB is the calls that read and change a hold.
 type holdDB interface {
-	holdGetter
+	holdlist.Getter
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	TransactWriteItems(ctx context.Context, params *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
@@ -99,11 +82,11 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 		if err != nil {
 			return Hold{}, err
 		}
-		next := prev.clone()
+		next := holdlist.Clone(prev)
 		changed := change(&next)
 		writes := slices.Clone(checks)
 		if changed {
-			w, err := holdWrites(c.cfg.Table, prev, next, versionCondition(prev), c.cfg.Now())
+			w, err := holdlist.Writes(c.cfg.Table, prev, next, holdlist.VersionCondition(prev), c.cfg.Now())
 			if err != nil {
 				return Hold{}, err
 			}
@@ -117,10 +100,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 		cancel()
 		if err == nil {
 			if changed {
-				next.Version, next.exists, next.loaded = prev.Version+1, next.held() || len(next.Skipped) > 0, true
-				next.normalize()
-				next.Pages = next.pageNumbers() // as written: a page emptied by the change is gone
-				return next, nil
+				return holdlist.Written(prev, next), nil // a page emptied by the change is gone
 			}
 			return prev, nil
 		}
@@ -128,7 +108,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 			own := len(checks)
 			fresh := prev // as read, unless its own write was refused: then as the refusal found it
 			if changed && failed[own] {
-				if fresh, err = decodeHold(items[own], c.cfg.Name, group); err != nil {
+				if fresh, err = holdlist.Decode(items[own], c.cfg.Name, group); err != nil {
 					return Hold{}, err
 				}
 			}
@@ -166,24 +146,24 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 func (c *core) holdFrom(ctx context.Context, group string, start *Hold) (Hold, error) {
 	var h Hold
 	if start != nil {
-		h = start.clone()
+		h = holdlist.Clone(*start)
 	} else {
 		item, err := c.readHold(ctx, group)
 		if err != nil {
 			return Hold{}, err
 		}
-		if h, err = decodeHold(item, c.cfg.Name, group); err != nil {
+		if h, err = holdlist.Decode(item, c.cfg.Name, group); err != nil {
 			return Hold{}, err
 		}
 	}
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
-	return h, loadPages(callCtx, c.db, c.cfg.Table, &h)
+	return h, holdlist.LoadPages(callCtx, c.db, c.cfg.Table, &h)
 }
 
 // absentHold is the group's hold taken to be absent, to start a change from (changeHold).
 func (c *core) absentHold(group string) *Hold {
-	h, _ := decodeHold(nil, c.cfg.Name, group)
+	h, _ := holdlist.Decode(nil, c.cfg.Name, group)
 	return &h
 }
 
@@ -192,7 +172,7 @@ func (c *core) readHold(ctx context.Context, group string) (map[string]types.Att
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
 	defer cancel()
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
-		Key: Record{Key: holdKey(c.cfg.Name, group)}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(table.HoldKey(c.cfg.Name, group)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return nil, fmt.Errorf("read hold of group %s: %w", group, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -87,7 +88,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 	now := c.cfg.Now()
 	length := c.leaseLength(ctx)
 	rec.Status, rec.Outcome = StatusInProgress, ""
-	rec.ProcessedAt = rfc3339(now)
+	rec.ProcessedAt = table.RFC3339(now)
 	rec.LeaseExpiresAt = now.Add(length).UnixMilli()
 	rec.ExpiresAt = now.Add(max(c.cfg.Retention, length)).Unix()
 	item, err := attributevalue.MarshalMap(rec)
@@ -135,8 +136,8 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 func claimCondition(now time.Time, owner, hash, legacy string) expression.ConditionBuilder {
 	inProgress := expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)).
 		And(expression.Name(attrPayloadHash).In(expression.Value(hash), expression.Value(legacy)))
-	return expression.Name(attrKey).AttributeNotExists().Or(
-		expression.Name(attrExpiresAt).LessThan(expression.Value(now.Unix())),
+	return expression.Name(table.AttrKey).AttributeNotExists().Or(
+		expression.Name(table.AttrExpiresAt).LessThan(expression.Value(now.Unix())),
 		inProgress.And(expression.Name(attrLeaseExpiresAt).LessThan(expression.Value(now.UnixMilli()))),
 		inProgress.And(expression.Name(attrOwner).Equal(expression.Value(owner))))
 }
@@ -153,7 +154,7 @@ func (c *LeasedConsumer) takenOver(ctx context.Context, rec Record, oldItem map[
 		slog.String("idempotency_key", rec.Key),
 		slog.String("messageId", rec.MessageID),
 		slog.String("previousOwner", old.Owner),
-		slog.String("previousLeaseExpiredAt", rfc3339(time.UnixMilli(old.LeaseExpiresAt))),
+		slog.String("previousLeaseExpiredAt", table.RFC3339(time.UnixMilli(old.LeaseExpiresAt))),
 		slog.String("owner", rec.Owner))
 	c.cfg.Metrics.Count(metrics.LeaseTakeover, 1)
 }

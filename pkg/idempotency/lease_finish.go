@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // complete marks the record completed, fenced by this owner's lease, retrying transient
@@ -20,12 +22,12 @@ import (
 func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Result, error) {
 	now := c.cfg.Now()
 	rec := l.rec
-	rec.Status, rec.Outcome, rec.ProcessedAt, rec.LeaseExpiresAt = StatusCompleted, string(Applied), rfc3339(now), 0
+	rec.Status, rec.Outcome, rec.ProcessedAt, rec.LeaseExpiresAt = StatusCompleted, string(Applied), table.RFC3339(now), 0
 	rec.ExpiresAt = now.Add(c.cfg.Retention).Unix()
 	update := expression.Set(expression.Name(attrStatus), expression.Value(rec.Status)).
 		Set(expression.Name("outcome"), expression.Value(rec.Outcome)).
 		Set(expression.Name("processedAt"), expression.Value(rec.ProcessedAt)).
-		Set(expression.Name(attrExpiresAt), expression.Value(rec.ExpiresAt)).
+		Set(expression.Name(table.AttrExpiresAt), expression.Value(rec.ExpiresAt)).
 		Remove(expression.Name(attrLeaseExpiresAt))
 	expr, err := expression.NewBuilder().WithUpdate(update).WithCondition(ownedBy(rec.Owner)).Build()
 	if err != nil {
@@ -34,7 +36,7 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 	}
 	in := &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.cfg.Table),
-		Key:                                 rec.key(),
+		Key:                                 table.ItemKey(rec.Key),
 		UpdateExpression:                    expr.Update(),
 		ConditionExpression:                 expr.Condition(),
 		ExpressionAttributeNames:            expr.Names(),
@@ -77,7 +79,7 @@ func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) err
 	}
 	in := &dynamodb.DeleteItemInput{
 		TableName:                           aws.String(c.cfg.Table),
-		Key:                                 l.rec.key(),
+		Key:                                 table.ItemKey(l.rec.Key),
 		ConditionExpression:                 cond.Condition(),
 		ExpressionAttributeNames:            cond.Names(),
 		ExpressionAttributeValues:           cond.Values(),
@@ -201,7 +203,7 @@ func (c *LeasedConsumer) extend(ctx context.Context, l *lease) error {
 	defer cancel()
 	_, err = c.db.UpdateItem(callCtx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.cfg.Table),
-		Key:                                 l.rec.key(),
+		Key:                                 table.ItemKey(l.rec.Key),
 		UpdateExpression:                    expr.Update(),
 		ConditionExpression:                 expr.Condition(),
 		ExpressionAttributeNames:            expr.Names(),

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // OrDuplicate says that a failure of the write's condition proves the event's effect was
@@ -85,7 +87,7 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 		res.Outcome = Failed
 		return res, true, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	items, err := also.build(rec.EventType, itemRef{c.cfg.Table, canonicalKey(rec.key())})
+	items, err := also.build(rec.EventType, itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))})
 	if err != nil { // checked with the effect already
 		res.Outcome = Failed
 		return res, true, err

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // MaxTransactionItems is how many items one TransactWriteItems takes.
@@ -60,7 +62,7 @@ func footprint(m *member) ([]itemRef, int) {
 			refs = append(refs, ref)
 		}
 	}
-	return append(refs, itemRef{table: tableOf(m.p.items[m.p.recordIndex]), key: canonicalKey(m.p.rec.key())}), size
+	return append(refs, itemRef{table: tableOf(m.p.items[m.p.recordIndex]), key: canonicalKey(table.ItemKey(m.p.rec.Key))}), size
 }
 
 func tableOf(w types.TransactWriteItem) string { return *w.Put.TableName }

@@ -1,6 +1,6 @@
 package idempotency
 
-import "time"
+import "github.com/onceflow/onceflow/pkg/internal/table"
 
 // Outcomes of processing one message. Applied and Rejected are stored in the record;
 // the others are how a processing attempt ended.
@@ -11,8 +11,8 @@ const (
 	Conflict  Outcome = "conflict"  // a record exists for this event id with another payload
 	Malformed Outcome = "malformed" // the message can never be processed as sent
 	Failed    Outcome = "failed"    // transient failure, or an effect DynamoDB can never commit
-	// Discarded is stored by an operator (Admin.Discard): the event is not to be applied; a
-	// redelivery of it is a Duplicate whose Stored outcome says so.
+	// Discarded is stored by an operator (operator.Admin.Discard): the event is not to be
+	// applied; a redelivery of it is a Duplicate whose Stored outcome says so.
 	Discarded Outcome = "discarded"
 )
 
@@ -21,73 +21,33 @@ type Outcome string
 
 // Record is the idempotency record: "consumer C processed event E", one item per consumer and
 // event in the idempotency table, whose hash key is pk and whose TTL attribute is expiresAt.
-type Record struct {
-	Key            string `dynamodbav:"pk"`
-	Consumer       string `dynamodbav:"consumer"`
-	EventID        string `dynamodbav:"eventId"`
-	EventType      string `dynamodbav:"eventType"`
-	OccurredAt     string `dynamodbav:"occurredAt,omitempty"` // the event's time, RFC 3339
-	ProcessedAt    string `dynamodbav:"processedAt"`          // RFC 3339, UTC
-	Outcome        string `dynamodbav:"outcome"`              // applied or rejected
-	Reason         string `dynamodbav:"reason,omitempty"`     // why it was rejected
-	PayloadHash    string `dynamodbav:"payloadHash"`          // cloudevent.Event.PayloadHash
-	MessageID      string `dynamodbav:"messageId"`            // the SQS message that was committed
-	SequenceNumber string `dynamodbav:"sequenceNumber,omitempty"`
-	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
-	Group          string `dynamodbav:"messageGroup,omitempty"` // Delivery.Group
-	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
-	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when Config.StorePayload (and for Discarded)
+// Its fields are the item's attributes: Key (pk: Key(consumer, eventID)), Consumer, EventID,
+// EventType; OccurredAt (the event's time) and ProcessedAt, RFC 3339 in UTC; Outcome (applied,
+// rejected, or Discarded by an operator) and Reason (a rejection's business reason, a
+// discard's why); PayloadHash (cloudevent.Event.PayloadHash: the same event id with another
+// payload is a Conflict); MessageID, SequenceNumber, ReceiveCount and Group, of the delivery
+// that was committed; ExpiresAt, in epoch seconds (an expired record counts as absent, whether
+// or not TTL has deleted it); Payload, the message body when Config.StorePayload (and a
+// discarded letter's). A discard also keeps Operator (who decided) and Attributes (the
+// letter's message attributes, a JSON object); the lease mode (LeasedConsumer) keeps Status
+// (StatusInProgress or StatusCompleted), Owner (the random token of the lease holder, or of
+// who completed) and LeaseExpiresAt (epoch milliseconds, removed on completion). An operator
+// reads one with operator.Admin.Record.
+type Record = table.Record
 
-	// Discarded only: who decided, and the letter's message attributes (a JSON object).
-	Operator   string `dynamodbav:"operator,omitempty"`
-	Attributes string `dynamodbav:"attributes,omitempty"`
-
-	// Lease mode only (LeasedConsumer); empty on records of the transactional mode.
-	Status         string `dynamodbav:"status,omitempty"`         // StatusInProgress or StatusCompleted
-	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
-	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
-
-	origin string // Delivery.OriginID, for the group's hold; not stored
-}
-
-// held is the record's event as its group's held list knows it.
-func (r Record) held() Held {
-	return Held{EventID: r.EventID, MessageID: r.origin, PayloadHash: r.PayloadHash}
+// heldOf is rec's event as its group's held list knows it.
+func heldOf(rec Record) Held {
+	return Held{EventID: rec.EventID, MessageID: table.Origin(rec), PayloadHash: rec.PayloadHash}
 }
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an
 // effect outside DynamoDB passes downstream as its idempotency key.
-func Key(consumer, eventID string) string { return consumer + keySeparator + eventID }
+func Key(consumer, eventID string) string { return table.Key(consumer, eventID) }
 
 // KeyPrefixes returns the prefixes of the keys of every item the engine writes in the
 // idempotency table for consumer: its records, its failure counts and its group holds. No
 // other consumer's key starts with one of them, so an IAM policy can confine a consumer to its
 // own items with a dynamodb:LeadingKeys condition of these prefixes followed by *.
 func KeyPrefixes(consumer string) []string {
-	return []string{Key(consumer, ""), attemptsKey(consumer, ""), holdKey(consumer, "")}
-}
-
-// AdminKeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
-// KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's policy
-// confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of these
-// prefixes followed by *.
-func AdminKeyPrefixes(consumer string) []string {
-	return append(KeyPrefixes(consumer), discardedKey(consumer, ""))
-}
-
-// keySeparator separates the consumer name from the event id in a key; consumer names may not
-// contain it, so no two consumer and event pairs share a key.
-const keySeparator = "#"
-
-// Attribute names of the record used in conditions.
-const (
-	attrKey       = "pk"
-	attrExpiresAt = "expiresAt"
-)
-
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
+	return []string{Key(consumer, ""), table.AttemptsKey(consumer, ""), table.HoldKey(consumer, "")}
 }

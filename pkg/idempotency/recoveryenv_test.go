@@ -24,6 +24,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -40,7 +41,7 @@ type recovery struct {
 	srcARN    string
 	consumer  string
 	proc      *sqsbatch.Processor
-	admin     *idempotency.Admin
+	admin     *operator.Admin
 
 	mu        sync.Mutex
 	failing   map[string]bool
@@ -63,7 +64,7 @@ func newRecovery(t *testing.T) *recovery {
 		t.Fatal(err)
 	}
 	r.proc = p
-	r.admin = idempotency.NewAdmin(r.db, r.idem)
+	r.admin = operator.New(r.db, r.idem)
 	return r
 }
 
@@ -156,7 +157,7 @@ func (r *recovery) discard(t *testing.T, id string) idempotency.Record {
 	if err != nil || !ok {
 		t.Fatalf("letter %s: %v, %v; want it in view", id, ok, err)
 	}
-	rec, err := r.admin.Discard(t.Context(), idempotency.Discard{Consumer: r.consumer, EventID: l.EventID, MessageID: l.SourceMessage,
+	rec, err := r.admin.Discard(t.Context(), operator.Discard{Consumer: r.consumer, EventID: l.EventID, MessageID: l.SourceMessage,
 		Group: l.GroupID, Body: l.Body, By: "test", Why: "producer bug"})
 	if err != nil {
 		deadletter.Release(t.Context(), r.sqs, r.dlq, l)

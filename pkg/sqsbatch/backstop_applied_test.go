@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // a/1 commits, a/2 behind it in the same batch makes every invocation time out (Lambda kills
@@ -15,7 +15,7 @@ import (
 // order, the group must go on: a/3 applied after a/1 and a/2, nothing held.
 func TestBackstop_an_applied_message_received_again_is_not_left_on_the_hold(t *testing.T) {
 	r, h, p, q, records := movedByTheQueue(t, "a/2", false) // timed out: nothing acknowledged
-	admin := idempotency.NewAdmin(r.db, records)
+	admin := operator.New(r.db, records)
 	hold, _, _ := admin.Hold(t.Context(), "ledger", "a")
 	t.Logf("hold after the queue moved both: %v", hold.Held)
 

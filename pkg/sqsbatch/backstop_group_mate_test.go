@@ -10,6 +10,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -24,7 +25,7 @@ func TestBackstop_a_group_mate_the_queue_moves_with_its_blocker_keeps_its_place(
 	if !slices.Equal(r.deadIDs(), []string{"a/3"}) {
 		t.Fatalf("dead-lettered by the engine %v; want a/3, held", r.deadIDs())
 	}
-	hold, _, _ := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a")
+	hold, _, _ := operator.New(r.db, records).Hold(t.Context(), "ledger", "a")
 	t.Logf("hold before the redrive: %v", hold.Held)
 
 	delete(h.hangs, r.eventID(t, "a/1"))              // the cause is fixed

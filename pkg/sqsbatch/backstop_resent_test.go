@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -57,7 +58,7 @@ func TestBackstop_a_resend_applied_behind_its_blocker_leaves_nothing_held(t *tes
 	}
 	q.send(t, "a/1+a/1-resent")
 	q.drain(t, p)
-	admin := idempotency.NewAdmin(r.db, records)
+	admin := operator.New(r.db, records)
 	if !slices.Contains(r.deadIDs(), "a/1") {
 		t.Fatalf("dead-lettered %v; want a/1, which failed on its last receives", r.deadIDs())
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -66,7 +67,7 @@ func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testin
 	if len(q.redriven) < 2 || q.redriven[0] != "a/1" || q.redriven[1] != "a/2" {
 		t.Fatalf("the queue's redrive policy moved %v; want a/1, which never finished, and a/2 behind it", q.redriven)
 	}
-	admin := idempotency.NewAdmin(r.db, records)
+	admin := operator.New(r.db, records)
 	moved := map[string][]string{} // group -> the messages the queue moved, in order
 	for _, m := range q.redriven {
 		group, _, _ := strings.Cut(m, "/")
@@ -121,7 +122,7 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 				t.Fatalf("receive count %s; want 3, within the last receives", got)
 			}
 			q.settle(ev, handle(t, p, t.Context(), ev))
-			if _, ok, err := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || ok {
+			if _, ok, err := operator.New(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || ok {
 				t.Errorf("group a still held (%v, %v); want the message's own commit to release its backstop hold", ok, err)
 			}
 			if got := r.applied(t, "a"); len(got) != 1 {
@@ -145,7 +146,7 @@ func TestProcessor_the_backstop_holds_messages_the_deadline_guard_never_started(
 		t.Fatal(err)
 	}
 	q := newFIFOQueue(t, maxReceiveCount, "a/1", "b/1", "a/2", "a/3")
-	admin := idempotency.NewAdmin(r.db, records)
+	admin := operator.New(r.db, records)
 	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers, then the two last receives
 		q.receive()
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -47,7 +48,7 @@ func TestBackstop_a_message_whose_payload_is_never_read_holds_its_group_when_the
 	if !slices.Equal(q.redriven, []string{"a/1"}) {
 		t.Fatalf("the queue moved %v; want a/1", q.redriven)
 	}
-	if _, ok, err := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || !ok {
+	if _, ok, err := operator.New(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || !ok {
 		t.Errorf("the queue moved a/1 to its dead-letter queue and group a is not held (%v, %v)", ok, err)
 	}
 	q.send(t, "a/2") // the account's next movement

@@ -13,6 +13,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -63,7 +64,7 @@ func TestClaimCheck_redriven_once_its_object_is_back_releases_its_group(t *testi
 	if got := r.applied(t, "a"); !slices.Equal(got, want) {
 		t.Errorf("after the redrive group a applied %v; want %v", got, want)
 	}
-	if hold, ok, err := idempotency.NewAdmin(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || ok {
+	if hold, ok, err := operator.New(r.db, records).Hold(t.Context(), "ledger", "a"); err != nil || ok {
 		t.Errorf("after the redrive group a is still held: %v (%v, %v)", hold.Held, ok, err)
 	}
 }

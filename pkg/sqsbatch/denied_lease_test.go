@@ -10,6 +10,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -75,7 +76,7 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 			if ran := effect.keys(); (len(ran) > 0) != tt.ranWhileDenied {
 				t.Errorf("side effect ran %v while denied; want it run: %v", ran, tt.ranWhileDenied)
 			}
-			admin := idempotency.NewAdmin(s.r.db, s.records)
+			admin := operator.New(s.r.db, s.records)
 			if at, ok, _ := admin.Attempts(t.Context(), "notifier", s.r.eventID(t, "a/1")); ok {
 				t.Errorf("failed attempts %+v; want none counted for a denial", at)
 			}

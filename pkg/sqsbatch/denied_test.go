@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -88,7 +89,7 @@ func (s *deniedStack) checkDenied(t *testing.T, permission, code string) {
 func (s *deniedStack) checkClean(t *testing.T, events ...string) {
 	t.Helper()
 	s.checkUncounted(t, events...)
-	admin := idempotency.NewAdmin(s.r.db, s.records)
+	admin := operator.New(s.r.db, s.records)
 	for _, id := range events {
 		group, _, _ := strings.Cut(id, "/")
 		if h, ok, err := admin.Hold(t.Context(), "ledger", group); err != nil || ok {
@@ -100,7 +101,7 @@ func (s *deniedStack) checkClean(t *testing.T, events ...string) {
 // checkUncounted checks that nothing was counted against the messages or dead-lettered.
 func (s *deniedStack) checkUncounted(t *testing.T, events ...string) {
 	t.Helper()
-	admin := idempotency.NewAdmin(s.r.db, s.records)
+	admin := operator.New(s.r.db, s.records)
 	for _, id := range events {
 		if at, ok, err := admin.Attempts(t.Context(), "ledger", s.r.eventID(t, id)); err != nil || ok {
 			t.Errorf("failed attempts of %s: %+v, %v, %v; want none counted: a denial is not the message's failure", id, at, ok, err)
@@ -114,7 +115,7 @@ func (s *deniedStack) checkUncounted(t *testing.T, events ...string) {
 // checkHeldBehind checks that group a is held behind a/1.
 func (s *deniedStack) checkHeldBehind(t *testing.T) {
 	t.Helper()
-	if h, ok, err := idempotency.NewAdmin(s.r.db, s.records).Hold(t.Context(), "ledger", "a"); err != nil || !ok || h.Held[0].MessageID != "a/1" {
+	if h, ok, err := operator.New(s.r.db, s.records).Hold(t.Context(), "ledger", "a"); err != nil || !ok || h.Held[0].MessageID != "a/1" {
 		t.Errorf("group a's hold %+v, %v, %v; want it held behind a/1", h, ok, err)
 	}
 }
@@ -276,7 +277,7 @@ func TestProcessor_a_message_denied_until_the_queue_moves_it_holds_its_group_unt
 	if !slices.Equal(q.redriven, []string{"a/1"}) {
 		t.Fatalf("the queue moved %v; want a/1, denied on every delivery", q.redriven)
 	}
-	admin := idempotency.NewAdmin(s.r.db, s.records)
+	admin := operator.New(s.r.db, s.records)
 	if h, ok, err := admin.Hold(t.Context(), "ledger", "a"); err != nil || !ok || h.Held[0].MessageID != "a/1" {
 		t.Fatalf("group a's hold %+v, %v, %v; want it held behind a/1, which the queue moved", h, ok, err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -96,7 +97,7 @@ func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *test
 	r.malformed[r.eventID(t, "h/1")] = true
 	batch("malformed by its handler: holds its group, dead-lettered", 0, "h/1")
 	q.send(t, "d/1") // an event an operator discarded, sent again; its handler still fails
-	if _, err := idempotency.NewAdmin(r.db, table).Discard(t.Context(), idempotency.Discard{Consumer: "ledger", EventID: r.eventID(t, "d/1"),
+	if _, err := operator.New(r.db, table).Discard(t.Context(), operator.Discard{Consumer: "ledger", EventID: r.eventID(t, "d/1"),
 		MessageID: "d/0", Group: "d", Body: q.msgs[len(q.msgs)-1].Body, By: "ops", Why: "bad"}); err != nil {
 		t.Fatal(err)
 	}

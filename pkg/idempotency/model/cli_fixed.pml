@@ -1,5 +1,5 @@
 /*
- * cli_fixed.pml: the operator's commands (cmd/onceflow, on idempotency.Admin and
+ * cli_fixed.pml: the operator's commands (cmd/onceflow, on operator.Admin and
  * pkg/deadletter) as they must be after issue 26. Each runs inside proctype Operator, whose
  * locals they use; CLISTOP between two calls is the CLI stopping (a crash, a lost connection).
  */
@@ -11,8 +11,8 @@
  * (IF attribute_not_exists(pk) OR expiresAt < :now); a record of this payload (applied or
  * discarded already: the letter is a duplicate): a ConditionCheck that it is still as shown,
  * nothing recorded; a record of another payload (a conflict): the letter's copy at
- * discardedKey, and the message recorded as discarded (messageKey, by the id it was first sent
- * as); no event id (an undecodable body): the message recorded as discarded. In every case the message leaves the held list (by the id it was first sent
+ * table.DiscardedKey, and the message recorded as discarded (table.MessageKey, by the id it
+ * was first sent as); no event id (an undecodable body): the message recorded as discarded. In every case the message leaves the held list (by the id it was first sent
  * as, conditional on the hold's version). Then deadletter.Delete. Never refused for a decided
  * event: the letter always leaves the queue. */
 inline op_discard(a_j0) {

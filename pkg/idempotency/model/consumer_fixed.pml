@@ -141,7 +141,7 @@ end_recv:
 		 * :none). A refused record: a Duplicate of this payload (core.leave from the returned
 		 * hold if the hold check failed too), else a Conflict (S7). A refused hold check: S9,
 		 * passHold, on the hold as returned (each write conditional on its version, so taken
-		 * as one step with the commit it returns): the head (Held.same) commits with popWrite,
+		 * as one step with the commit it returns): the head (holdlist.Same) commits with popWrite,
 		 * which takes every other entry of the committing message off too (a re-send's); a
 		 * skipped message commits past the hold (pastHoldWrite: a version check, or the hold
 		 * without its entries); any other joins the end, in one transaction with the record
@@ -201,7 +201,7 @@ hold_ev:
 		/* S7, Batch.Fail, core.HoldGroup: one TransactWriteItems(ConditionCheck record IF not
 		 * decided, Put hold IF attribute_not_exists(pk) or version = :v, its pages), adding the
 		 * message at the end unless it is listed (it learns its event id and hash) or skipped,
-		 * with the check of messageKey too (an operator's discard of this very message: a
+		 * with the check of table.MessageKey too (an operator's discard of this very message: a
 		 * conflict's). A refused record check: core.leave from the hold the refusal returned, ErrDecided,
 		 * acknowledged, nothing dead-lettered (BREAK=1: a read of the record, then the write);
 		 * skipped: ErrSkipped, its entries taken off the list (the backstop's of a re-send),
@@ -226,7 +226,7 @@ hold_ev:
 
 hold_noev:
 		/* S2's HoldGroup without an event id: the hold's write with the check that no operator
-		 * discarded this message (undecidedMessageCheck on messageKey); refused: answered */
+		 * discarded this message (undecidedMessageCheck on table.MessageKey); refused: answered */
 		CP(8);
 		d_step { if :: HAS(mdec, o) -> v = 1 :: SKIPPED(g, o, 0, p) -> hold_remove(g, 0, o, p); v = 0 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
 		if
@@ -253,7 +253,7 @@ send_dl:
 
 leave:
 		/* core.leave (and releasedAfter): an event answered without a commit of its own takes
-		 * its message off the held list wherever it is (Held.same), a conditional write only
+		 * its message off the held list wherever it is (holdlist.Same), a conditional write only
 		 * when it is listed; a failed write fails the message. (BREAK=5 removes it.) */
 		if
 		:: BREAK != 5 ->

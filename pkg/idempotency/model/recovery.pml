@@ -34,9 +34,9 @@ typedef Hold {
 	byte skippay        /* ... and the events skipped (by event id and payload hash: a payload) */
 };
 Hold h[NG];
-byte copyp[NP+1];       /* the copy a discard keeps of a conflict's letter (discardedKey): its payload */
+byte copyp[NP+1];       /* the copy a discard keeps of a conflict's letter (table.DiscardedKey): its payload */
 
-/* Held.same: an entry is one message: the id it was first sent as, or, once its event was
+/* holdlist.Same: an entry is one message: the id it was first sent as, or, once its event was
  * decoded, its event id and payload hash (a producer's re-send of the same event under a new
  * message id). A reused event id with another payload (a conflict) is another message.
  * (BREAK=3: the event id alone, as before issue 26.) gp is the payload, standing for the hash:
@@ -47,14 +47,14 @@ byte copyp[NP+1];       /* the copy a discard keeps of a conflict's letter (disc
 #define SAME(g, x, e, o, p) (h[g].orig[x] == (o) || (h[g].ev[x] != 0 && h[g].ev[x] == (e) && h[g].gp[x] == (p)))
 #endif
 
-/* decides (decided.go) and undecidedCheck, as a condition: the event of payload p is decided
- * when its record is live with this payload (applied, discarded). The copy a discard keeps of
- * a conflict's payload (discardedKey) decides nothing: that payload sent again conflicts
- * again, and the runbook discards it again. */
+/* table.Decides (pkg/internal/table) and undecidedCheck, as a condition: the event of
+ * payload p is decided when its record is live with this payload (applied, discarded). The
+ * copy a discard keeps of a conflict's payload (table.DiscardedKey) decides nothing: that
+ * payload sent again conflicts again, and the runbook discards it again. */
 #define DECIDED(e, p) (recp[e] == (p))
 
-/* Hold.skippedAs: message o (event e, payload p) was skipped: a skipped entry is the same
- * message (Held.same): by the id it was first sent as, or, when both were decoded, by event
+/* holdlist.SkippedAs: message o (event e, payload p) was skipped: a skipped entry is the same
+ * message (holdlist.Same): by the id it was first sent as, or, when both were decoded, by event
  * id and payload hash. */
 #if BREAK == 4
 #define SKIPPED(g, o, e, p) 0
@@ -72,7 +72,7 @@ inline hold_drop(a_g, a_x) {
 	h[a_g].n--; h[a_g].orig[h[a_g].n] = 0; h[a_g].ev[h[a_g].n] = 0; h[a_g].gp[h[a_g].n] = 0
 }
 
-/* Hold.add: the message joins the end unless it is listed (it keeps its place, and learns its
+/* holdlist.Add: the message joins the end unless it is listed (it keeps its place, and learns its
  * event id: its own entry, by the id it was first sent as, before an earlier entry of its event)
  * or skipped (then nothing). */
 inline hold_add(a_g, a_e, a_o, a_p) {
@@ -100,7 +100,7 @@ inline hold_add(a_g, a_e, a_o, a_p) {
 	fi
 }
 
-/* Hold.remove: the message off the list, every entry of it wherever it is (a re-send the
+/* holdlist.Remove: the message off the list, every entry of it wherever it is (a re-send the
  * backstop listed by its own id behind its event's first message is the same event). */
 inline hold_remove(a_g, a_e, a_o, a_p) {
 	x = 0;

@@ -16,6 +16,7 @@ import (
 	"example.com/shop"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -127,7 +128,7 @@ func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *
 	if len(again) != 0 || len(aside) != 2 {
 		t.Fatalf("second failure: again %v, aside %v; want o-bad set aside (failed 2 times) and o5 held behind it", again, aside)
 	}
-	a := idempotency.NewAdmin(l.db, l.idem)
+	a := operator.New(l.db, l.idem)
 	at, ok, err := a.Attempts(ctx, "spend", "order.placed-o-bad")
 	if err != nil || !ok || at.Attempts != 2 {
 		t.Errorf("attempts of o-bad = %+v, %v, %v; want 2 counted", at, ok, err)

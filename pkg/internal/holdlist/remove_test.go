@@ -1,8 +1,10 @@
-package idempotency
+package holdlist_test
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 )
 
 // Taking a message off a held list takes every entry that surely is it (its first message id,
@@ -10,25 +12,25 @@ import (
 // carried a hash (known by event id alone, so perhaps another payload's, a conflict), only the
 // first, as before: a commit never takes a conflict's entry with it.
 func TestHold_remove_takes_every_entry_of_the_message_and_one_without_a_hash(t *testing.T) {
-	messages := func(h Hold) []string {
+	messages := func(h holdlist.Hold) []string {
 		var ids []string
 		for _, e := range h.Held {
 			ids = append(ids, e.MessageID)
 		}
 		return ids
 	}
-	e := Held{EventID: "e", MessageID: "m-r", PayloadHash: "h1"}
+	e := holdlist.Held{EventID: "e", MessageID: "m-r", PayloadHash: "h1"}
 	for _, tc := range []struct {
 		name       string
 		held, want []string
-		remove     func(*Hold, Held) bool
+		remove     func(*holdlist.Hold, holdlist.Held) bool
 	}{
-		{"remove", []string{"m-1", "m-r", "m-old", "m-conflict", "m-old2"}, []string{"m-old", "m-conflict", "m-old2"}, (*Hold).remove},
-		{"remove, no entry of a hash", []string{"m-old", "m-x", "m-old2"}, []string{"m-x", "m-old2"}, (*Hold).remove},
-		{"removeSure", []string{"m-1", "m-r", "m-old", "m-conflict"}, []string{"m-old", "m-conflict"}, (*Hold).removeSure},
+		{"Remove", []string{"m-1", "m-r", "m-old", "m-conflict", "m-old2"}, []string{"m-old", "m-conflict", "m-old2"}, holdlist.Remove},
+		{"Remove, no entry of a hash", []string{"m-old", "m-x", "m-old2"}, []string{"m-x", "m-old2"}, holdlist.Remove},
+		{"RemoveSure", []string{"m-1", "m-r", "m-old", "m-conflict"}, []string{"m-old", "m-conflict"}, holdlist.RemoveSure},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			entries := map[string]Held{
+			entries := map[string]holdlist.Held{
 				"m-1":        {EventID: "e", MessageID: "m-1", PayloadHash: "h1"}, // its event's first message
 				"m-r":        {MessageID: "m-r"},                                  // the backstop's, not decoded
 				"m-old":      {EventID: "e", MessageID: "m-old"},                  // written before hashes
@@ -36,7 +38,7 @@ func TestHold_remove_takes_every_entry_of_the_message_and_one_without_a_hash(t *
 				"m-conflict": {EventID: "e", MessageID: "m-conflict", PayloadHash: "h2"},
 				"m-x":        {EventID: "x", MessageID: "m-x", PayloadHash: "hx"},
 			}
-			var h Hold
+			var h holdlist.Hold
 			for _, id := range tc.held {
 				h.Held = append(h.Held, entries[id])
 			}

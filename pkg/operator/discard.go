@@ -1,4 +1,4 @@
-package idempotency
+package operator
 
 import (
 	"context"
@@ -14,6 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
 // Discard is what an operator discards: a dead letter's event, for one consumer.
@@ -31,29 +34,30 @@ type Discard struct {
 	// record as a JSON object.
 	Attributes map[string]string
 	By, Why    string        // who decides, and why
-	Retention  time.Duration // how long the record answers a redelivery; default DefaultRetention
+	Retention  time.Duration // how long the record answers a redelivery; default idempotency.DefaultRetention
 }
 
 // MaxDiscardedBody bounds the copy of a discarded letter's body kept in its record.
 const MaxDiscardedBody = 64 << 10
 
-// Discard records that d's event is not to be applied by d's consumer (the outcome Discarded,
-// with who, why, when, the body and attributes), so that a redelivery of it is answered as a
-// duplicate and never applied, and in the same transaction takes it off its group's held
-// list, wherever it is, so that the messages held behind it go on in order. A letter whose
-// event the consumer has decided already (applied, rejected or discarded, with the letter's
-// payload) is a copy of a decided event: nothing is recorded, only the hold changes, and
-// Discard returns the record with a *DecidedError (ErrDecided), so that the caller deletes the
-// letter, which a redrive would only answer as a duplicate. A letter whose event id has a
-// record of another payload (a conflict) keeps that record, which answers a redelivery of the
-// letter as a conflict again: only the hold changes, and the letter's copy is kept beside it
-// (DiscardedCopy finds it; a later conflict discarded for the same event id replaces it). It
-// A letter without an event id (a body that is not an event) is recorded as discarded by its
-// message (the id it was first sent as, in its group), which answers its redelivery before it
-// holds its group again. It returns the record that answers a redelivery, and is refused
-// (ErrChanged) when the event was applied or decided while it ran.
-// Deleting the letter from the dead-letter queue is the caller's next step.
-func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
+// Discard records that d's event is not to be applied by d's consumer (the outcome
+// idempotency.Discarded, with who, why, when, the body and attributes), so that a redelivery
+// of it is answered as a duplicate and never applied, and in the same transaction takes it off
+// its group's held list, wherever it is, so that the messages held behind it go on in order. A
+// letter whose event the consumer has decided already (applied, rejected or discarded, with
+// the letter's payload) is a copy of a decided event: nothing is recorded, only the hold
+// changes, and Discard returns the record with a *idempotency.DecidedError
+// (idempotency.ErrDecided), so that the caller deletes the letter, which a redrive would only
+// answer as a duplicate. A letter whose event id has a record of another payload (a conflict)
+// keeps that record, which answers a redelivery of the letter as a conflict again: only the
+// hold changes, and the letter's copy is kept beside it (DiscardedCopy finds it; a later
+// conflict discarded for the same event id replaces it). A letter without an event id (a body
+// that is not an event) is recorded as discarded by its message (the id it was first sent as,
+// in its group), which answers its redelivery before it holds its group again. It returns the
+// record that answers a redelivery, and is refused (idempotency.ErrChanged) when the event was
+// applied or decided while it ran. Deleting the letter from the dead-letter queue is the
+// caller's next step.
+func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, error) {
 	now := time.Now()
 	rec, err := discardRecord(d, now)
 	if err != nil {
@@ -65,19 +69,19 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	if len(hashes) == 0 {
 		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
 	}
-	var copied Record         // the letter's copy when the event's record is another payload's
-	var decided *DecidedError // the event's decision, when it has one already
-	var byMessage Record      // a conflict's discard, recorded by its message too
+	var copied idempotency.Record         // the letter's copy when the event's record is another payload's
+	var decided *idempotency.DecidedError // the event's decision, when it has one already
+	var byMessage idempotency.Record      // a conflict's discard, recorded by its message too
 	if d.EventID == "" && write {
-		// No event id: the decision is recorded by the message (messageKey), which its group's
-		// consumer checks before it holds the message again (core.HoldGroup).
-		rec.Key = messageKey(d.Consumer, d.Group, d.MessageID)
-		var old Record
+		// No event id: the decision is recorded by the message (table.MessageKey), which its group's
+		// consumer checks before it holds the message again (idempotency.Consumer.HoldGroup).
+		rec.Key = table.MessageKey(d.Consumer, d.Group, d.MessageID)
+		var old idempotency.Record
 		switch ok, err := a.get(ctx, rec.Key, &old); {
 		case err != nil:
 			return rec, err
 		case ok && old.ExpiresAt >= now.Unix():
-			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
+			decided = &idempotency.DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
 		}
 	}
@@ -86,17 +90,17 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && slices.ContainsFunc(hashes, func(h string) bool { return decides(old, h, now) }):
-			decided = &DecidedError{Key: old.Key, Outcome: Outcome(old.Outcome), Reason: old.Reason}
+		case ok && slices.ContainsFunc(hashes, func(h string) bool { return table.Decides(old, h, now) }):
+			decided = &idempotency.DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
 		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
-			copied.Key = discardedKey(d.Consumer, d.EventID)
+			copied.Key = table.DiscardedKey(d.Consumer, d.EventID)
 			if d.MessageID != "" && d.Group != "" {
 				// and the message is recorded as discarded, which answers its redelivery: the
 				// event's record, another payload's, would hold the group behind it again
 				byMessage = copied
-				byMessage.Key = messageKey(d.Consumer, d.Group, d.MessageID)
+				byMessage.Key = table.MessageKey(d.Consumer, d.Group, d.MessageID)
 			}
 			rec, write = old, false
 		}
@@ -141,7 +145,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 			return rec, decidedOrNil(decided)
 		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
-			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, ErrChanged)
+			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, idempotency.ErrChanged)
 		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again
 			continue
 		}
@@ -150,7 +154,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 }
 
 // decidedOrNil is de as an error, nil when it is nil.
-func decidedOrNil(de *DecidedError) error {
+func decidedOrNil(de *idempotency.DecidedError) error {
 	if de == nil {
 		return nil
 	}
@@ -164,27 +168,27 @@ func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.
 	if err != nil || !ok {
 		return nil, err
 	}
-	next := h.clone()
-	if !next.remove(Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
+	next := holdlist.Clone(h)
+	if !holdlist.Remove(&next, idempotency.Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
 		return nil, nil
 	}
-	return holdWrites(a.table, h, next, versionCondition(h), time.Now())
+	return holdlist.Writes(a.table, h, next, holdlist.VersionCondition(h), time.Now())
 }
 
-func discardRecord(d Discard, now time.Time) (Record, error) {
+func discardRecord(d Discard, now time.Time) (idempotency.Record, error) {
 	if d.Consumer == "" || (d.EventID == "" && d.MessageID == "") {
-		return Record{}, errors.New("discard: a consumer and an event or message id are required")
+		return idempotency.Record{}, errors.New("discard: a consumer and an event or message id are required")
 	}
 	if d.Retention <= 0 {
-		d.Retention = DefaultRetention
+		d.Retention = idempotency.DefaultRetention
 	}
 	attrs, err := json.Marshal(d.Attributes)
 	if err != nil {
-		return Record{}, fmt.Errorf("encode attributes: %w", err)
+		return idempotency.Record{}, fmt.Errorf("encode attributes: %w", err)
 	}
-	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: rfc3339(now),
-		Outcome: string(Discarded), Reason: truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
-		ExpiresAt: now.Add(d.Retention).Unix(), Payload: truncate(d.Body, MaxDiscardedBody)}
+	rec := idempotency.Record{Key: idempotency.Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: table.RFC3339(now),
+		Outcome: string(idempotency.Discarded), Reason: table.Truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
+		ExpiresAt: now.Add(d.Retention).Unix(), Payload: table.Truncate(d.Body, MaxDiscardedBody)}
 	if d.EventID == "" {
 		rec.Key = "" // no event id: Discard records it by its message, when it has a group
 	}
@@ -192,7 +196,7 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 		rec.Attributes = string(attrs)
 	}
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
-		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, rfc3339(ev.Time), ev.PayloadHash()
+		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, table.RFC3339(ev.Time), ev.PayloadHash()
 	}
 	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
 		rec.PayloadHash = d.PayloadHashes[0]
@@ -211,29 +215,24 @@ func payloadHashes(body string) []string {
 }
 
 // recordPut is the Put of rec conditional on no live record.
-func recordPut(table string, rec Record, now time.Time) (types.TransactWriteItem, error) {
+func recordPut(tableName string, rec idempotency.Record, now time.Time) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := absentCondition(now)
+	cond, err := table.AbsentCondition(now)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("build record condition: %w", err)
 	}
-	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(table), Item: item, ConditionExpression: cond.Condition(),
+	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tableName), Item: item, ConditionExpression: cond.Condition(),
 		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values()}}, nil
-}
-
-// discardedKey is the key of the copy of a conflict's letter discarded for consumer's event
-// eventID. It starts with the key separator, so it never collides with a record's key.
-func discardedKey(consumer, eventID string) string {
-	return keySeparator + "discarded" + keySeparator + consumer + keySeparator + eventID
 }
 
 // DiscardedCopy returns the copy of the letter last discarded for consumer's event eventID
 // while the event's record was another payload's (a conflict): what Discard kept of it (the
-// outcome Discarded, who, why, when, the body and attributes). ok is false when there is none.
-func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
-	ok, err = a.get(ctx, discardedKey(consumer, eventID), &rec)
+// outcome idempotency.Discarded, who, why, when, the body and attributes). ok is false when
+// there is none.
+func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
+	ok, err = a.get(ctx, table.DiscardedKey(consumer, eventID), &rec)
 	return rec, ok, err
 }

@@ -1,4 +1,4 @@
-package idempotency
+package operator
 
 import (
 	"context"
@@ -8,10 +8,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
-// AdminAPI is the DynamoDB calls an Admin makes; *dynamodb.Client implements it.
-type AdminAPI interface {
+// API is the DynamoDB calls an Admin makes; *dynamodb.Client implements it. An Admin shared
+// by goroutines calls it from each of them: an implementation must be safe for concurrent use,
+// as *dynamodb.Client is.
+type API interface {
 	GetItem(ctx context.Context, params *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	DeleteItem(ctx context.Context, params *dynamodb.DeleteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	PutItem(ctx context.Context, params *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
@@ -32,54 +38,54 @@ type Attempts struct {
 // consumer's record of an event, its count of the event's failed attempts, a group's hold. It
 // is safe for concurrent use.
 type Admin struct {
-	db    AdminAPI
+	db    API
 	table string
 }
 
-// NewAdmin returns an Admin of the idempotency table named table.
-func NewAdmin(db AdminAPI, table string) *Admin { return &Admin{db: db, table: table} }
+// New returns an Admin of the idempotency table named table.
+func New(db API, table string) *Admin { return &Admin{db: db, table: table} }
 
 // Record returns consumer's record of event eventID; ok is false when there is none (an
 // expired record that TTL has not deleted yet is returned: see its ExpiresAt).
-func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
-	ok, err = a.get(ctx, Key(consumer, eventID), &rec)
+func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
+	ok, err = a.get(ctx, idempotency.Key(consumer, eventID), &rec)
 	return rec, ok, err
 }
 
 // Attempts returns consumer's count of event eventID's failed attempts; ok is false when none
 // was counted.
 func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Attempts, ok bool, err error) {
-	ok, err = a.get(ctx, attemptsKey(consumer, eventID), &at)
+	ok, err = a.get(ctx, table.AttemptsKey(consumer, eventID), &at)
 	return at, ok, err
 }
 
 // Hold returns the hold of consumer's group, its whole list (its pages read); ok is false
 // when the group is not held (h may still carry the operators' skips of a hold whose list has
 // emptied).
-func (a *Admin) Hold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
+func (a *Admin) Hold(ctx context.Context, consumer, group string) (h idempotency.Hold, ok bool, err error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: holdKey(consumer, group)}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(table.HoldKey(consumer, group)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return h, false, fmt.Errorf("get %s: %w", holdKey(consumer, group), err)
+		return h, false, fmt.Errorf("get %s: %w", table.HoldKey(consumer, group), err)
 	}
-	if h, err = decodeHold(out.Item, consumer, group); err != nil {
+	if h, err = holdlist.Decode(out.Item, consumer, group); err != nil {
 		return h, false, err
 	}
-	if err := loadPages(ctx, a.db, a.table, &h); err != nil {
+	if err := holdlist.LoadPages(ctx, a.db, a.table, &h); err != nil {
 		return h, false, err
 	}
-	return h, h.held(), nil
+	return h, holdlist.Holds(h), nil
 }
 
 // DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
 // the record it deleted (ok false when there was none). A redelivery of the event is then
 // processed as new: its effect is applied again unless the effect's own conditions refuse it.
-func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
-	ok, err = a.delete(ctx, Key(consumer, eventID), &rec)
+func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
+	ok, err = a.delete(ctx, idempotency.Key(consumer, eventID), &rec)
 	if err != nil {
 		return rec, ok, err
 	}
-	_, err = a.delete(ctx, attemptsKey(consumer, eventID), &Attempts{})
+	_, err = a.delete(ctx, table.AttemptsKey(consumer, eventID), &Attempts{})
 	return rec, ok, err
 }
 
@@ -87,12 +93,12 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 // skips, and returns its own item (ok false when the group was not held): the group's later
 // messages are then applied as they come, without the ones it held. An operator's tool uses
 // ReleaseHoldIf.
-func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
-	if ok, err = a.delete(ctx, holdKey(consumer, group), &h); err != nil || !ok {
+func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h idempotency.Hold, ok bool, err error) {
+	if ok, err = a.delete(ctx, table.HoldKey(consumer, group), &h); err != nil || !ok {
 		return h, ok, err
 	}
 	for _, n := range h.Pages {
-		if _, err := a.delete(ctx, pageKey(consumer, group, n), &holdPage{}); err != nil {
+		if _, err := a.delete(ctx, table.PageKey(consumer, group, n), &holdlist.Page{}); err != nil {
 			return h, ok, err
 		}
 	}
@@ -101,7 +107,7 @@ func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold
 
 func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: key}.key(), ConsistentRead: aws.Bool(true)})
+		Key: table.ItemKey(key), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		return false, fmt.Errorf("get %s: %w", key, err)
 	}
@@ -110,7 +116,7 @@ func (a *Admin) get(ctx context.Context, key string, v any) (bool, error) {
 
 func (a *Admin) delete(ctx context.Context, key string, v any) (bool, error) {
 	out, err := a.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table),
-		Key: Record{Key: key}.key(), ReturnValues: types.ReturnValueAllOld})
+		Key: table.ItemKey(key), ReturnValues: types.ReturnValueAllOld})
 	if err != nil {
 		return false, fmt.Errorf("delete %s: %w", key, err)
 	}
@@ -125,4 +131,12 @@ func decodeItem(key string, item map[string]types.AttributeValue, v any) (bool, 
 		return true, fmt.Errorf("decode %s: %w", key, err)
 	}
 	return true, nil
+}
+
+// KeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
+// idempotency.KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's
+// policy confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of
+// these prefixes followed by *.
+func KeyPrefixes(consumer string) []string {
+	return append(idempotency.KeyPrefixes(consumer), table.DiscardedKey(consumer, ""))
 }

@@ -1,4 +1,4 @@
-package idempotency_test
+package operator_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
@@ -15,7 +16,7 @@ func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
 	ctx := context.Background()
 	counter := unique(t)
 	name := "admin-" + counter
-	c := f.consumerFor(t, name, f.router(), func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup })
+	c := f.consumer(t, name, func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup })
 	msg := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
 	if _, err := c.CountMessageFailure(ctx, cloudevent.Event{ID: counter + "-a"}, idempotency.Delivery{MessageID: "m1"}, errors.New("throttled")); err != nil {
 		t.Fatal(err)
@@ -26,7 +27,7 @@ func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
 	if err := c.HoldGroup(ctx, "group-9", idempotency.Held{EventID: "evt-x", MessageID: "m9"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
-	a := idempotency.NewAdmin(f.db, f.records)
+	a := operator.New(f.db, f.records)
 
 	rec, ok, err := a.Record(ctx, name, counter+"-a")
 	if err != nil || !ok || rec.Outcome != string(idempotency.Applied) || rec.MessageID != "m1" || rec.Group != "group-1" {
