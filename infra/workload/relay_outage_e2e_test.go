@@ -25,7 +25,8 @@ const relayMapping = "OutboxRelayFunction/OutboxStream"
 // order (a debit published before the credit it needs would be rejected for insufficient
 // funds), and nothing is given up to the on-failure queue.
 func TestRelay_keeps_every_account_in_order_through_an_SQS_outage_longer_than_ten_retries(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, template, "outage", func(cfg *localcloud.Config) {
 		cfg.Chaos = localcloud.Chaos{Outages: true} // one stream shard: every attempt retries its head
