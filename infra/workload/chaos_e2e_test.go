@@ -17,7 +17,8 @@ import (
 // recovered with the operator's CLI by the runbook while the traffic goes on (the drill), the
 // dead-letter queues are redriven, and every invariant of make run still holds.
 func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.T) {
-	t.Parallel()                                                             // each e2e test runs its own cloud, under its own names: they share the machine, not state
+	// Each e2e test runs its own cloud under its own names: they share the machine, not state.
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // under load the run takes several times its quiet 97 s: 8 minutes ran out at a load of 15 on 2 cores
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, template, "chaos", func(cfg *localcloud.Config) {
