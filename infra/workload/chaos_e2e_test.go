@@ -26,7 +26,7 @@ func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.
 			Latency: 0.03, MaxLatency: 100 * time.Millisecond, KillDuring: 0.05, KillAfter: 0.03}
 	})
 
-	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 100, Movements: 400, Accounts: 20,
+	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 60, Movements: 240, Accounts: 12,
 		Receiver: cloud.Receiver, Redrive: true, DrainTimeout: 3 * time.Minute, Poison: 2, CLI: workloadtest.CLI(t)})
 	if err != nil {
 		t.Fatal(err)
