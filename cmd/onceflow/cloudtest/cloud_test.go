@@ -23,6 +23,7 @@ import (
 // wrote: dead letters the real ledger consumer wrote (with the source queue ARN Lambda's event
 // gives it), its records and holds, and the relay's routes from the template's outputs.
 func TestOnceflow_on_the_local_cloud(t *testing.T) {
+	t.Parallel() // on a cloud of its own (workloadtest.Start), under its own names
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	c := &localCLI{bin: build(t)}
