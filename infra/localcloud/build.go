@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 	"unicode"
 )
 
@@ -39,55 +41,66 @@ func (c *Cloud) build(ctx context.Context, f *Function) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cached, err := c.cachedBuild(ctx, f.ID, dir)
-	if err != nil {
-		return "", err
-	}
 	out := filepath.Join(c.cfg.StateDir, "build", f.ID, "bootstrap")
-	if err := copyExecutable(cached, out); err != nil {
-		return "", fmt.Errorf("build %s: %w", f.ID, err)
-	}
-	return out, nil
+	return out, c.cachedBuild(ctx, f.ID, dir, out)
 }
 
 // cachedBuild builds the main package in dir into Root/.local/cache/functions/<dir's
-// hash>/bootstrap and returns that path. go build leaves a binary whose build ID says it is up
-// to date as it is, so that only the first cloud of a run links it (about 1.5 s of CPU a
-// function) and a changed source is always linked again. A lock on the cache entry keeps two
-// clouds (two test processes) from writing it at once.
-func (c *Cloud) cachedBuild(ctx context.Context, id, dir string) (string, error) {
+// hash>/bootstrap and copies it to dst. go build leaves a binary whose build ID says it is up to
+// date as it is, so that while the checkout does not change only the first cloud links it (about
+// 1.5 s of CPU a function), and a changed source (or commit: the binary carries its VCS stamp)
+// is always linked again. The entry is locked from the build to the end of the copy, so that two
+// clouds (two test processes) never write it at once nor copy it half written, and go build
+// links in the entry's own tmp/, so that it renames its binary into place: a build killed
+// half-way leaves the last whole binary, never a truncated one.
+func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 	sum := sha256.Sum256([]byte(dir))
 	entry := filepath.Join(c.cfg.Root, ".local", "cache", "functions", hex.EncodeToString(sum[:8]))
-	if err := os.MkdirAll(entry, 0o755); err != nil {
-		return "", fmt.Errorf("build %s: %w", id, err)
+	tmp := filepath.Join(entry, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
 	}
-	unlock, err := lock(filepath.Join(entry, "lock"))
+	unlock, err := lock(ctx, filepath.Join(entry, "lock"))
 	if err != nil {
-		return "", fmt.Errorf("build %s: %w", id, err)
+		return fmt.Errorf("build %s: %w", id, err)
 	}
 	defer unlock()
-	out := filepath.Join(entry, "bootstrap")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", out, ".")
+	bin := filepath.Join(entry, "bootstrap")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTMPDIR="+tmp)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s (%s): %w\n%s", id, dir, err, b)
+		return fmt.Errorf("build %s (%s): %w\n%s", id, dir, err, b)
 	}
-	return out, nil
+	if err := copyExecutable(bin, dst); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
+	}
+	return nil
 }
 
-// lock takes an exclusive lock on the file at path (created if missing), waiting for it; the
-// function it returns releases it.
-func lock(path string) (func(), error) {
+// lock takes an exclusive lock on the file at path (created if missing), waiting for it until
+// ctx ends; the function it returns releases it.
+func lock(ctx context.Context, path string) (func(), error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", path, err)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil // closing the file releases its lock
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, context.Cause(ctx))
+		case <-time.After(50 * time.Millisecond): // another cloud builds this function
+		}
 	}
-	return func() { f.Close() }, nil // closing the file releases its lock
 }
 
 // copyExecutable copies the file at src to dst, executable, through a temporary file renamed

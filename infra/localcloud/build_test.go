@@ -30,7 +30,7 @@ func TestPackageArg_reads_the_package_from_a_make_dry_run(t *testing.T) {
 }
 
 // A function's binary is linked once into the checkout's cache, whatever number of clouds take
-// it, and linked again when its source changes.
+// it, and linked again when its source changes; each cloud gets a copy of it.
 func TestCachedBuild_links_once_and_again_after_a_source_change(t *testing.T) {
 	testkit.SkipShort(t)
 	root, pkg := t.TempDir(), t.TempDir()
@@ -43,35 +43,33 @@ func TestCachedBuild_links_once_and_again_after_a_source_change(t *testing.T) {
 	write("go.mod", "module example.com/fn\n\ngo 1.22\n")
 	write("main.go", "package main\n\nfunc main() { println(\"one\") }\n")
 	c := &Cloud{cfg: Config{Root: root}}
-	built := func() (string, os.FileInfo) {
+	// built builds the function for a new cloud, checks that the cloud's copy prints want, and
+	// returns the cache entry's binary.
+	built := func(want string) os.FileInfo {
 		t.Helper()
-		path, err := c.cachedBuild(t.Context(), "Fn", pkg)
+		dst := filepath.Join(t.TempDir(), "build", "Fn", "bootstrap")
+		if err := c.cachedBuild(t.Context(), "Fn", pkg, dst); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(dst).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != want {
+			t.Fatalf("the cloud's copy printed %q (%v); want %q", out, err, want)
+		}
+		cached, err := filepath.Glob(filepath.Join(root, ".local", "cache", "functions", "*", "bootstrap"))
+		if err != nil || len(cached) != 1 {
+			t.Fatalf("cache entries %v (%v); want one, the function's", cached, err)
+		}
+		fi, err := os.Stat(cached[0])
 		if err != nil {
 			t.Fatal(err)
 		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return path, fi
+		return fi
 	}
-	path, first := built()
-	if _, again := built(); !os.SameFile(first, again) { // go build only touches an up-to-date binary
-		t.Errorf("the second cloud's build replaced %s; want the cached binary kept as it was", path)
+	first := built("one")
+	if again := built("one"); !os.SameFile(first, again) { // go build only touches an up-to-date binary
+		t.Error("the second cloud's build replaced the cached binary; want it kept as it was")
 	}
 	write("main.go", "package main\n\nfunc main() { println(\"two\") }\n")
-	if _, changed := built(); os.SameFile(first, changed) {
-		t.Errorf("%s was kept after its source changed; want it linked again", path)
-	}
-	out, err := exec.Command(path).CombinedOutput()
-	if err != nil || strings.TrimSpace(string(out)) != "two" {
-		t.Errorf("the cached binary printed %q (%v); want the changed source's \"two\"", out, err)
-	}
-	dst := filepath.Join(t.TempDir(), "build", "Fn", "bootstrap")
-	if err := copyExecutable(path, dst); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(dst).CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "two" {
-		t.Errorf("the cloud's copy printed %q (%v); want \"two\"", out, err)
+	if changed := built("two"); os.SameFile(first, changed) {
+		t.Error("the cached binary was kept after its source changed; want it linked again")
 	}
 }

@@ -19,7 +19,7 @@ import (
 func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.T) {
 	// Each e2e test runs its own cloud under its own names: they share the machine, not state.
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // under load the run takes several times its quiet 97 s: 8 minutes ran out at a load of 15 on 2 cores
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // under load the run takes several times its quiet 79 s: 8 minutes ran out at a load of 15 on 2 cores
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, template, "chaos", func(cfg *localcloud.Config) {
 		cfg.Chaos = localcloud.Chaos{Throttle: 0.03, ServerError: 0.03, Conflict: 0.05, ResetBefore: 0.03, ResetAfter: 0.03,

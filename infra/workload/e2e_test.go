@@ -26,7 +26,7 @@ func TestRun_small_workload_through_the_real_pipeline_keeps_every_invariant(t *t
 	})
 
 	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 20, Movements: 100, Accounts: 5,
-		Receiver: cloud.Receiver, Crash: crash, DrainTimeout: time.Minute})
+		Receiver: cloud.Receiver, Crash: crash, DrainTimeout: 3 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 // gives it), its records and holds, and the relay's routes from the template's outputs.
 func TestOnceflow_on_the_local_cloud(t *testing.T) {
 	t.Parallel() // on a cloud of its own (workloadtest.Start), under its own names
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	c := &localCLI{bin: build(t)}
 	cloud := workloadtest.Start(ctx, t, template, "cli", nil)
@@ -146,7 +146,7 @@ func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string)
 
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(45 * time.Second); !ok(); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(300 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 45 s: no %s", what)
 		}
