@@ -57,6 +57,7 @@ func runBare(t *testing.T, bin string, env []string, args ...string) (code int, 
 // leaves for AWS, with --stack or an explicit endpoint as without. On EC2 --imds lets the
 // chain ask the instance metadata service.
 func TestOnceflow_without_credentials_says_so_in_one_line_and_calls_nothing(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "onceflow")
 	goCmd(t, "build", "-o", bin, ".")
 	imds, imdsHits := listener(t)
@@ -94,6 +95,7 @@ func TestOnceflow_without_credentials_says_so_in_one_line_and_calls_nothing(t *t
 // With credentials, an explicit endpoint takes every call: --endpoint-url, or the SDK's own
 // AWS_ENDPOINT_URL_<SERVICE> (a dead listener here, so each call fails after reaching it).
 func TestOnceflow_sends_its_calls_to_an_explicit_endpoint(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "onceflow")
 	goCmd(t, "build", "-o", bin, ".")
 	creds := []string{"AWS_ACCESS_KEY_ID=operator", "AWS_SECRET_ACCESS_KEY=operator-secret", "AWS_REGION=us-east-1", "AWS_MAX_ATTEMPTS=1"}

@@ -194,6 +194,7 @@ func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 // hold so the group goes on, and deletes the letter; a redelivery is then answered, never
 // applied.
 func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter(t *testing.T) {
+	t.Parallel()
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)

@@ -134,6 +134,7 @@ func event(t *testing.T, id, typ, subject string) cloudevent.Event {
 }
 
 func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *testing.T) {
+	t.Parallel()
 	c := newCloud(t)
 	dlq := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL)
 	for _, l := range []struct{ id, typ, group, reason string }{
@@ -215,6 +216,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 }
 
 func TestOutbox_republish_sends_events_where_the_relay_routes_them(t *testing.T) {
+	t.Parallel()
 	c := newCloud(t)
 	app := c.e.Tables["AppTable"]
 	start := time.Now()

@@ -227,8 +227,10 @@ func dynamoPort() streamPort {
 // discarding the letters records them and releases the key (before, discard said "group
 // sha256-…: not held", deleted the letter and left the key held).
 func TestDLQ_a_large_stream_letter_is_dead_lettered_shown_and_discarded_under_its_key(t *testing.T) {
+	t.Parallel()
 	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
 		t.Run(port.name, func(t *testing.T) {
+			t.Parallel()
 			c := newCloud(t)
 			handle := port.handle(t, c, c.letters(t))
 			if n := handle(0); n != 0 {
@@ -277,6 +279,7 @@ func TestDLQ_a_large_stream_letter_is_dead_lettered_shown_and_discarded_under_it
 // discard recorded the decoded event id the letter carries, so the re-put is answered, not
 // applied (before, it recorded the record's eventID, and the re-put was applied).
 func TestDLQ_discard_of_a_payload_keyed_stream_letter_answers_the_producers_put_again(t *testing.T) {
+	t.Parallel()
 	c := newCloud(t)
 	failing := true // the first delivery fails for good; had it been applied later, it would show
 	consumer := c.streamConsumer(t, idempotency.GoOn, func(ev cloudevent.Event) (string, int, error) {
@@ -324,8 +327,10 @@ func shownBytes(out string) int {
 // the key is free: nothing held, nothing left in either queue, and the stream's batch
 // delivered again applies nothing twice (before, dlq redrive refused a stream letter).
 func TestDLQ_a_held_stream_key_is_redriven_to_its_replay_queue_and_applied(t *testing.T) {
+	t.Parallel()
 	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
 		t.Run(port.name, func(t *testing.T) {
+			t.Parallel()
 			c := newCloud(t)
 			dlq, payloads := c.lettersAndReader(t)
 			replay, stream := port.replayed(t, c, dlq, payloads)
@@ -426,8 +431,10 @@ func replayQueue(t *testing.T, c *cloud, url string, replay func(events.SQSEvent
 // poison one comes back dead-lettered again without holding its key, and its discard ends
 // with nothing held and nothing left.
 func TestDLQ_a_skipped_stream_blocker_lets_its_key_go_on_and_is_discarded(t *testing.T) {
+	t.Parallel()
 	for _, port := range []streamPort{kinesisPort(), dynamoPort()} {
 		t.Run(port.name, func(t *testing.T) {
+			t.Parallel()
 			c := newCloud(t)
 			dlq, payloads := c.lettersAndReader(t)
 			replay, stream := port.replayed(t, c, dlq, payloads)

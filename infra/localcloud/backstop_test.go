@@ -63,6 +63,7 @@ func (k *killer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // wrote the hold naming it before handling it on its last receives. The account's later
 // movements are held (dead-lettered behind it), never applied; other accounts go on.
 func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *testing.T) {
+	t.Parallel() // on a cloud and a proxy of its own
 	ddbURL, sqsURL := testkit.Emulator(t, testkit.EndpointVariable), testkit.Emulator(t, testkit.SQSEndpointVariable)
 	target, err := url.Parse(ddbURL)
 	if err != nil {

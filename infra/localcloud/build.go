@@ -2,11 +2,17 @@ package localcloud
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
+	"time"
 	"unicode"
 )
 
@@ -28,20 +34,103 @@ func (c *Cloud) ensureRIE(ctx context.Context) error {
 }
 
 // build compiles a function's main package into StateDir/build/<LogicalId>/bootstrap, for the
-// host (the local cloud runs binaries natively, not in an Amazon Linux container).
+// host (the local cloud runs binaries natively, not in an Amazon Linux container). The binary is
+// linked once into a cache every cloud of the checkout shares (cachedBuild) and copied from there.
 func (c *Cloud) build(ctx context.Context, f *Function) (string, error) {
 	dir, err := c.mainPackage(ctx, f)
 	if err != nil {
 		return "", err
 	}
 	out := filepath.Join(c.cfg.StateDir, "build", f.ID, "bootstrap")
-	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build %s (%s): %w\n%s", f.ID, dir, err, b)
+	return out, c.cachedBuild(ctx, f.ID, dir, out)
+}
+
+// cachedBuild builds the main package in dir into Root/.local/cache/functions/<dir's
+// hash>/bootstrap and copies it to dst. go build leaves a binary whose build ID says it is up to
+// date as it is, so that while the checkout does not change only the first cloud links it (about
+// 1.5 s of CPU a function), and a changed source (or commit: the binary carries its VCS stamp)
+// is always linked again. The entry is locked from the build to the end of the copy, so that two
+// clouds (two test processes) never write it at once nor copy it half written, and go build
+// links in the entry's own tmp/, so that it renames its binary into place: a build killed
+// half-way leaves the last whole binary, never a truncated one.
+func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
+	sum := sha256.Sum256([]byte(dir))
+	entry := filepath.Join(c.cfg.Root, ".local", "cache", "functions", hex.EncodeToString(sum[:8]))
+	tmp := filepath.Join(entry, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
 	}
-	return out, nil
+	unlock, err := lock(ctx, filepath.Join(entry, "lock"))
+	if err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
+	}
+	defer unlock()
+	bin := filepath.Join(entry, "bootstrap")
+	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTMPDIR="+tmp)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("build %s (%s): %w\n%s", id, dir, err, b)
+	}
+	if err := copyExecutable(bin, dst); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
+	}
+	return nil
+}
+
+// lock takes an exclusive lock on the file at path (created if missing), waiting for it until
+// ctx ends; the function it returns releases it.
+func lock(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil // closing the file releases its lock
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", path, context.Cause(ctx))
+		case <-time.After(50 * time.Millisecond): // another cloud builds this function
+		}
+	}
+}
+
+// copyExecutable copies the file at src to dst, executable, through a temporary file renamed
+// into place (a binary still running from dst keeps its own copy).
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".bootstrap-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after the rename, nothing is left to remove
+	if _, err := io.Copy(tmp, in); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o755); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
 }
 
 // mainPackage finds the directory of a function's Go main package: CodeUri itself when it

@@ -69,6 +69,7 @@ func mutatedBackstop(t *testing.T, old, new string) string {
 // came closest, and nothing of the credit is applied. (With the statement, the backstop test
 // above applies the ledger's movements.)
 func TestGatekeeper_refuses_the_ledgers_commit_without_ConditionCheckItem(t *testing.T) {
+	t.Parallel() // on a cloud of its own
 	ddbURL, sqsURL := testkit.Emulator(t, testkit.EndpointVariable), testkit.Emulator(t, testkit.SQSEndpointVariable)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -17,6 +17,13 @@ import (
 // The tests share one local cloud of testdata/template.yaml, started on first use. It uses the
 // emulators of `make test` (DYNAMODB_ENDPOINT, SQS_ENDPOINT, KINESIS_ENDPOINT) when set, else starts its own;
 // names carry a unique prefix so runs never collide.
+//
+// Its tests run serially, as each disturbs what it uses for the others: a poison record holds its
+// stream's shard, the SQS tests count every message of the Notes queue and crash its consumer
+// (crashSQSConsumer), the API tests time out and restart Echo's one environment. A test of it may
+// run in parallel (t.Parallel, so after every serial test) only while no other parallel test uses
+// what it uses: the Notes table's stream (TestStreamPoller_discards_…) and the Clicks stream
+// (TestKinesisPoller_discards_…) have one each. Tests on clouds of their own run in parallel.
 var shared struct {
 	once  sync.Once
 	state string

@@ -60,7 +60,8 @@ func mutatedTemplate(t *testing.T, old, new string) string {
 // function's policy (the ledger's dynamodb:ConditionCheckItem, which every commit under
 // HoldGroup needs): it fails, and says why with the action, the function and the table.
 func TestRun_fails_naming_the_action_a_function_is_not_granted(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, mutatedTemplate(t, ledgerRecords, withoutHoldCheck), "gate", nil)
 	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 2, Movements: 6, Accounts: 2, Malformed: -1,

@@ -47,7 +47,7 @@ func checkTraces(t *testing.T, cloud *localcloud.Cloud) {
 		{"LedgerFunction", credit["eventId"].(string), creditTrace},
 	}
 	for _, w := range want {
-		testenv.Eventually(t, 30*time.Second, func() error {
+		testenv.Eventually(t, 90*time.Second, func() error {
 			lines, err := localcloud.ReadLogs(cloud.StateDir(), w.function)
 			if err != nil {
 				return err

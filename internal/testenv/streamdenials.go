@@ -41,7 +41,8 @@ type StreamPort[R any] struct {
 // nothing is counted against it or dead-lettered for the denial, its item is not held for it,
 // and the denial is logged naming the permission and counted. Granted, the redelivery
 // applies it (or, for a record that can never succeed, dead-letters it behind its held item).
-// Each case runs on a port newPort makes, over a stream of its own.
+// Each case runs on a port newPort makes, over a stream of its own, beside the others
+// (t.Parallel): newPort must change nothing of the process.
 func StreamDenials[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R]) {
 	tests := []struct {
 		name       string
@@ -64,6 +65,7 @@ func StreamDenials[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R]
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel() // a stream, tables, queues and proxies of its own
 			port := newPort(t)
 			port.Write(t, "a", tt.amount)
 			port.Write(t, "b", 1)

@@ -38,9 +38,12 @@ const replayMaxReceiveCount = 3
 // nothing; and a replay the queue moves by itself (every receive crashed) holds its key on its
 // last receives (the backstop), so that the key's next live record waits behind it until it is
 // redriven and applied. newPort builds the port's test; replay builds its Processor over e.
+// The cases run beside each other (t.Parallel): newPort and replay must change nothing of the
+// process.
 func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
 	replay func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) {
 	t.Run("a held key is replayed in order while its stream goes on", func(t *testing.T) {
+		t.Parallel() // a stream, tables and queues of its own
 		g := newReplayRig(t, newPort(t), replay)
 		g.port.FailOnce("a", 1, idempotency.Permanent(errors.New("downstream refused it")))
 		g.write("a", 1)
@@ -76,6 +79,7 @@ func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
 	})
 
 	t.Run("a replay the queue moves by itself holds its key until it is redriven", func(t *testing.T) {
+		t.Parallel() // a stream, tables and queues of its own
 		g := newReplayRig(t, newPort(t), replay)
 		g.port.FailOnce("c", 1, idempotency.Permanent(errors.New("downstream refused it")))
 		g.write("c", 1)

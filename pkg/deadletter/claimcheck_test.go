@@ -62,6 +62,7 @@ func streamRecord() events.SQSMessage {
 // A letter past SQS's 1 MiB is sent as a claim check: the body an object, the letter its
 // pointer in the extended clients' format, with the decoded event and the key as it is.
 func TestQueue_a_letter_past_1_MiB_goes_through_the_claim_check(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	p := newPayloads(t)
 	dlq := createQueue(t, c, true, nil)
@@ -98,6 +99,7 @@ func TestQueue_a_letter_past_1_MiB_goes_through_the_claim_check(t *testing.T) {
 // only because of its own attributes goes back inline; one past 1 MiB goes back as a claim
 // check a consumer reads.
 func TestRedrive_sends_an_offloaded_letter_back_inline_when_it_fits_else_as_a_claim_check(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	p := newPayloads(t)
 	for _, tc := range []struct {
@@ -106,6 +108,7 @@ func TestRedrive_sends_an_offloaded_letter_back_inline_when_it_fits_else_as_a_cl
 		pointer bool
 	}{{"inline", 1<<20 - 300, false}, {"claim check", 2 << 20, true}} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 			msg := deadLettered(queueARN(t, c, src), "acct-1", "evt-big", "account.credited")
 			msg.Body = `{"id":"evt-big","pad":"` + strings.Repeat("x", tc.size) + `"}`
@@ -145,6 +148,7 @@ func TestRedrive_sends_an_offloaded_letter_back_inline_when_it_fits_else_as_a_cl
 // A key whose characters SQS refuses in a String attribute (a control character) is kept
 // exactly, as a Binary attribute: the hold's group and the letter's stay one name.
 func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	dlq := createQueue(t, c, true, nil)
 	msg := streamRecord()
@@ -163,6 +167,7 @@ func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
 // its key's digest as the queue's group, carrying what the replay and a letter SQS would move
 // must know: the record's id, the key as it is, the stream, the decoded event and its hashes.
 func TestRedrive_sends_a_stream_letter_to_its_replay_queue_with_its_key_and_record(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	dlq, replay := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	msg := streamRecord()

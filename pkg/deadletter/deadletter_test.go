@@ -21,7 +21,9 @@ import (
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
-// client returns an SQS client for the emulator that SQS_ENDPOINT points at.
+// client returns an SQS client for the emulator that SQS_ENDPOINT points at. Every test of the
+// package runs in parallel: each on queues (createQueue) and a bucket of its own, and none
+// changes anything of the process.
 func client(t *testing.T) *sqs.Client {
 	t.Helper()
 	endpoint := testkit.Emulator(t, testkit.SQSEndpointVariable)
@@ -99,6 +101,7 @@ func attr(m types.Message, name string) string {
 }
 
 func TestQueue_dead_letters_body_group_and_reason_to_a_fifo_queue(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	msg := source("msg-1")
@@ -134,6 +137,7 @@ func TestQueue_dead_letters_body_group_and_reason_to_a_fifo_queue(t *testing.T) 
 }
 
 func TestQueue_dead_lettering_a_message_twice_stores_it_once(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	q := deadletter.New(c, url)
@@ -149,6 +153,7 @@ func TestQueue_dead_lettering_a_message_twice_stores_it_once(t *testing.T) {
 }
 
 func TestQueue_a_redriven_message_that_fails_again_is_dead_lettered_again(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	q := deadletter.New(c, url)
@@ -165,6 +170,7 @@ func TestQueue_a_redriven_message_that_fails_again_is_dead_lettered_again(t *tes
 }
 
 func TestQueue_keeps_a_short_reason_even_beside_a_large_body(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil) // SQS's (and the emulator's) default: 1 MiB
 	msg := source("msg-large")
@@ -182,6 +188,7 @@ func TestQueue_keeps_a_short_reason_even_beside_a_large_body(t *testing.T) {
 }
 
 func TestQueue_truncates_a_long_reason_to_fit(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, map[string]string{
 		// The limit queues had for years (and the emulator enforces): body and attributes must fit.
@@ -208,6 +215,7 @@ func TestQueue_truncates_a_long_reason_to_fit(t *testing.T) {
 }
 
 func TestQueue_dead_letters_to_a_standard_queue(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, false, nil)
 	msg := source("msg-std")
@@ -221,6 +229,7 @@ func TestQueue_dead_letters_to_a_standard_queue(t *testing.T) {
 }
 
 func TestQueue_wraps_send_errors_with_the_message_id(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	missing := strings.Replace(url, "dlq-", "missing-", 1)

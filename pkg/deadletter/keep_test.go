@@ -72,8 +72,10 @@ func (s *sent) middleware(stack *middleware.Stack) error {
 // in one attribute), and a redrive sends them back as they came. fauxqs accepts
 // AWSTraceHeader and stores nothing of it: the header is checked on the request sent.
 func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{2, 3, 4, 10} {
 		t.Run(fmt.Sprintf("%d attributes", n), func(t *testing.T) {
+			t.Parallel()
 			c := client(t)
 			var s sent
 			watched := sqs.New(c.Options(), sqs.WithAPIOptions(s.middleware))
@@ -126,6 +128,7 @@ func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testin
 // SendInput is what a redrive sends for a letter: its body, its own attributes and its trace
 // header, never the engine's attributes.
 func TestLetter_SendInput_restores_the_message(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	msg, want := withAttributes(queueARN(t, c, src), 6)
@@ -166,6 +169,7 @@ func names(attrs map[string]types.MessageAttributeValue) []string {
 // The message's own attributes count toward SQS's size limit with the body: beside large
 // ones the reason is cut so that the letter fits a 256 KiB queue.
 func TestQueue_fits_the_reason_beside_the_messages_own_attributes(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, map[string]string{string(types.QueueAttributeNameMaximumMessageSize): "262144"})
 	msg := source("msg-attrs")
@@ -192,6 +196,7 @@ func TestQueue_fits_the_reason_beside_the_messages_own_attributes(t *testing.T) 
 // An attribute of the message's own with an engine attribute's name is kept, not overwritten:
 // the message's attributes then travel packed.
 func TestQueue_keeps_an_attribute_named_like_the_engines(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	msg := source("msg-named")

@@ -14,6 +14,7 @@ import (
 // message redriven before keeps that first id, however often it comes back: the group's held
 // list knows the message by it. The event id the consumer decoded travels on the letter.
 func TestRedrive_sends_the_id_each_message_was_first_sent_as(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)

@@ -12,6 +12,7 @@ import (
 // A dry run on a FIFO queue sees only the first letters of each group: the letters behind
 // them are reported as unseen, never left out of the count ("would move 2" with 3 letters).
 func TestRedrive_dry_run_counts_the_letters_it_cannot_see(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	q := deadletter.New(c, dlq)
@@ -41,6 +42,7 @@ func TestRedrive_dry_run_counts_the_letters_it_cannot_see(t *testing.T) {
 // A letter whose send fails stops its group: the letters behind it stay, in order; other
 // groups go on.
 func TestRedrive_stops_a_group_at_its_first_letter_it_could_not_send(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
@@ -72,6 +74,7 @@ func TestRedrive_stops_a_group_at_its_first_letter_it_could_not_send(t *testing.
 // A redrive that outlasts the visibility timeout of the letters it received does not receive
 // the letters it left in place as new ones: each is decided once, and left visible at the end.
 func TestRedrive_outlasting_the_visibility_timeout_decides_each_letter_once(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)

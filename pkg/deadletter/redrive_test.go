@@ -59,6 +59,7 @@ func bodyID(m types.Message) string {
 }
 
 func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_fresh_dedup_id(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	q := deadletter.New(c, dlq)
@@ -98,6 +99,7 @@ func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_f
 }
 
 func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_place(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
@@ -130,6 +132,7 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 // letters of another group, which the operator has not decided (one may have come in after the
 // operator looked), stay in place for the next look.
 func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
@@ -159,6 +162,7 @@ func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
 // A letter sent back within five minutes of its original send is not dropped by SQS as a
 // repeat: its deduplication id is fresh.
 func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	dlq := createQueue(t, c, true, nil)
 	src := createQueue(t, c, true, map[string]string{"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"1"}`, queueARN(t, c, dlq))})
@@ -217,6 +221,7 @@ func lettersOfThreeGroups(t *testing.T, c *sqs.Client) string {
 }
 
 func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	dlq := lettersOfThreeGroups(t, c)
 	var reasons []string
@@ -232,6 +237,7 @@ func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 }
 
 func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	dlq := lettersOfThreeGroups(t, c)
 	if err := deadletter.Browse(t.Context(), c, dlq, func(deadletter.Letter) bool { return false }); err != nil {
@@ -243,6 +249,7 @@ func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
 }
 
 func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	park := createQueue(t, c, true, nil)
 	body := `{"reason":"body: character U+FFFE at byte 12, which SQS refuses","sequenceNumber":"1","eventId":"evt-p","eventType":"note.created","subject":"n-1","body":"e30=","parkedAt":"2026-11-30T10:00:00Z"}`
@@ -263,6 +270,7 @@ func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
 // still reads it: it must not be sent again in the same run, or a standard queue (no
 // deduplication) loops, and a FIFO one loops again once five minutes have passed.
 func TestRedrive_leaves_a_letter_that_failed_again_during_the_redrive(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	src, dlq := createQueue(t, c, false, nil), createQueue(t, c, false, nil)
 	arn := queueARN(t, c, src)

@@ -11,6 +11,7 @@ import (
 // A body past 256 KiB can only have come from a queue of SQS's 1 MiB limit: its reason is cut
 // to what fits 1 MiB, not to MinReasonBytes.
 func TestQueue_keeps_the_whole_reason_beside_a_body_past_256_KiB(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil) // SQS's (and the emulator's) default: 1 MiB
 	msg := source("msg-600k")
@@ -31,6 +32,7 @@ func TestQueue_keeps_the_whole_reason_beside_a_body_past_256_KiB(t *testing.T) {
 // Beside a body just under 1 MiB the reason is cut to MinReasonBytes, and the send fails
 // rather than drops anything when even that does not fit.
 func TestQueue_cuts_the_reason_beside_a_body_near_1_MiB(t *testing.T) {
+	t.Parallel()
 	c := client(t)
 	url := createQueue(t, c, true, nil)
 	msg := source("msg-1mib")

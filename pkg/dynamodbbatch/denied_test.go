@@ -15,6 +15,7 @@ import (
 // send) leaves its record for redelivery, uncounted and undead-lettered, its item not held for
 // it, the denial logged and counted; granted, it is applied (testenv.StreamDenials).
 func TestProcessor_a_denied_call_leaves_its_record_for_redelivery_until_granted(t *testing.T) {
+	t.Parallel()
 	testenv.StreamDenials(t, streamPort)
 }
 

@@ -19,6 +19,7 @@ import (
 // itself holds its key on its last receives until it is redriven (testenv.StreamReplay). The
 // function is one Invoke for both event sources, as Lambda calls it.
 func TestProcessor_a_held_key_is_replayed_in_order_while_its_stream_goes_on(t *testing.T) {
+	t.Parallel()
 	testenv.StreamReplay(t, streamPort, func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) testenv.ReplayPort[events.DynamoDBEventRecord] {
 		p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl}, Replay: rc})
 		if err != nil {

@@ -22,6 +22,7 @@ import (
 // with ErrHoldFull, left to the queue's redrive policy: dead-lettered unheld.) The list is
 // filled with long reasons so that it passes 400 KB in a few hundred entries.
 func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	counter := unique(t)
@@ -85,6 +86,7 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 // only, on one of the hold's pages: its commit (the head's event) takes the head off and its own
 // entry with it, so that nothing is left held behind a message already applied.
 func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T) {
+	t.Parallel()
 	const filler = 80
 	f, c, name, counter, id, list := heldBehindHead(t, "resent-", filler)
 	ctx := context.Background()
@@ -154,6 +156,7 @@ func holdKeys(t *testing.T, f *fixture, consumer, group string) []string {
 // re-send's entry off deletes the page, and the head's commit goes on from the hold as written
 // (found by review: a stale list of pages kept the commit moving a page that was gone).
 func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *testing.T) {
+	t.Parallel()
 	f, c, name, counter, id, fillers := heldBehindHead(t, "alone-", 40) // fill the own item: the re-send goes to a page
 	ctx := context.Background()
 	if err := c.HoldMessages(ctx, "acct", append(fillers, idempotency.Held{MessageID: "m-resent"})); err != nil {

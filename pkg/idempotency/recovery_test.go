@@ -26,6 +26,7 @@ func heldBehindA(t *testing.T, r *recovery) (a, b string) {
 // blocker alone, a live message of the group waits behind the held one still dead-lettered,
 // and a later redrive applies the group in order.
 func TestRecovery_a_group_stays_held_until_its_whole_held_tail_is_applied(t *testing.T) {
+	t.Parallel()
 	r := newRecovery(t)
 	a, b := heldBehindA(t, r)
 	r.redrive(t, deadletter.RedriveConfig{Limit: 1}, nil) // a only: b stays dead-lettered
@@ -52,6 +53,7 @@ func TestRecovery_a_group_stays_held_until_its_whole_held_tail_is_applied(t *tes
 // order: the live message sent after the blocker was applied waits for the held tail, and
 // every redriven letter is sent (none dropped by the broker's deduplication window).
 func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t *testing.T) {
+	t.Parallel()
 	r := newRecovery(t)
 	a, b := heldBehindA(t, r)
 	f := t.Name() + "-f"

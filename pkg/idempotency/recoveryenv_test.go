@@ -32,7 +32,8 @@ import (
 // dead-letter queue in the SQS emulator, a HoldGroup consumer over DynamoDB Local whose effect
 // appends each applied event's id to its group's log (in commit order), and a poller that
 // plays Lambda's event source mapping. Events named in failing fail (transiently) until
-// healed; events named in malformed are malformed for good.
+// healed; events named in malformed are malformed for good. Each test makes its own (its
+// tables and queues named by testenv.Name), so that the tests run in parallel.
 type recovery struct {
 	db        *dynamodb.Client
 	sqs       *sqs.Client

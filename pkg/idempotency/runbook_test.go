@@ -25,6 +25,7 @@ import (
 // the letter, then redrive. The held tail and the live messages are applied in their order,
 // nothing twice, and a later redelivery of the discarded message is answered, never applied.
 func TestRunbook_bad_message_discard_then_redrive_keeps_order(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		bad  func(t *testing.T, r *recovery, id string) []string // sends the bad message; returns what it applied
@@ -43,6 +44,7 @@ func TestRunbook_bad_message_discard_then_redrive_keeps_order(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			r := newRecovery(t)
 			bad, b, c, d := t.Name()+"-bad", t.Name()+"-b", t.Name()+"-c", t.Name()+"-d"
 			want := tt.bad(t, r, bad)
@@ -138,8 +140,10 @@ func (r *recovery) dlqARN(t *testing.T) string {
 // policy moved it (deadletter.SourceQueue; the tool looks among the stack's queues), and only
 // without that refuses it.
 func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *testing.T) {
+	t.Parallel()
 	for _, committed := range []bool{false, true} {
 		t.Run(fmt.Sprintf("committed before the crash %v", committed), func(t *testing.T) {
+			t.Parallel()
 			r := newRecovery(t)
 			a := t.Name() + "-a"
 			r.send(t, "g", a)

@@ -57,9 +57,7 @@ func (a *Admin) SkipBlocker(ctx context.Context, shown idempotency.Hold, by, why
 	if err := a.writeHold(ctx, shown, next, holdlist.HeadCondition(shown, shown.BlockerEventID)); err != nil {
 		return shown, err
 	}
-	next.Version++
-	holdlist.Normalize(&next)
-	return next, nil
+	return holdlist.Written(shown, next), nil // its version, pages and list as now stored
 }
 
 // writeHold writes next in place of shown, conditional on cond, in one transaction (the hold's

@@ -18,6 +18,7 @@ import (
 // per send naming the permission, counted as AccessDenied. Granted, the redelivery sends the
 // rest, each event once.
 func TestRelay_a_denied_send_is_retried_in_order_never_parked_and_reported(t *testing.T) {
+	t.Parallel()
 	var ev events.DynamoDBEvent
 	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
 	q := newQueues(t)

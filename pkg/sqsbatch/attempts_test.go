@@ -23,6 +23,7 @@ import (
 // straight to hold and dead-letter, without running its handler a sixth time, rather than
 // failing up to its 10th attempt.
 func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_again(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name     string
 		holds    int64 // hold writes throttled, each an attempt of the engine's Retry
@@ -32,6 +33,7 @@ func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_a
 		{"the hold could not be written", 2, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			var puts atomic.Int64
 			r := newRedrive(t)
 			r.failing[r.eventID(t, "a/1")] = true

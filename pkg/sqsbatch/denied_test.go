@@ -20,8 +20,9 @@ import (
 )
 
 // deniedStack is the ledger-like consumer of redrive under HoldGroup whose DynamoDB, SQS (its
-// dead-letter queue in fauxqs) and S3 (claim checks in fauxqs) are reached through proxies
-// that answer chosen calls as AWS answers a role that lacks the permission.
+// dead-letter queue in fauxqs) and S3 (claim checks in fauxqs) are reached through proxies of
+// its own that answer chosen calls as AWS answers a role that lacks the permission: tests and
+// cases on stacks of their own run in parallel.
 type deniedStack struct {
 	r       *redrive
 	records string
@@ -159,6 +160,7 @@ func TestProcessor_a_denied_commit_leaves_the_messages_for_redelivery_until_gran
 // whose send to the dead-letter queue is denied was held for its own reason (malformed) before
 // the send, and that hold stays, so the group is protected should the queue move it.
 func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_redelivery(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		deny       testenv.Deny
@@ -199,6 +201,7 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			s := newDeniedStack(t, 0)
 			proxy := tt.on(s)
 			proxy.Set(tt.deny)

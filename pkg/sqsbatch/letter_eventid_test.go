@@ -20,6 +20,7 @@ import (
 // the body does not show when the decoder keys by a business key: an EventBridge envelope's
 // own id is new on every publish. An operator's tool (dlq discard) records that id.
 func TestProcessor_a_dead_letter_names_the_decoded_event_id(t *testing.T) {
+	t.Parallel()
 	c := testenv.SQS(t)
 	out, err := c.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name("dlq") + ".fifo"),
 		Attributes: map[string]string{string(sqstypes.QueueAttributeNameFifoQueue): "true"}})

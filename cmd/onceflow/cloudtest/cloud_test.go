@@ -23,7 +23,8 @@ import (
 // wrote: dead letters the real ledger consumer wrote (with the source queue ARN Lambda's event
 // gives it), its records and holds, and the relay's routes from the template's outputs.
 func TestOnceflow_on_the_local_cloud(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Parallel() // on a cloud of its own (workloadtest.Start), under its own names
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	c := &localCLI{bin: build(t)}
 	cloud := workloadtest.Start(ctx, t, template, "cli", nil)
@@ -145,7 +146,7 @@ func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string)
 
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(45 * time.Second); !ok(); time.Sleep(300 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(300 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 45 s: no %s", what)
 		}

@@ -20,7 +20,8 @@ import (
 // and the gatekeeper denies the operator nothing. (TestOnceflow_on_the_local_cloud shows the
 // gatekeeper refusing a role that lacks a grant.)
 func TestOnceflow_runbook_commands_pass_the_gatekeeper_under_the_operator_policy_alone(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Parallel() // on a cloud of its own (workloadtest.Start), under its own names
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, template, "ops", nil)
 	ep := cloud.Endpoints()
