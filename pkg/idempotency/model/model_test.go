@@ -111,8 +111,11 @@ func all() []check {
 // TestModel_recovery_protocol runs the model checker (SPIN) over the recovery protocol's model:
 // the set make test runs, or with MODEL=all (make model) the whole matrix. A check that must
 // pass and finds a counterexample fails with its trail; one that must fail and does not fails
-// too. Each check logs the states it explored and its time.
+// too. Each check logs the states it explored and its time. Under -short it skips.
 func TestModel_recovery_protocol(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the model's checks take minutes and need SPIN and a C compiler: `make test` installs them and runs the fast set, `make model` the whole matrix")
+	}
 	spin, cc := tool(t, "spin"), tool(t, "gcc")
 	cs := quick()
 	if os.Getenv("MODEL") == "all" {
