@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/workload"
+	"github.com/onceflow/onceflow/internal/testenv"
 )
 
 // chromium returns Debian's Chromium, which `make test` installs when it is missing.
@@ -64,6 +65,9 @@ var layoutAttr = regexp.MustCompile(`data-layout="([^"]*)"`)
 // verdict, the invariants and the claim chart are on the first 1280x1000 screen, the chart
 // full width. A screenshot of that screen is left in .local/report-first-screen.png.
 func TestReport_in_a_browser_shows_the_proof_on_the_first_screen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Chromium: skipped under -short; `make test` installs it and runs this test")
+	}
 	rep := chaosReport()
 	page := filepath.Join(t.TempDir(), "report.html")
 	if err := rep.WriteHTML(page); err != nil {
@@ -159,4 +163,11 @@ func chaosReport() *workload.Report {
 	rep.Commits = append(rep.Commits, workload.Commit{Consumer: "ledger", Outcome: "applied", Accepted: rep.Started,
 		Committed: rep.Started.Add(6980 * time.Millisecond)})
 	return rep
+}
+
+// `go test -short ./...` passes on a fresh clone without Chromium: the browser test skips
+// there, saying how to run it.
+func TestReport_browser_test_skips_under_short_without_Chromium(t *testing.T) {
+	t.Setenv("CHROMIUM", "")
+	testenv.ShortSkips(t, "TestReport_in_a_browser_shows_the_proof_on_the_first_screen")
 }
