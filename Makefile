@@ -258,7 +258,7 @@ $(SPIN):
 ##   under weak fairness (docs/recovery-model.md); `make test` checks a set of it
 .PHONY: model
 model: $(SPIN)
-	MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run TestModel ./pkg/idempotency/model/ | \
+	MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run '^TestModel_recovery_protocol$$' ./pkg/idempotency/model/ | \
 	  grep -E '^(=== RUN|--- |\s+model_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
 
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/workload"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/internal/shorttest"
 )
 
 // chromium returns Debian's Chromium, which `make test` installs when it is missing.
@@ -169,5 +169,5 @@ func chaosReport() *workload.Report {
 // there, saying how to run it.
 func TestReport_browser_test_skips_under_short_without_Chromium(t *testing.T) {
 	t.Setenv("CHROMIUM", "")
-	testenv.ShortSkips(t, "TestReport_in_a_browser_shows_the_proof_on_the_first_screen")
+	shorttest.Skips(t, "TestReport_in_a_browser_shows_the_proof_on_the_first_screen")
 }

@@ -41,7 +41,7 @@ func Emulator(tb testing.TB, variable string) string {
 }
 
 // SkipShort skips a test under `go test -short`: one that needs the emulators, or starts
-// processes of its own (a local cloud, a browser), saying how to run it.
+// processes of its own (a local cloud), saying how to run it.
 func SkipShort(tb testing.TB) {
 	tb.Helper()
 	if testing.Short() {
