@@ -9,9 +9,9 @@ PKGS  ?= ./...
 # several times): go test's 10-minute default per package is raised, well within CI's budget.
 TEST_TIMEOUT ?= 25m
 # One package more than the machine has cores: many of them mostly wait (visibility timeouts,
-# pollers, retries), so the extra one keeps the cores busy (measured on 2 cores: 4 min 14 s with
-# three, against 6 min 0 s with go test's default of two and 4 min 44 s with four, whose
-# contention costs more than it fills).
+# pollers, retries), so the extra one keeps the cores busy (measured on one tree, quiet 2-core
+# machine: 3 min 44 s with three, 4 min 29 s with go test's default of two, 3 min 37 s with
+# four, no better within the noise and more contention on a loaded machine).
 TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 ## test: every test, with DynamoDB Local, fauxqs and kinesalite started for the run and stopped after it
 test:
