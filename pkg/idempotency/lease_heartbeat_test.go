@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -74,7 +77,25 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	stuck := newGate(r) // never opened: only a lost lease can end it
 	done := runHeld(f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)), stuck, msg)
 
-	if res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect(), later), redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	// The take-over's claim reaches DynamoDB only after one more heartbeat of the first owner,
+	// as on a loaded machine: that heartbeat carries the first lease to its own time plus an
+	// hour, after the take-over read its clock.
+	heartbeatFirst := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if _, claim := in.Parameters.(*dynamodb.PutItemInput); claim {
+			before, _ := f.record(t, key)
+			testenv.Eventually(t, 30*time.Second, func() error {
+				if now, _ := f.record(t, key); now.LeaseExpiresAt <= before.LeaseExpiresAt {
+					return fmt.Errorf("no heartbeat yet: the lease still expires at %d", now.LeaseExpiresAt)
+				}
+				return nil
+			})
+		}
+		return next.HandleInitialize(ctx, in)
+	})
+	// Its clock is two leases ahead: past every extension the first owner can make meanwhile.
+	twoLeasesLater := func(c *idempotency.LeaseConfig) { c.Now = func() time.Time { return time.Now().Add(2 * time.Hour) } }
+	takeOver := f.leased(t, "notifier", heartbeatFirst, r.effect(), twoLeasesLater)
+	if res, err := process(context.Background(), takeOver, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
 	}
 	taken, _ := f.record(t, key)
