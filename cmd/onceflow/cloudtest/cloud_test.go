@@ -144,11 +144,13 @@ func (c *localCLI) run(t *testing.T, stdin string, args ...string) (int, string)
 	return 0, out.String()
 }
 
+// eventually waits until ok, failing the test after a bound set for a loaded machine.
 func eventually(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Minute); !ok(); time.Sleep(300 * time.Millisecond) {
+	const bound = 2 * time.Minute
+	for deadline := time.Now().Add(bound); !ok(); time.Sleep(300 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("after 45 s: no %s", what)
+			t.Fatalf("after %v: no %s", bound, what)
 		}
 	}
 }
