@@ -29,6 +29,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -97,7 +98,7 @@ func (s *operatorStack) seed(t *testing.T) {
 		body, _ := cloudevent.Encode(ev)
 		msg := events.SQSMessage{MessageId: "m-" + l.id, Body: string(body), EventSourceARN: s.arn("LedgerQueue"),
 			Attributes: map[string]string{"MessageGroupId": l.group, "MessageDeduplicationId": l.id}}
-		if err := c.HoldGroup(ctx, l.group, idempotency.Held{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash()}, errors.New(l.reason)); err != nil {
+		if _, err := c.HoldAhead(ctx, l.group, []port.Held{{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash(), Reason: l.reason}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := dlq.DeadLetter(ctx, msg, deadletter.WithEventID(errors.New(l.reason), l.id)); err != nil {
@@ -114,14 +115,14 @@ func (s *operatorStack) seed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), idempotency.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
+	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), port.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CountMessageFailure(ctx, operatorEvent(t, "credit-4", "acct-4"), idempotency.Delivery{MessageID: "m-4", Group: "acct-4"}, errors.New("throttled")); err != nil {
+	if _, err := c.CountMessageFailure(ctx, operatorEvent(t, "credit-4", "acct-4"), port.Delivery{MessageID: "m-4", Group: "acct-4"}, errors.New("throttled")); err != nil {
 		t.Fatal(err)
 	}
 	for _, g := range []string{"acct-4", "acct-5"} {
-		if err := c.HoldGroup(ctx, g, idempotency.Held{EventID: "credit-" + g, MessageID: "m-" + g}, errors.New("failed 5 times: throttled")); err != nil {
+		if _, err := c.HoldAhead(ctx, g, []port.Held{{EventID: "credit-" + g, MessageID: "m-" + g, Reason: "failed 5 times: throttled"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

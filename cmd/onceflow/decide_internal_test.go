@@ -19,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // meanwhile is an operator's answer that something else changes before it is read: what was
@@ -70,7 +71,7 @@ func (c *cloud) ledger(t *testing.T) *idempotency.Consumer {
 func apply(t *testing.T, consumer *idempotency.Consumer, id, group string) (idempotency.Result, error) {
 	t.Helper()
 	ev := event(t, id, "account.credited", group)
-	return consumer.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-" + id, Group: group})
+	return consumer.Apply(t.Context(), ev, port.Delivery{MessageID: "m-" + id, Group: group})
 }
 
 // The hold shown is replaced before the operator answers: its blocker was redriven and
@@ -79,14 +80,14 @@ func apply(t *testing.T, consumer *idempotency.Consumer, id, group string) (idem
 func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-1", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
 		if res, err := apply(t, consumer, "debit-1", "acct-1"); err != nil || res.Outcome != idempotency.Applied {
 			t.Errorf("redriven blocker = %+v, %v; want applied", res, err)
 		}
-		if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-2", MessageID: "m-debit-2"}, errors.New("failed 5 times")); err != nil {
+		if err := holdAhead(t.Context(), consumer, "acct-1", port.Held{EventID: "debit-2", MessageID: "m-debit-2"}, errors.New("failed 5 times")); err != nil {
 			t.Error(err)
 		}
 	}}
@@ -136,7 +137,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	admin := operator.New(c.db, c.tableName("IdempotencyTable"))
-	if err := consumer.HoldGroup(t.Context(), "acct-2", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-2", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := apply(t, consumer, "debit-2", "acct-2"); !errors.Is(err, idempotency.ErrHeld) {
@@ -173,7 +174,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-3", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-3", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
@@ -203,7 +204,7 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 	msg := events.SQSMessage{MessageId: "m-bad-1", Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
 		Attributes: map[string]string{"MessageGroupId": "acct-4", "MessageDeduplicationId": "bad-1"}}
 	reason := errors.New(`malformed message: data.amount: not a number`)
-	if err := consumer.HoldGroup(t.Context(), "acct-4", idempotency.Held{EventID: "bad-1", MessageID: "m-bad-1"}, reason); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-4", port.Held{EventID: "bad-1", MessageID: "m-bad-1"}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {
@@ -223,11 +224,19 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); code != 0 || strings.Contains(out, "bad-1") {
 		t.Errorf("dlq list: %d; want the letter gone", code)
 	}
-	res, err := consumer.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-bad-1-again", Group: "acct-4"})
+	res, err := consumer.Apply(t.Context(), ev, port.Delivery{MessageID: "m-bad-1-again", Group: "acct-4"})
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
 		t.Errorf("redelivery of the discarded event = %+v, %v; want a duplicate of the discarded one", res, err)
 	}
 	if res, err := apply(t, consumer, "credit-2", "acct-4"); err != nil || res.Outcome != idempotency.Applied {
 		t.Errorf("the group's next event = %+v, %v; want applied", res, err)
 	}
+}
+
+// holdAhead holds group behind e, dead-lettered for reason, as a port does before the
+// transport moves e's message aside (port.Engine.HoldAhead).
+func holdAhead(ctx context.Context, c *idempotency.Consumer, group string, e port.Held, reason error) error {
+	e.Reason = reason.Error()
+	_, err := c.HoldAhead(ctx, group, []port.Held{e})
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // An account held through a few minutes of heavy traffic: its hold lists more messages than
@@ -47,21 +48,21 @@ func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_b
 func fillHold(t *testing.T, e *idempotency.Consumer, group string, past int) int {
 	t.Helper()
 	id := func(kind string, i int) string { return fmt.Sprintf("%08d-%s-4b2a-9e1f-%012d", i, kind, i) } // 36 characters
-	if err := e.HoldGroup(t.Context(), group, idempotency.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {
+	if err := holdAhead(t.Context(), e, group, port.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {
 		t.Fatal(err)
 	}
 	n, step, lost := 1, 500, 0
 	for n < past {
-		list := make([]idempotency.Held, min(step, past-n))
+		list := make([]port.Held, min(step, past-n))
 		for i := range list {
-			list[i] = idempotency.Held{EventID: id("0evt", n+i), MessageID: id("0msg", n+i)}
+			list[i] = port.Held{EventID: id("0evt", n+i), MessageID: id("0msg", n+i)}
 		}
-		switch err := e.HoldMessages(t.Context(), group, list); {
+		switch _, err := e.HoldAhead(t.Context(), group, list); {
 		case err == nil:
 			n += len(list)
-		case errors.Is(err, idempotency.ErrHoldFull) && len(list) == 1:
+		case errors.Is(err, port.ErrHoldFull) && len(list) == 1:
 			return n
-		case errors.Is(err, idempotency.ErrHoldFull):
+		case errors.Is(err, port.ErrHoldFull):
 			step = max(len(list)/5, 1)
 		case lost < 3 && !errors.Is(err, idempotency.ErrChanged): // a connection lost under a large item: written again
 			lost++

@@ -25,6 +25,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // cloud is a local cloud's endpoints.json over the emulators, with the template's queues and
@@ -188,7 +189,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-9", port.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")

@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -53,7 +54,7 @@ func TestCredit_that_would_overflow_the_balance_is_rejected_with_a_reason(t *tes
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Apply(ctx, ev, idempotency.Delivery{MessageID: "m-" + strconv.Itoa(i)})
+			res, err := c.Apply(ctx, ev, port.Delivery{MessageID: "m-" + strconv.Itoa(i)})
 			if err != nil || res.Outcome != tt.wantOutcome {
 				t.Fatalf("Apply = %+v, %v; want %s", res, err, tt.wantOutcome)
 			}

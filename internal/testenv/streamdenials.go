@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // StreamPort is what StreamDenials needs of a stream port's test: a stream of records
@@ -30,7 +31,7 @@ type StreamPort[R any] struct {
 	Applied  func(t *testing.T, item string) []int  // the amounts applied to item, in order
 	Table    string                                 // the idempotency table
 	// New returns the port's handler over consumer e, dead-lettering to dl.
-	New func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue) func(recs []R) []string
+	New func(t *testing.T, e port.Engine, dl *deadletter.Queue) func(recs []R) []string
 	// Decide is the consumer's handler.
 	Decide idempotency.HandlerFunc
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // ReplayPort is a stream port's Processor as StreamReplay runs it: its stream handler (the
@@ -41,7 +42,7 @@ const replayMaxReceiveCount = 3
 // The cases run beside each other (t.Parallel): newPort and replay must change nothing of the
 // process.
 func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
-	replay func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) {
+	replay func(t *testing.T, e port.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) {
 	t.Run("a held key is replayed in order while its stream goes on", func(t *testing.T) {
 		t.Parallel() // a stream, tables and queues of its own
 		g := newReplayRig(t, newPort(t), replay)
@@ -131,7 +132,7 @@ type replayRig[R any] struct {
 }
 
 func newReplayRig[R any](t *testing.T, port StreamPort[R],
-	replay func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) *replayRig[R] {
+	replay func(t *testing.T, e port.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) *replayRig[R] {
 	t.Helper()
 	g := &replayRig[R]{t: t, port: port, sqs: SQS(t), groups: map[string]string{}, admin: operator.New(DynamoDB(t), port.Table)}
 	g.dlq = g.queue("totals-dlq", nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Stream is what a stream port (DynamoDB Streams, Kinesis) says of its records; everything
@@ -19,7 +20,7 @@ import (
 type Stream[R any] struct {
 	Name     string                                                     // the port's name, in errors
 	Item     func(R) Item                                               // the record's id and its ordered group (the key)
-	Delivery func(R) idempotency.Delivery                               // what the record says of its delivery
+	Delivery func(R) port.Delivery                                      // what the record says of its delivery
 	Decode   func(ctx context.Context, rec R) (cloudevent.Event, error) // the event to apply
 	Message  func(R) events.SQSMessage                                  // the record as a dead letter
 	KeyedOn  string                                                     // what Decode keys events on, for a conflict's reason; "" unknown
@@ -53,7 +54,7 @@ type StreamPort[R any] struct {
 
 // NewStreamPort returns the paths of a stream port configured by cfg, applying each record's
 // event with e; s.Decode and s.KeyedOn are the port's reading of cfg.Decoder.
-func NewStreamPort[R, D any](e idempotency.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
+func NewStreamPort[R, D any](e port.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
 	port, err := NewStream(e, cfg.Options, s)
 	if err != nil {
 		return nil, err
@@ -79,9 +80,9 @@ func (p *StreamPort[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (e
 // NewStream returns the Port of a stream applying each record's event with e: a permanent
 // decoding error is malformed (logged, counted, dead-lettered holding its key under
 // HoldGroup), any other fails the record.
-func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
+func NewStream[R any](e port.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
 	if e == nil {
-		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
+		return nil, fmt.Errorf("%s: the port.Engine is nil", s.Name)
 	}
 	if s.Item == nil || s.Delivery == nil || s.Decode == nil || s.Message == nil {
 		return nil, errors.New("batch: a Stream needs Item, Delivery, Decode and Message")
@@ -94,7 +95,7 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 	if err != nil {
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
-	pc := PortConfig[R]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: s.Item, Handle: func(ctx context.Context, b idempotency.Batch, rec R) error {
+	pc := PortConfig[R]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: s.Item, Handle: func(ctx context.Context, b port.Batch, rec R) error {
 		return s.apply(ctx, e, b, rec, s.Delivery(rec))
 	}}
 	if dl := cfg.DeadLetter; dl != nil {
@@ -107,7 +108,7 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 
 // apply decodes rec and applies its event, delivered as d: from the stream, or replayed from
 // the consumer's replay queue.
-func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, b idempotency.Batch, rec R, d idempotency.Delivery) error {
+func (s Stream[R]) apply(ctx context.Context, e port.Engine, b port.Batch, rec R, d port.Delivery) error {
 	ev, err := s.Decode(ctx, rec)
 	if err != nil && !idempotency.IsPermanent(err) {
 		return fmt.Errorf("decode record %s: %w", d.MessageID, err)
@@ -122,7 +123,7 @@ func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, b idempotenc
 }
 
 // malformed logs and counts a record (or a replayed letter) that can never be decoded.
-func malformed(ctx context.Context, e idempotency.Engine, messageID string, err error) {
+func malformed(ctx context.Context, e port.Engine, messageID string, err error) {
 	e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
 		slog.String("consumer", e.Name()), slog.String("messageId", messageID),
 		slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))

@@ -44,7 +44,7 @@ const (
 // AttrOriginalMessageID is the message attribute a redrive sends each letter with: the id of
 // the message as it was first sent (the letter's own, for a letter SQS moved by itself). It is
 // the message's own attribute from then on (a letter dead-lettered again keeps it), and a port
-// reads it (sqsbatch: idempotency.Delivery.Origin) so that the group's held list recognises
+// reads it (sqsbatch: port.Delivery.Origin) so that the group's held list recognises
 // the message it held under that id, before decoding it or under its first message id.
 const AttrOriginalMessageID = "onceflowOriginalMessageId"
 

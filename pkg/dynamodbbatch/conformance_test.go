@@ -14,7 +14,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // dynamoHarness is the DynamoDB Streams port for the conformance suite: each message is a
@@ -49,7 +49,7 @@ func (h *dynamoHarness) Records(t *testing.T, msgs ...batchtest.Message) []event
 	return recs
 }
 
-func (*dynamoHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
+func (*dynamoHarness) Port(t *testing.T, e port.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
 	t.Helper()
 	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: dynamodbbatch.DecoderFunc(eventAttribute)})

@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Decoder turns a stream record into the event applied. Its ID is the idempotency key: the
@@ -57,7 +58,7 @@ type Processor struct {
 
 // New returns a Processor applying each record's event with e, through the engine's whole
 // contract; it logs and counts with e's Logger and Metrics.
-func New(e idempotency.Engine, cfg Config) (*Processor, error) {
+func New(e port.Engine, cfg Config) (*Processor, error) {
 	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
 		dec, keyedOn = DecoderFunc(ChangeEvent), "the stream record's eventID"
@@ -97,8 +98,8 @@ func (p *Processor) Invoke(ctx context.Context, payload []byte) ([]byte, error) 
 	return batch.Invoke(ctx, payload, p.Handle, p.HandleReplay)
 }
 
-func delivery(rec events.DynamoDBEventRecord) idempotency.Delivery {
-	return idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Change.SequenceNumber, Group: Key(rec)}
+func delivery(rec events.DynamoDBEventRecord) port.Delivery {
+	return port.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Change.SequenceNumber, Group: Key(rec)}
 }
 
 func item(rec events.DynamoDBEventRecord) batch.Item {

@@ -12,7 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/internal/table"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Attribute names of the attempts item besides Attempts' own.
@@ -25,7 +27,7 @@ const (
 // CountMessageFailure counts one failed processing attempt of event ev carried by delivery d
 // (an SQS message, a stream record), with its cause, and returns how many failures this
 // consumer has counted for that message (this one included): a copy of the event sent again
-// (a redrive sends a new message) is counted from 1 again. A Batch (Engine.Begin) calls it for
+// (a redrive sends a new message) is counted from 1 again. A port.Batch (port.Engine.Begin) calls it for
 // every transient failure, and makes the failure permanent when the count reaches its limit.
 //
 // The count and the question whether the consumer has decided ev already (its record applied,
@@ -36,14 +38,14 @@ const (
 // there. One call when the count is as the delivery's receive count says (each earlier
 // receive one failure), one more when it is not (the refusal returns the count); it is called
 // on the failure path only, so a success costs nothing more.
-func (c *core) CountMessageFailure(ctx context.Context, ev cloudevent.Event, d Delivery, cause error) (int, error) {
+func (c *core) CountMessageFailure(ctx context.Context, ev cloudevent.Event, d port.Delivery, cause error) (int, error) {
 	hash := ev.PayloadHash()
 	n, err := c.count(ctx, ev.ID, hash, d, cause)
 	var de *DecidedError
 	if !errors.As(err, &de) {
 		return n, err
 	}
-	e := Held{EventID: ev.ID, MessageID: d.OriginID(), PayloadHash: hash}
+	e := holdlist.Held{EventID: ev.ID, MessageID: d.OriginID(), PayloadHash: hash}
 	if c.mayBeListed(d) {
 		if err := c.leave(ctx, d.Group, e, nil); err != nil {
 			return 0, fmt.Errorf("%s was decided already, but its group %s's hold not released: %w", ev.ID, d.Group, err)
@@ -86,7 +88,7 @@ func (c *core) MessageFailures(ctx context.Context, eventID, messageID string) (
 // Update is conditional on the count it expects, first the one d's receive count suggests, so
 // that the transaction, which returns no values, still knows the count it wrote; a refusal
 // returns the item as it is, and the count is written again from there.
-func (c *core) count(ctx context.Context, eventID, hash string, d Delivery, cause error) (int, error) {
+func (c *core) count(ctx context.Context, eventID, hash string, d port.Delivery, cause error) (int, error) {
 	check, err := c.undecidedCheck(eventID, hash)
 	if err != nil {
 		return 0, err

@@ -8,17 +8,19 @@ import (
 	"runtime/debug"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // applier is what a batch needs of a mode beyond the core: applying one event, alone or in a
 // pack.
 type applier interface {
-	Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error)
+	Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error)
 	NewPack(members int) *Pack
 	Packs() bool
 }
 
-// batch is Engine.Begin's Batch: the rules of one port over the core of a mode, and the pack
+// batch is port.Engine.Begin's Batch: the rules of one port over the core of a mode, and the pack
 // its workers commit into (nil: each event alone).
 type batch struct {
 	c     *core
@@ -27,8 +29,8 @@ type batch struct {
 	pack  *Pack
 }
 
-func (c *core) begin(a applier, workers int, r Rules) *batch {
-	b := &batch{c: c, apply: a, max: r.maxAttempts()}
+func (c *core) begin(a applier, workers int, r port.Rules) *batch {
+	b := &batch{c: c, apply: a, max: maxAttempts(r)}
 	if !r.NoPacking && a.Packs() {
 		b.pack = a.NewPack(workers)
 	}
@@ -46,7 +48,7 @@ func (b *batch) Leave(ctx context.Context) {
 // reached it already (its last one could not be dead-lettered then) goes to hold and
 // dead-letter without running its handler again; any other is applied, and its failure
 // counted.
-func (b *batch) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) error {
+func (b *batch) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) error {
 	if err := b.exhausted(ctx, ev.ID, d); err != nil {
 		return b.Fail(ctx, d, ev, err)
 	}
@@ -62,11 +64,11 @@ func (b *batch) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) erro
 // operator skipped is dead-lettered unheld, the reason saying so. When the hold cannot be
 // written the delivery is not dead-lettered yet: it fails, and is retried; when the write was
 // denied, the error carries the denial (Denied).
-func (b *batch) Fail(ctx context.Context, d Delivery, ev cloudevent.Event, err error) error {
+func (b *batch) Fail(ctx context.Context, d port.Delivery, ev cloudevent.Event, err error) error {
 	if !IsPermanent(err) || errors.Is(err, ErrHeld) {
 		return err
 	}
-	held := Held{EventID: ev.ID, MessageID: d.OriginID()}
+	held := holdlist.Held{EventID: ev.ID, MessageID: d.OriginID()}
 	if ev.ID != "" {
 		held.PayloadHash = ev.PayloadHash()
 	}
@@ -92,7 +94,7 @@ func (b *batch) Fail(ctx context.Context, d Delivery, ev cloudevent.Event, err e
 // not this delivery's failure: another is processing the event; nor is an access denial: the
 // deployment's fault, never counted. When the count cannot be written, err is returned as it
 // is (a denied count is logged as a denial).
-func (b *batch) count(ctx context.Context, d Delivery, ev cloudevent.Event, err error) error {
+func (b *batch) count(ctx context.Context, d port.Delivery, ev cloudevent.Event, err error) error {
 	if IsPermanent(err) || errors.Is(err, ErrLeaseHeld) || IsAccessDenied(err) {
 		return err
 	}
@@ -122,7 +124,7 @@ func (b *batch) count(ctx context.Context, d Delivery, ev cloudevent.Event, err 
 // already, and nil for any other. Only a delivery received more than MaxAttempts times can
 // have (each own failure is one receive), so it costs a read on those receives only. When the
 // count cannot be read the delivery is applied as usual.
-func (b *batch) exhausted(ctx context.Context, eventID string, d Delivery) error {
+func (b *batch) exhausted(ctx context.Context, eventID string, d port.Delivery) error {
 	if d.ReceiveCount <= b.max {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (b *batch) exhausted(ctx context.Context, eventID string, d Delivery) error
 
 // recovered applies ev, turning a panic of the handler into an error (logged with its stack),
 // so that it is counted as a failed attempt like any other failure.
-func (b *batch) recovered(ctx context.Context, ev cloudevent.Event, d Delivery) (res Result, err error) {
+func (b *batch) recovered(ctx context.Context, ev cloudevent.Event, d port.Delivery) (res Result, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic: %v", r)

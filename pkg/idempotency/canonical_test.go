@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // adder adds 1 to the counter of its event's id, whatever the data: applying it twice shows.
@@ -34,17 +35,17 @@ func TestConsumer_one_event_written_by_two_producers_is_a_duplicate(t *testing.T
 	f := newFixture(t)
 	c := f.consumerFor(t, "orders", f.adder())
 	id := unique(t)
-	if res, err := c.Apply(context.Background(), order(id, `{"n":10,"sku":"é"}`), idempotency.Delivery{MessageID: "go"}); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := c.Apply(context.Background(), order(id, `{"n":10,"sku":"é"}`), port.Delivery{MessageID: "go"}); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first = %+v, %v; want applied", res, err)
 	}
-	res, err := c.Apply(context.Background(), order(id, `{"sku": "\u00e9", "n": 10.0}`), idempotency.Delivery{MessageID: "python"})
+	res, err := c.Apply(context.Background(), order(id, `{"sku": "\u00e9", "n": 10.0}`), port.Delivery{MessageID: "python"})
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("re-published = %+v, %v; want a duplicate", res, err)
 	}
 	if n := f.counter(t, id); n != 1 {
 		t.Errorf("applied %d times; want once", n)
 	}
-	if _, err := c.Apply(context.Background(), order(id, `{"n":11,"sku":"é"}`), idempotency.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
+	if _, err := c.Apply(context.Background(), order(id, `{"n":11,"sku":"é"}`), port.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
 		t.Errorf("another amount under the id: %v; want a conflict", err)
 	}
 }
@@ -63,14 +64,14 @@ func TestConsumer_a_record_written_before_canonical_JSON_answers_its_redelivery_
 	}
 	f.putRecord(t, idempotency.Record{Key: idempotency.Key("orders", id), Consumer: "orders", EventID: id, EventType: ev.Type,
 		Outcome: string(idempotency.Applied), PayloadHash: ev.LegacyPayloadHash(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
-	res, err := c.Apply(context.Background(), ev, idempotency.Delivery{MessageID: "again"})
+	res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: "again"})
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("redelivery = %+v, %v; want a duplicate of the old record", res, err)
 	}
 	if n := f.counter(t, id); n != 0 {
 		t.Errorf("applied %d times; want never (the old record answers)", n)
 	}
-	if _, err := c.Apply(context.Background(), order(id, `{"sku":"a","n":11}`), idempotency.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
+	if _, err := c.Apply(context.Background(), order(id, `{"sku":"a","n":11}`), port.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
 		t.Errorf("another payload under the old record: %v; want a conflict", err)
 	}
 }
@@ -93,7 +94,7 @@ func TestLeasedConsumer_takes_over_a_lease_claimed_before_canonical_JSON(t *test
 	f.putRecord(t, idempotency.Record{Key: idempotency.Key("hooks", id), Consumer: "hooks", EventID: id, EventType: ev.Type,
 		PayloadHash: ev.LegacyPayloadHash(), Status: idempotency.StatusInProgress, Owner: "gone",
 		LeaseExpiresAt: time.Now().Add(-time.Minute).UnixMilli(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
-	res, err := c.Apply(context.Background(), ev, idempotency.Delivery{MessageID: "again"})
+	res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: "again"})
 	if err != nil || res.Outcome != idempotency.Applied || runs.Load() != 1 {
 		t.Fatalf("redelivery = %+v, %v, %d runs; want the expired lease taken over and the effect run once", res, err, runs.Load())
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/internal/table"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Consumer applies events to DynamoDB exactly once: it is the idempotent consumer. Each event's
@@ -36,11 +37,11 @@ func New(db DB, handler Handler, cfg Config) (*Consumer, error) {
 // The error is nil when the event is done with (applied, duplicate, rejected); marked
 // permanent (IsPermanent) when it can never succeed (malformed, conflict, invalid effect), to
 // be dead-lettered; and anything else when a delivery again may succeed.
-func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
 }
 
-func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	p, res, done, err := c.prepare(ctx, ev, d)
 	if done {
 		return res, err
@@ -51,7 +52,7 @@ func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (
 // prepare decides the effect of ev and builds its transaction; done is true (with the result)
 // when there is nothing to commit: a duplicate (cached, or a redelivery its record answers), a
 // malformed event, a failure.
-func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery) (prepared, Result, bool, error) {
+func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Delivery) (prepared, Result, bool, error) {
 	res, hash, done, err := c.start(ev, d)
 	if done {
 		return prepared{}, res, true, err

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 func TestConsumer_new_event_is_applied_with_its_record(t *testing.T) {
@@ -213,7 +214,7 @@ func refusesMalformedEvents(t *testing.T, f *fixture, a applier) {
 	for _, tc := range malformedEvents() {
 		t.Run(tc.name, func(t *testing.T) {
 			before := f.requests.Total()
-			res, err := a.Apply(context.Background(), tc.ev, idempotency.Delivery{MessageID: "m1"})
+			res, err := a.Apply(context.Background(), tc.ev, port.Delivery{MessageID: "m1"})
 			var me *cloudevent.MalformedError
 			if res.Outcome != idempotency.Malformed || !permanent(err) || !errors.As(err, &me) || me.Field != tc.field {
 				t.Fatalf("Apply = %+v, %v; want malformed in field %s, permanent", res, err, tc.field)
@@ -266,7 +267,7 @@ func TestConsumer_StorePayload_keeps_the_message_as_received(t *testing.T) {
 
 	// Without a body (a transport that only has the decoded event), the event is stored.
 	ev, _ := cloudevent.New(id+"-2", "s", "test.counted", "g", fixedTime, counted{Counter: id, By: 1})
-	if _, err := c.Apply(context.Background(), ev, idempotency.Delivery{}); err != nil {
+	if _, err := c.Apply(context.Background(), ev, port.Delivery{}); err != nil {
 		t.Fatal(err)
 	}
 	rec, _ := f.record(t, idempotency.Key("counter", ev.ID))

@@ -15,35 +15,14 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
-
-// Delivery says how an event reached the consumer: it is stored in the record and logged, so a
-// person can find the message. Every field is optional.
-type Delivery struct {
-	MessageID      string // the transport's id of this delivery: an SQS message id, a stream record's event id
-	SequenceNumber string // an SQS FIFO or stream sequence number
-	ReceiveCount   int    // how many times the transport has delivered it, this time included
-	Group          string // the ordered group it belongs to (an SQS FIFO MessageGroupId, a stream's key), for HoldGroup
-	// Origin is the id of the message this delivery was first sent as, when it was sent again
-	// under a new id (a dead-letter redrive carries it); "" means MessageID. A group's held list
-	// knows a message by it (OriginID), so that a message held before it could be decoded, or
-	// held under its first id, is recognised when it comes back redriven.
-	Origin string
-	// HoldWritten says the port held Group naming this message before applying it
-	// (Engine.HoldAhead; sqsbatch does on a message's last receives before the queue's
-	// maxReceiveCount): the event is then never answered from the cache, so that its commit,
-	// or its answer from its record, takes it off the hold. A redrive (Origin) is not either.
-	HoldWritten bool
-	// Body is the message as received, stored in the record when Config.StorePayload is set;
-	// when it is empty the event, encoded as a CloudEvents JSON body, is stored instead.
-	Body string
-}
 
 // redelivered reports whether d may be a later delivery of an event decided meanwhile: one
 // the transport delivered before (ReceiveCount above 1), or a redrive (Origin). The engine
 // reads the event's record before its handler runs for these only: a first delivery reads
 // nothing.
-func (d Delivery) redelivered() bool { return d.ReceiveCount > 1 || d.Origin != "" }
+func redelivered(d port.Delivery) bool { return d.ReceiveCount > 1 || d.Origin != "" }
 
 // mayBeListed reports whether d's group's hold may list d already, under HoldGroup: the port
 // held it before applying it (HoldWritten), or it was delivered before (a backstop may have
@@ -51,16 +30,8 @@ func (d Delivery) redelivered() bool { return d.ReceiveCount > 1 || d.Origin != 
 // (Origin), its first message held. Such a delivery answered without a commit of its own takes
 // itself off the list (core.leave), so the cache does not answer it. A first delivery is on no
 // list: it keeps the fast path (the cache, no hold read); so does every delivery under GoOn.
-func (c *core) mayBeListed(d Delivery) bool {
-	return c.HoldsGroups() && d.Group != "" && (d.HoldWritten || d.redelivered())
-}
-
-// OriginID is the id a group's held list knows the delivery by: Origin, else MessageID.
-func (d Delivery) OriginID() string {
-	if d.Origin != "" {
-		return d.Origin
-	}
-	return d.MessageID
+func (c *core) mayBeListed(d port.Delivery) bool {
+	return c.HoldsGroups() && d.Group != "" && (d.HoldWritten || redelivered(d))
 }
 
 // Result says how applying one event ended.
@@ -102,7 +73,7 @@ func (c *core) Name() string { return c.cfg.Name }
 
 // start checks the event, and answers from the cache when this environment has seen it
 // committed: done is true then.
-func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, done bool, err error) {
+func (c *core) start(ev cloudevent.Event, d port.Delivery) (res Result, hash string, done bool, err error) {
 	switch {
 	case ev.ID == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "missing; the publisher must set a stable event id")
@@ -122,7 +93,7 @@ func (c *core) start(ev cloudevent.Event, d Delivery) (res Result, hash string, 
 
 // applyOnce runs apply for ev and logs and counts its outcome once: the body of both modes'
 // Apply.
-func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d Delivery, apply func() (Result, error)) (Result, error) {
+func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d port.Delivery, apply func() (Result, error)) (Result, error) {
 	start := time.Now()
 	res, err := apply()
 	c.report(ctx, ev, d, res, err, time.Since(start))
@@ -156,7 +127,7 @@ func (c *core) conflictErr(res Result, storedHash, hash string) error {
 	return &ConflictError{Key: res.Key, StoredHash: storedHash, PayloadHash: hash}
 }
 
-func (c *core) record(ev cloudevent.Event, d Delivery, hash string, now time.Time) Record {
+func (c *core) record(ev cloudevent.Event, d port.Delivery, hash string, now time.Time) Record {
 	rec := Record{
 		Key:            Key(c.cfg.Name, ev.ID),
 		Consumer:       c.cfg.Name,
@@ -230,7 +201,7 @@ func (c *core) remember(rec Record, outcome Outcome, reason string) {
 
 // report logs the outcome once, with the fields a person needs to find the message, and
 // counts it.
-func (c *core) report(ctx context.Context, ev cloudevent.Event, d Delivery, res Result, err error, took time.Duration) {
+func (c *core) report(ctx context.Context, ev cloudevent.Event, d port.Delivery, res Result, err error, took time.Duration) {
 	attrs := []slog.Attr{
 		slog.String("consumer", c.cfg.Name),
 		slog.String("messageId", d.MessageID),

@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 func decidedError(item map[string]types.AttributeValue) *DecidedError {
@@ -56,8 +57,8 @@ func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, e
 // true when the record decides the event (a Duplicate, or a Conflict with its error); a
 // message its group's hold may list (held by the backstop, or redriven) is then taken off it.
 // A failed read leaves the event to its handler.
-func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery) (Result, bool, error) {
-	if !d.redelivered() {
+func (c *core) answered(ctx context.Context, res Result, hash string, d port.Delivery) (Result, bool, error) {
+	if !redelivered(d) {
 		return res, false, nil
 	}
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
@@ -76,7 +77,7 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d Delivery
 	}
 	c.remember(rec, Outcome(rec.Outcome), rec.Reason)
 	if c.mayBeListed(d) {
-		if err := c.leave(ctx, d.Group, Held{EventID: res.EventID, MessageID: d.OriginID(), PayloadHash: hash}, nil); err != nil {
+		if err := c.leave(ctx, d.Group, holdlist.Held{EventID: res.EventID, MessageID: d.OriginID(), PayloadHash: hash}, nil); err != nil {
 			res.Outcome = Failed
 			return res, true, fmt.Errorf("answered %s from its record, but its group %s's hold not released: %w", res.Key, d.Group, err)
 		}
@@ -103,7 +104,7 @@ func (c *core) undecidedMessageCheck(group, messageID string) (*types.TransactWr
 
 // decidedByRead is the failure path's question without a hold to write (GoOn, no group): a
 // consistent GetItem of e's record; a *DecidedError when it decides e.
-func (c *core) decidedByRead(ctx context.Context, e Held) error {
+func (c *core) decidedByRead(ctx context.Context, e holdlist.Held) error {
 	if e.EventID == "" {
 		return nil
 	}
@@ -123,14 +124,14 @@ func (c *core) decidedByRead(ctx context.Context, e Held) error {
 // record, which holds nothing (the backstop's, written before it was decoded). It starts from
 // start (the hold as last seen) or reads it: a conditional write when e is listed, none when
 // not.
-func (c *core) leave(ctx context.Context, group string, e Held, start *Hold) error {
+func (c *core) leave(ctx context.Context, group string, e holdlist.Held, start *Hold) error {
 	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return holdlist.Holds(*h) && holdlist.Remove(h, e) })
 	return err
 }
 
 // answeredOnFailure logs and counts an event answered from its record on its failure path, and
 // returns de.
-func (c *core) answeredOnFailure(ctx context.Context, e Held, messageID string, de *DecidedError) error {
+func (c *core) answeredOnFailure(ctx context.Context, e holdlist.Held, messageID string, de *DecidedError) error {
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "message "+string(Duplicate),
 		slog.String("consumer", c.cfg.Name), slog.String("messageId", messageID), slog.String("eventId", e.EventID),
 		slog.String("idempotency_key", de.Key), slog.String("outcome", string(Duplicate)), slog.String("stored", string(de.Outcome)),

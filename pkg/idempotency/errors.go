@@ -180,13 +180,6 @@ func (e *SkippedError) Error() string {
 // Is makes errors.Is(err, ErrSkipped) true.
 func (e *SkippedError) Is(target error) bool { return target == ErrSkipped }
 
-// ErrHoldFull is matched by the error of a hold write DynamoDB refused because an item would
-// exceed its size limit (400 KB). A held list spreads over pages and never does; the hold's own
-// item also keeps the operators' skips (for DefaultRetention), which could. It is not retried:
-// the message fails, is logged at error level naming the group, and is not dead-lettered
-// unheld (see docs/failure-path.md).
-var ErrHoldFull = errors.New("group's held list at DynamoDB's item size limit (400 KB)")
-
 // ErrChanged is matched by an error that reports a conditional write refused because the item
 // changed since it was read (and shown).
 var ErrChanged = errors.New("changed since it was read")

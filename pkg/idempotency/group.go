@@ -51,7 +51,7 @@ func (c *core) HoldsGroups() bool { return c.cfg.AfterDeadLetter == HoldGroup }
 // id and for a conflict's, whose event's record is another payload's). A message an
 // operator skipped is not held: a *SkippedError (ErrSkipped), its entries taken off the list
 // (the backstop's, by its message id, of a re-send of the skipped event).
-func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error) error {
+func (c *core) HoldGroup(ctx context.Context, group string, e holdlist.Held, reason error) error {
 	if !c.HoldsGroups() || group == "" {
 		var de *DecidedError
 		if err := c.decidedByRead(ctx, e); errors.As(err, &de) {
@@ -105,7 +105,7 @@ func (c *core) HoldGroup(ctx context.Context, group string, e Held, reason error
 // the end of the list unless it is on it already, where it keeps its place, or an operator
 // skipped it. One write, or a read and a write when the group is held already. It does nothing
 // under GoOn, for an empty group or an empty list.
-func (c *core) HoldMessages(ctx context.Context, group string, held []Held) error {
+func (c *core) HoldMessages(ctx context.Context, group string, held []holdlist.Held) error {
 	if !c.HoldsGroups() || group == "" || len(held) == 0 {
 		return nil
 	}
@@ -223,7 +223,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 // pages); when e is the head's own message its pages are not read, and an entry of another
 // message that learned the same event there is left to that message's own answer (it was
 // dead-lettered: redriven, it is a duplicate, and core.leave takes it off).
-func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
+func (c *core) popWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, error) {
 	next := holdlist.Clone(h)
 	holdlist.Pop(&next, nil)
 	holdlist.RemoveSure(&next, e)
@@ -241,7 +241,7 @@ func (c *core) popWrite(h Hold, e Held) (types.TransactWriteItem, error) {
 // others: a check that the hold is still h, which records its skip; or, when e is listed (by
 // its message id, held by the backstop before it was decoded), the hold without its entries,
 // conditional on h's version (passHold took its entries off h's pages).
-func (c *core) pastHoldWrite(h Hold, e Held) (types.TransactWriteItem, error) {
+func (c *core) pastHoldWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, error) {
 	if next := holdlist.Clone(h); holdlist.Remove(&next, e) {
 		w, err := holdlist.Writes(c.cfg.Table, h, next, holdlist.VersionCondition(h), c.cfg.Now())
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 )
 
 // Under HoldGroup the group's hold takes one of the transaction's 100 items: an effect that
@@ -101,16 +102,16 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 	held := func(t *testing.T, c *idempotency.Consumer, blocker events.SQSMessage, applied bool) events.SQSMessage {
 		ev := mustDecode(t, blocker)
 		if applied {
-			if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+			if err := c.HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
 				errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
 				t.Fatalf("HoldGroup of an applied event = %v; want it decided already, holding nothing", err)
 			}
-			if err := c.HoldMessages(context.Background(), "group-1", []idempotency.Held{{MessageID: "m1"}}); err != nil {
+			if err := c.HoldMessages(context.Background(), "group-1", []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
 			return redriven(blocker, "m1-redriven")
 		}
-		if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+		if err := c.HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
 			errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}

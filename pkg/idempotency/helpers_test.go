@@ -20,6 +20,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -191,7 +192,7 @@ func permanent(err error) bool { return idempotency.IsPermanent(err) }
 
 // applier is what Consumer and LeasedConsumer have in common.
 type applier interface {
-	Apply(ctx context.Context, ev cloudevent.Event, d idempotency.Delivery) (idempotency.Result, error)
+	Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (idempotency.Result, error)
 }
 
 // process applies an SQS message as the sqsbatch adapter does: a body that is not a CloudEvent

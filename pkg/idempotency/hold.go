@@ -17,12 +17,7 @@ import "github.com/onceflow/onceflow/pkg/internal/holdlist"
 // pages, is conditional on the version it read.
 type Hold = holdlist.Hold
 
-// Held is one dead-lettered message of a held group (Hold.Held): EventID ("" when the message
-// had no usable event id), MessageID (the id it was first sent as, Delivery.OriginID),
-// PayloadHash (the event's cloudevent.Event.PayloadHash, "" when it was held before it was
-// decoded: with EventID it tells the message from another payload under the same event id, a
-// conflict), Reason (why it was dead-lettered) and HeldAt (RFC 3339). A port names the
-// messages it holds with it (Consumer.HoldGroup, Consumer.HoldMessages, Engine.HoldAhead).
+// Held is one dead-lettered message of a held group (Hold.Held).
 type Held = holdlist.Held
 
 // Decision is an operator's decision about a held message (Hold.Skipped, SkippedError): the

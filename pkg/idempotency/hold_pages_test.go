@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -30,13 +31,13 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 	c := f.consumerFor(t, name, f.router(), holding)
 	const filler, live = 400, 5
 	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(ctx, "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times: downstream throttled")); err != nil {
+	if err := c.HoldGroup(ctx, "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times: downstream throttled")); err != nil {
 		t.Fatal(err)
 	}
 	for n := 1; n < filler; n += 50 { // 1 KB reasons, fifty a write: about 440 KB in all
-		list := make([]idempotency.Held, 0, 50)
+		list := make([]holdlist.Held, 0, 50)
 		for i := n; i < min(n+50, filler); i++ {
-			list = append(list, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
+			list = append(list, holdlist.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
 		}
 		if err := c.HoldMessages(ctx, "acct", list); err != nil {
 			t.Fatalf("holding entries %d to %d: %v", n, n+len(list)-1, err)
@@ -90,7 +91,7 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 	const filler = 80
 	f, c, name, counter, id, list := heldBehindHead(t, "resent-", filler)
 	ctx := context.Background()
-	list = append(list[:filler-1], idempotency.Held{MessageID: "m-resent"}, list[filler-1]) // by message id: not decoded yet
+	list = append(list[:filler-1], holdlist.Held{MessageID: "m-resent"}, list[filler-1]) // by message id: not decoded yet
 	if err := c.HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 	t.Parallel()
 	f, c, name, counter, id, fillers := heldBehindHead(t, "alone-", 40) // fill the own item: the re-send goes to a page
 	ctx := context.Background()
-	if err := c.HoldMessages(ctx, "acct", append(fillers, idempotency.Held{MessageID: "m-resent"})); err != nil {
+	if err := c.HoldMessages(ctx, "acct", append(fillers, holdlist.Held{MessageID: "m-resent"})); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)
@@ -181,18 +182,18 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 // heldBehindHead makes a HoldGroup consumer (named prefix and the test's counter) whose group
 // acct is held behind event id(0), message m-0, and returns it with n entries of 1 KB reasons,
 // not held yet (events id(1) to id(n), messages m-1 to m-n), to fill the hold's items with.
-func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempotency.Consumer, name, counter string, id func(int) string, fillers []idempotency.Held) {
+func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempotency.Consumer, name, counter string, id func(int) string, fillers []holdlist.Held) {
 	t.Helper()
 	f = newFixture(t)
 	counter = unique(t)
 	name = prefix + counter
 	c = f.consumerFor(t, name, f.router(), holding)
 	id = func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(context.Background(), "acct", idempotency.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
+	if err := c.HoldGroup(context.Background(), "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= n; i++ {
-		fillers = append(fillers, idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
+		fillers = append(fillers, holdlist.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
 	}
 	return f, c, name, counter, id, fillers
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -88,7 +89,7 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	}
 	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
 	calls("holding the group", 1, func() error {
-		return c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
+		return c.HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
 	})
 	calls("a live message while held", 2, apply("-b", idempotency.Failed))
 	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
@@ -113,7 +114,7 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	ctx := context.Background()
 	counter := unique(t)
 	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
-	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
+	if err := c.HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	msg := func(id, suffix string) events.SQSMessage {
@@ -144,8 +145,8 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	c := f.consumerFor(t, name, f.router(), holding)
 	x := message(t, "m-x", counter+"-x", "test.counted", counted{Counter: counter, By: 1})
 	ev := mustDecode(t, x)
-	held := idempotency.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
-	for _, e := range []idempotency.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
+	held := holdlist.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
+	for _, e := range []holdlist.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
 		if err := c.HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
@@ -185,16 +186,16 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	f := newFixture(t)
 	ctx := context.Background()
 	a := operator.New(f.db, f.records)
-	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, idempotency.Held) {
+	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, holdlist.Held) {
 		counter := unique(t)
 		name := "resent-" + counter
 		c := f.consumerFor(t, name, f.router(), holding)
 		ev := mustDecode(t, message(t, "m-r", counter+"-1", "test.counted", counted{Counter: counter, By: 1}))
-		first := idempotency.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
+		first := holdlist.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
 		if err := c.HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.HoldMessages(ctx, "g", []idempotency.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
+		if err := c.HoldMessages(ctx, "g", []holdlist.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
 			t.Fatal(err)
 		}
 		if skip {
@@ -206,7 +207,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 				t.Fatal(err)
 			}
 		}
-		return c, name, idempotency.Held{EventID: ev.ID, MessageID: "m-r", PayloadHash: ev.PayloadHash()}
+		return c, name, holdlist.Held{EventID: ev.ID, MessageID: "m-r", PayloadHash: ev.PayloadHash()}
 	}
 	entries := func(t *testing.T, name string) []string {
 		h, _, err := a.Hold(ctx, name, "g")

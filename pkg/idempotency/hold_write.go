@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/internal/table"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // holdDB is the calls that read and change a hold.
@@ -128,7 +129,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 		}
 		if refused(err) { // retrying cannot help
 			if tooLarge(err) {
-				err = fmt.Errorf("%w (%d messages held): %v", ErrHoldFull, len(next.Held), err)
+				err = fmt.Errorf("%w (%d messages held): %v", port.ErrHoldFull, len(next.Held), err)
 				c.cfg.Logger.LogAttrs(ctx, slog.LevelError, "group's hold refused by DynamoDB's item size limit: message not held",
 					slog.String("consumer", c.cfg.Name), slog.String("group", group), slog.Int("held", len(next.Held)),
 					slog.String("limit", "400 KB per item"), slog.String("error", err.Error()))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // SideEffect runs an effect that cannot join a DynamoDB transaction: an HTTP call, an
@@ -123,11 +124,11 @@ func NewLeased(db DB, effect SideEffect, cfg LeaseConfig) (*LeasedConsumer, erro
 // duplicate); permanent when it can never succeed (malformed, conflict, an effect error marked
 // Permanent); anything else (ErrLeaseHeld, ErrLeaseLost, a failed effect) when a delivery
 // again may succeed.
-func (c *LeasedConsumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+func (c *LeasedConsumer) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
 }
 
-func (c *LeasedConsumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+func (c *LeasedConsumer) apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	res, hash, done, err := c.start(ev, d)
 	if done {
 		return res, err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // markedRouter handles "test.marked": a marker item per event, new or a duplicate
@@ -180,7 +181,7 @@ func TestConsumer_refuses_nested_or_invalid_OnReject_writes_before_calling_dynam
 				return tt.effect, nil
 			}))
 			ev, _ := cloudevent.New(unique(t), "test", "test.any", "g", time.Now(), map[string]int{})
-			_, err := c.Apply(context.Background(), ev, idempotency.Delivery{})
+			_, err := c.Apply(context.Background(), ev, port.Delivery{})
 			if !errors.Is(err, idempotency.ErrInvalidEffect) || f.requests.Total() != before {
 				t.Fatalf("err = %v after %d calls; want an invalid effect before any call", err, f.requests.Total()-before)
 			}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Pack commits the events of concurrent Apply calls together: when every member (a goroutine
@@ -41,7 +42,7 @@ func (c *Consumer) NewPack(members int) *Pack {
 
 // Apply is Consumer.Apply with the commit shared: it returns once the pack holding ev's
 // transaction is settled. It must be called by a member, one event at a time.
-func (k *Pack) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
+func (k *Pack) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	if k.alone != nil {
 		return k.alone.Apply(ctx, ev, d)
 	}

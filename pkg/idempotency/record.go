@@ -1,6 +1,9 @@
 package idempotency
 
-import "github.com/onceflow/onceflow/pkg/internal/table"
+import (
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/internal/table"
+)
 
 // Outcomes of processing one message. Applied and Rejected are stored in the record;
 // the others are how a processing attempt ended.
@@ -36,8 +39,8 @@ type Outcome string
 type Record = table.Record
 
 // heldOf is rec's event as its group's held list knows it.
-func heldOf(rec Record) Held {
-	return Held{EventID: rec.EventID, MessageID: table.Origin(rec), PayloadHash: rec.PayloadHash}
+func heldOf(rec Record) holdlist.Held {
+	return holdlist.Held{EventID: rec.EventID, MessageID: table.Origin(rec), PayloadHash: rec.PayloadHash}
 }
 
 // Key is the idempotency key of event eventID for consumer: the record's pk, and what an

@@ -13,6 +13,8 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // quickRetry is an engine policy whose attempts a test can count: 3, a few milliseconds apart.
@@ -46,11 +48,11 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
 	}{
 		{"counting an attempt", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := consumer(t, db, name).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, idempotency.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
+			_, err := consumer(t, db, name).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, port.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
 			return err
 		}},
 		{"writing a hold", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), idempotency.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
+			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), holdlist.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
 		}},
 		{"the release after a duplicate", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
 			counter := unique(t)
@@ -61,7 +63,7 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
 			// held by the backstop on its last receives, before it was decoded; then SQS moved it
-			if err := plain.HoldMessages(ctx, "g-"+counter, []idempotency.Held{{MessageID: "m1"}}); err != nil {
+			if err := plain.HoldMessages(ctx, "g-"+counter, []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := process(ctx, consumer(t, db, name), redriven(blocker, "m1-redriven"))

@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // The paths of docs/runbook.md, followed against the emulators with the group's live traffic
@@ -157,7 +158,7 @@ func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *tes
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res, err := c.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-a", Group: "g"}); err != nil || res.Outcome != idempotency.Applied {
+				if res, err := c.Apply(t.Context(), ev, port.Delivery{MessageID: "m-a", Group: "g"}); err != nil || res.Outcome != idempotency.Applied {
 					t.Fatalf("apply before the crash = %+v, %v", res, err)
 				}
 			}

@@ -7,8 +7,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // kinesisHarness is the Kinesis port for the conformance suite: records put to kinesalite and
@@ -29,7 +29,7 @@ func (h *kinesisHarness) Records(t *testing.T, msgs ...batchtest.Message) []even
 	return recs
 }
 
-func (*kinesisHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
+func (*kinesisHarness) Port(t *testing.T, e port.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
 	t.Helper()
 	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Each call of the Kinesis port IAM may deny (commit, count, hold write, dead-letter send)
@@ -28,7 +28,7 @@ func streamPort(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
 		Seq:    func(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber },
 		ID:     func(r events.KinesisEventRecord) string { return r.EventID },
 		Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
-		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
+		New: func(t *testing.T, c port.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
 			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)

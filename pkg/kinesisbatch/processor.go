@@ -8,7 +8,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Decoder turns a Kinesis record into the event applied. Its ID is the idempotency key: the
@@ -56,7 +56,7 @@ type Processor struct {
 
 // New returns a Processor applying each record's event with e, through the engine's whole
 // contract; it logs and counts with e's Logger and Metrics.
-func New(e idempotency.Engine, cfg Config) (*Processor, error) {
+func New(e port.Engine, cfg Config) (*Processor, error) {
 	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
 	if dec == nil {
 		dec, keyedOn = DecoderFunc(RecordEvent), "the record's eventID (its shard and sequence number)"
@@ -96,8 +96,8 @@ func (p *Processor) Invoke(ctx context.Context, payload []byte) ([]byte, error) 
 	return batch.Invoke(ctx, payload, p.Handle, p.HandleReplay)
 }
 
-func delivery(rec events.KinesisEventRecord) idempotency.Delivery {
-	return idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Kinesis.SequenceNumber, Group: rec.Kinesis.PartitionKey}
+func delivery(rec events.KinesisEventRecord) port.Delivery {
+	return port.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Kinesis.SequenceNumber, Group: rec.Kinesis.PartitionKey}
 }
 
 func item(rec events.KinesisEventRecord) batch.Item {

@@ -169,7 +169,7 @@ func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.
 		return nil, err
 	}
 	next := holdlist.Clone(h)
-	if !holdlist.Remove(&next, idempotency.Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
+	if !holdlist.Remove(&next, holdlist.Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
 		return nil, nil
 	}
 	return holdlist.Writes(a.table, h, next, holdlist.VersionCondition(h), time.Now())

@@ -16,6 +16,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // NewConsumer is the common case in one call: a Processor whose messages are CloudEvents
@@ -39,9 +40,9 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 // A message the decoder refuses as malformed is logged, counted and dead-lettered; any other
 // decoder error fails the message, which is received again. The processor logs and counts
 // with e's Logger and Metrics, and flushes them after every batch.
-func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
+func NewFor(e port.Engine, cfg Config) (*Processor, error) {
 	if e == nil {
-		return nil, errors.New("sqsbatch: the idempotency.Engine is nil")
+		return nil, errors.New("sqsbatch: the port.Engine is nil")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -73,9 +74,9 @@ type Decoder interface {
 }
 
 // DeliveryOf returns what an SQS message says of its delivery, for the idempotency record.
-func DeliveryOf(msg events.SQSMessage) idempotency.Delivery {
+func DeliveryOf(msg events.SQSMessage) port.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
-	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
+	return port.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
 		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"], Origin: origin(msg)}
 }
 
@@ -90,7 +91,7 @@ func origin(msg events.SQSMessage) string {
 
 // decoding is the message handling of NewFor.
 type decoding struct {
-	e               idempotency.Engine
+	e               port.Engine
 	dec             Decoder
 	log             *slog.Logger
 	metrics         metrics.Recorder
@@ -99,7 +100,7 @@ type decoding struct {
 	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 
-func (h decoding) handle(ctx context.Context, b idempotency.Batch, r record) error {
+func (h decoding) handle(ctx context.Context, b port.Batch, r record) error {
 	msg := r.msg
 	d := DeliveryOf(msg)
 	d.HoldWritten = r.held // by the backstop, before the batch ran

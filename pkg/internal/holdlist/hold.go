@@ -46,7 +46,7 @@ type Hold struct {
 }
 
 // Held is one dead-lettered message of a held group. Package idempotency names it
-// idempotency.Held.
+// port.Held.
 type Held struct {
 	EventID   string `dynamodbav:"eventId"`   // "" when the message had no usable event id
 	MessageID string `dynamodbav:"messageId"` // the id it was first sent as (Delivery.OriginID)

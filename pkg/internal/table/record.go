@@ -33,7 +33,7 @@ type Record struct {
 	MessageID      string `dynamodbav:"messageId"`            // the SQS message that was committed
 	SequenceNumber string `dynamodbav:"sequenceNumber,omitempty"`
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
-	Group          string `dynamodbav:"messageGroup,omitempty"` // idempotency.Delivery.Group
+	Group          string `dynamodbav:"messageGroup,omitempty"` // port.Delivery.Group
 	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
 	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when idempotency.Config.StorePayload (and for Discarded)
 
@@ -46,11 +46,11 @@ type Record struct {
 	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
 	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
 
-	origin string // idempotency.Delivery.OriginID, for the group's hold; not stored
+	origin string // port.Delivery.OriginID, for the group's hold; not stored
 }
 
 // WithOrigin returns r knowing origin, the id its message was first sent as
-// (idempotency.Delivery.OriginID), by which its group's hold lists it. It is not stored.
+// (port.Delivery.OriginID), by which its group's hold lists it. It is not stored.
 func WithOrigin(r Record, origin string) Record {
 	r.origin = origin
 	return r

@@ -5,18 +5,19 @@ import (
 	"io"
 	"time"
 
+	"example.com/shop"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"example.com/shop"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/xray"
@@ -38,34 +39,34 @@ var (
 	_                                                                                = cloudevent.MaxIDLength
 
 	// idempotency: the consumer, effects, the permanence rule
-	_ func(idempotency.DB, idempotency.Handler, idempotency.Config) (*idempotency.Consumer, error)                     = idempotency.New
-	_ func(*idempotency.Consumer, context.Context, cloudevent.Event, idempotency.Delivery) (idempotency.Result, error) = (*idempotency.Consumer).Apply
-	_ func(*idempotency.Consumer) string                                                                               = (*idempotency.Consumer).Name
-	_ idempotency.DB                                                                                                   = (*dynamodb.Client)(nil)
-	_ idempotency.Handler                                                                                              = idempotency.HandlerFunc(nil)
-	_ idempotency.Handler                                                                                              = (*idempotency.Router)(nil)
-	_ func() *idempotency.Router                                                                                       = idempotency.NewRouter
-	_ func(*idempotency.Router) []string                                                                               = (*idempotency.Router).Types
-	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error))                = idempotency.Route[shop.Order]
-	_ func(string, any) idempotency.Write                                                                              = idempotency.Put
-	_ func(string, any, expression.UpdateBuilder) idempotency.Write                                                    = idempotency.Update
-	_ func(string, any) idempotency.Write                                                                              = idempotency.Delete
-	_ func(string, any, expression.ConditionBuilder) idempotency.Write                                                 = idempotency.Check
-	_ func(types.TransactWriteItem) idempotency.Write                                                                  = idempotency.Raw
-	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                           = idempotency.Write.If
-	_ func(idempotency.Write, string) idempotency.Write                                                                = idempotency.Write.OrReject
-	_ func(idempotency.Write) idempotency.Write                                                                        = idempotency.Write.OrDuplicate
-	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                                  = idempotency.Write.OnReject
-	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                         = idempotency.Write.TransactWriteItem
-	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                                      = idempotency.Effect.TransactWriteItems
-	_ func(error) error                                                                                                = idempotency.Permanent
-	_ func(error) bool                                                                                                 = idempotency.IsPermanent
-	_ func(string, string) string                                                                                      = idempotency.Key
-	_                                                                                                                  = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
-	_                                                                                                                  = idempotency.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
-	_                                                                                                                  = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
-	_                                                                                                                  = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed}
-	_                                                                                                                  = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrLeaseHeld, idempotency.ErrLeaseLost}
+	_ func(idempotency.DB, idempotency.Handler, idempotency.Config) (*idempotency.Consumer, error)              = idempotency.New
+	_ func(*idempotency.Consumer, context.Context, cloudevent.Event, port.Delivery) (idempotency.Result, error) = (*idempotency.Consumer).Apply
+	_ func(*idempotency.Consumer) string                                                                        = (*idempotency.Consumer).Name
+	_ idempotency.DB                                                                                            = (*dynamodb.Client)(nil)
+	_ idempotency.Handler                                                                                       = idempotency.HandlerFunc(nil)
+	_ idempotency.Handler                                                                                       = (*idempotency.Router)(nil)
+	_ func() *idempotency.Router                                                                                = idempotency.NewRouter
+	_ func(*idempotency.Router) []string                                                                        = (*idempotency.Router).Types
+	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error))         = idempotency.Route[shop.Order]
+	_ func(string, any) idempotency.Write                                                                       = idempotency.Put
+	_ func(string, any, expression.UpdateBuilder) idempotency.Write                                             = idempotency.Update
+	_ func(string, any) idempotency.Write                                                                       = idempotency.Delete
+	_ func(string, any, expression.ConditionBuilder) idempotency.Write                                          = idempotency.Check
+	_ func(types.TransactWriteItem) idempotency.Write                                                           = idempotency.Raw
+	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                    = idempotency.Write.If
+	_ func(idempotency.Write, string) idempotency.Write                                                         = idempotency.Write.OrReject
+	_ func(idempotency.Write) idempotency.Write                                                                 = idempotency.Write.OrDuplicate
+	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                           = idempotency.Write.OnReject
+	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                  = idempotency.Write.TransactWriteItem
+	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                               = idempotency.Effect.TransactWriteItems
+	_ func(error) error                                                                                         = idempotency.Permanent
+	_ func(error) bool                                                                                          = idempotency.IsPermanent
+	_ func(string, string) string                                                                               = idempotency.Key
+	_                                                                                                           = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
+	_                                                                                                           = port.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
+	_                                                                                                           = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
+	_                                                                                                           = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed}
+	_                                                                                                           = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrLeaseHeld, idempotency.ErrLeaseLost}
 
 	// idempotency: the lease mode
 	_ func(idempotency.DB, idempotency.SideEffect, idempotency.LeaseConfig) (*idempotency.LeasedConsumer, error) = idempotency.NewLeased
@@ -74,12 +75,12 @@ var (
 
 	// sqsbatch
 	_ func(sqsbatch.MessageHandler, sqsbatch.HandlerConfig) (*sqsbatch.Processor, error)                          = sqsbatch.New
-	_ func(idempotency.Engine, sqsbatch.Config) (*sqsbatch.Processor, error)                                      = sqsbatch.NewFor
+	_ func(port.Engine, sqsbatch.Config) (*sqsbatch.Processor, error)                                             = sqsbatch.NewFor
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config, sqsbatch.Config) (*sqsbatch.Processor, error) = sqsbatch.NewConsumer
-	_ func(events.SQSMessage) idempotency.Delivery                                                                = sqsbatch.DeliveryOf
+	_ func(events.SQSMessage) port.Delivery                                                                       = sqsbatch.DeliveryOf
 	_ func(*sqsbatch.Processor, context.Context, events.SQSEvent) (events.SQSEventResponse, error)                = (*sqsbatch.Processor).Handle
-	_ idempotency.Engine                                                                                          = (*idempotency.Consumer)(nil)
-	_ idempotency.Engine                                                                                          = (*idempotency.LeasedConsumer)(nil)
+	_ port.Engine                                                                                                 = (*idempotency.Consumer)(nil)
+	_ port.Engine                                                                                                 = (*idempotency.LeasedConsumer)(nil)
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
 	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
 	_                                                                                                             = sqsbatch.Config{Options: sqsbatch.Options{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxAttempts: 0, NoPacking: false}, MaxReceiveCount: 0, Decoder: nil, Payloads: nil}
