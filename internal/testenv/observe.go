@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
 
@@ -83,15 +82,21 @@ func (e *EMF) Count(name string) float64 {
 	return n
 }
 
+// MessageDenied is the message of the one log line the engine writes for an access denial.
+// The stacks' alarms quote it and docs/runbook.md tells operators to search for it: the test
+// holds its words here, as a reader of the logs meets them, rather than taking them from the
+// engine.
+const MessageDenied = "AWS call denied: a permission is missing"
+
 // CheckDenied checks what every port does with an access denial: at least one line
-// idempotency.MessageDenied, each at ERROR naming permission, the error code, the principal
-// and the resource's ARN, and the EMF metric AccessDenied counting each line once. It returns
-// the lines.
+// MessageDenied, each at ERROR naming permission, the error code, the principal and the
+// resource's ARN, and the EMF metric AccessDenied counting each line once. It returns the
+// lines.
 func CheckDenied(tb testing.TB, logs *Logs, emf *EMF, permission, code string) []map[string]any {
 	tb.Helper()
-	lines := logs.Lines(idempotency.MessageDenied)
+	lines := logs.Lines(MessageDenied)
 	if len(lines) == 0 {
-		tb.Fatalf("no %q line logged", idempotency.MessageDenied)
+		tb.Fatalf("no %q line logged", MessageDenied)
 	}
 	for _, l := range lines {
 		if l["level"] != "ERROR" || l["permission"] != permission || l["errorCode"] != code || l["principal"] != Principal ||

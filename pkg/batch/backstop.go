@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -66,8 +66,8 @@ func Backstop(ctx context.Context, e port.Engine, maxReceiveCount int, msgs []Qu
 				held[i] = true
 			}
 		}
-		if denial, ok := idempotency.Denied(err); ok {
-			idempotency.LogDenied(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",
+		if denial, ok := denied.Of(err); ok {
+			denied.Log(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",
 				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageID), slog.String("group", g),
 				slog.Int("count", len(list)))
 			continue

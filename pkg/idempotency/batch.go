@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/port"
 )
@@ -63,7 +64,7 @@ func (b *batch) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery)
 // nothing more. An event decided already is neither held nor dead-lettered: nil. A message an
 // operator skipped is dead-lettered unheld, the reason saying so. When the hold cannot be
 // written the delivery is not dead-lettered yet: it fails, and is retried; when the write was
-// denied, the error carries the denial (Denied).
+// denied, the error carries the denial (denied.Of).
 func (b *batch) Fail(ctx context.Context, d port.Delivery, ev cloudevent.Event, err error) error {
 	if !IsPermanent(err) || errors.Is(err, ErrHeld) {
 		return err
@@ -82,7 +83,7 @@ func (b *batch) Fail(ctx context.Context, d port.Delivery, ev cloudevent.Event, 
 	default:
 		// The cause as %v, not %w: the delivery must not stay permanent, or it would be
 		// dead-lettered unheld. A denial is kept: it is never permanent.
-		if denial, ok := Denied(herr); ok {
+		if denial, ok := denied.Of(herr); ok {
 			return fmt.Errorf("not dead-lettered yet, holding its group was denied: %w; cause: %v", denial, err)
 		}
 		return fmt.Errorf("not dead-lettered yet, holding its group failed: %v; cause: %v", herr, err)
@@ -95,15 +96,15 @@ func (b *batch) Fail(ctx context.Context, d port.Delivery, ev cloudevent.Event, 
 // deployment's fault, never counted. When the count cannot be written, err is returned as it
 // is (a denied count is logged as a denial).
 func (b *batch) count(ctx context.Context, d port.Delivery, ev cloudevent.Event, err error) error {
-	if IsPermanent(err) || errors.Is(err, ErrLeaseHeld) || IsAccessDenied(err) {
+	if IsPermanent(err) || errors.Is(err, ErrLeaseHeld) || denied.Is(err) {
 		return err
 	}
 	n, cerr := b.c.CountMessageFailure(ctx, ev, d, err)
 	if errors.Is(cerr, ErrDecided) {
 		return nil
 	}
-	if denial, ok := Denied(cerr); ok {
-		LogDenied(ctx, b.c.Logger(), b.c.Metrics(), denial, "counting a failed attempt",
+	if denial, ok := denied.Of(cerr); ok {
+		denied.Log(ctx, b.c.Logger(), b.c.Metrics(), denial, "counting a failed attempt",
 			slog.String("consumer", b.c.Name()), slog.String("messageId", d.MessageID),
 			slog.String("eventId", ev.ID), slog.String("reason", err.Error()))
 		return err
@@ -129,8 +130,8 @@ func (b *batch) exhausted(ctx context.Context, eventID string, d port.Delivery) 
 		return nil
 	}
 	n, last, err := b.c.MessageFailures(ctx, eventID, d.MessageID)
-	if denial, ok := Denied(err); ok {
-		LogDenied(ctx, b.c.Logger(), b.c.Metrics(), denial, "reading the failed attempts, message handled",
+	if denial, ok := denied.Of(err); ok {
+		denied.Log(ctx, b.c.Logger(), b.c.Metrics(), denial, "reading the failed attempts, message handled",
 			slog.String("consumer", b.c.Name()), slog.String("messageId", d.MessageID), slog.String("eventId", eventID))
 		return nil
 	}

@@ -7,18 +7,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 )
 
 type verdictKind int
 
 const (
-	committed    verdictKind = iota
-	recordExists             // the record's condition failed: duplicate or conflict
-	held                     // the group's hold refused the commit (HoldGroup)
-	effectFailed             // an effect's own condition failed: rejected
-	transient                // throttling, conflicts, 5xx, network: retry
-	permanent                // DynamoDB refuses the request as such: retrying cannot help
-	denied                   // IAM refuses the call: the deployment's fault, not retried here (Denied)
+	committed     verdictKind = iota
+	recordExists              // the record's condition failed: duplicate or conflict
+	held                      // the group's hold refused the commit (HoldGroup)
+	effectFailed              // an effect's own condition failed: rejected
+	transient                 // throttling, conflicts, 5xx, network: retry
+	permanent                 // DynamoDB refuses the request as such: retrying cannot help
+	refusedAccess             // IAM refuses the call: the deployment's fault, not retried here (denied.Of)
 )
 
 type verdict struct {
@@ -64,8 +66,8 @@ func classify(err error, recordIndex, heldIndex int) verdict {
 	if errors.As(err, &tce) {
 		return classifyReasons(tce.CancellationReasons, recordIndex, heldIndex)
 	}
-	if IsAccessDenied(err) {
-		return verdict{kind: denied}
+	if denied.Is(err) {
+		return verdict{kind: refusedAccess}
 	}
 	var api smithy.APIError
 	if errors.As(err, &api) && permanentCodes[api.ErrorCode()] {

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
@@ -115,7 +116,7 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
-	case denied: // another attempt is denied too: the message is delivered again once granted
+	case refusedAccess: // another attempt is denied too: the message is delivered again once granted
 		res.Outcome = Failed
 		return res, true, fmt.Errorf("commit %s: %w", p.rec.Key, err)
 	}
@@ -158,7 +159,7 @@ func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason st
 		return res, true, err
 	default: // a denial is not retried: another attempt is denied too
 		res.Outcome = Failed
-		return res, IsAccessDenied(err), fmt.Errorf("record rejection of %s: %w", rec.Key, err)
+		return res, denied.Is(err), fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	}
 }
 

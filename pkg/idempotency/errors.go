@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 )
 
 // ErrInvalidEffect is matched by an EffectError.
@@ -95,11 +97,11 @@ func Permanent(err error) error {
 // IsPermanent reports whether err, or an error it wraps, was marked permanent: made by
 // Permanent, or one of the engine's permanent errors (cloudevent.MalformedError,
 // ConflictError, EffectError), which have a Permanent() bool method answering true. An error
-// that carries an access denial (IsAccessDenied) is never permanent, however it is marked: a
+// that carries an access denial (denied.Is) is never permanent, however it is marked: a
 // denial is the deployment's fault, and the message is applied once the permission is granted.
 func IsPermanent(err error) bool {
 	var p interface{ Permanent() bool }
-	return errors.As(err, &p) && p.Permanent() && !IsAccessDenied(err)
+	return errors.As(err, &p) && p.Permanent() && !denied.Is(err)
 }
 
 type permanentError struct{ err error }
@@ -129,9 +131,6 @@ func (e *DecidedError) Error() string {
 
 // Is makes errors.Is(err, ErrDecided) true.
 func (e *DecidedError) Is(target error) bool { return target == ErrDecided }
-
-// ErrAccessDenied is matched by an AccessDenied.
-var ErrAccessDenied = errors.New("access denied")
 
 // ErrHeld is matched by a HeldError.
 var ErrHeld = errors.New("group held behind a dead-lettered message")

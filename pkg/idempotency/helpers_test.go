@@ -3,6 +3,7 @@ package idempotency_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
@@ -206,3 +208,16 @@ func process(ctx context.Context, a applier, msg events.SQSMessage) (idempotency
 }
 
 func unique(t *testing.T) string { return fmt.Sprintf("%s-%s", t.Name(), testenv.Name("e")) }
+
+// An access denial is never permanent, however it is marked: it is the deployment's fault, and
+// the message is applied once the permission is granted.
+func TestIsPermanent_never_takes_an_access_denial_for_permanent(t *testing.T) {
+	denial := &smithy.OperationError{ServiceID: "DynamoDB", OperationName: "TransactWriteItems", Err: &smithy.GenericAPIError{
+		Code: "AccessDeniedException", Message: "User: arn:aws:sts::000000000000:assumed-role/r/f is not authorized to perform: dynamodb:PutItem"}}
+	if idempotency.IsPermanent(idempotency.Permanent(denial)) {
+		t.Errorf("a denial marked permanent is permanent; want it never permanent")
+	}
+	if !idempotency.IsPermanent(idempotency.Permanent(errors.New("bad data"))) {
+		t.Errorf("an error marked permanent is not permanent")
+	}
+}

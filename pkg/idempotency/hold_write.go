@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -124,7 +125,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 			}
 			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, ErrChanged)
 		}
-		if IsAccessDenied(err) { // denied again on a retry: the deployment's fault
+		if denied.Is(err) { // denied again on a retry: the deployment's fault
 			return Hold{}, fmt.Errorf("change hold: %w", err)
 		}
 		if refused(err) { // retrying cannot help

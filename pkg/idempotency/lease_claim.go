@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/metrics"
 )
@@ -47,7 +48,7 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*
 		case l != nil:
 			return l, res, nil
 		case err != nil:
-			if IsAccessDenied(err) || !c.cfg.Retry.wait(ctx, attempt) {
+			if denied.Is(err) || !c.cfg.Retry.wait(ctx, attempt) {
 				res.Outcome = Failed
 				return nil, res, fmt.Errorf("claim %s after %d attempts: %w", rec.Key, attempt, err)
 			}

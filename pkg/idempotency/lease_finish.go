@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
@@ -57,7 +58,7 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 			res.Outcome = Failed
 			return res, lostLease(l, "complete", ccf.Item)
 		}
-		if IsAccessDenied(err) || !c.cfg.Retry.wait(ctx, attempt) {
+		if denied.Is(err) || !c.cfg.Retry.wait(ctx, attempt) {
 			res.Outcome = Failed
 			return res, fmt.Errorf("complete %s after %d attempts, the effect will run again once the lease expires: %w", rec.Key, attempt, err)
 		}
@@ -96,7 +97,7 @@ func (c *LeasedConsumer) release(ctx context.Context, res *Result, l *lease) err
 		case errors.As(err, &ccf):
 			return lostLease(l, "release", ccf.Item)
 		}
-		if IsAccessDenied(err) || !c.cfg.Retry.wait(ctx, attempt) {
+		if denied.Is(err) || !c.cfg.Retry.wait(ctx, attempt) {
 			return fmt.Errorf("release %s after %d attempts, it stays held until its lease expires: %w", l.rec.Key, attempt, err)
 		}
 	}

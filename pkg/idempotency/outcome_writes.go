@@ -144,7 +144,7 @@ func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond 
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: rec.EventType, Problem: "DynamoDB refused the rejection: " + err.Error()}
-	case denied:
+	case refusedAccess:
 		res.Outcome = Failed
 		return res, true, fmt.Errorf("record rejection of %s: %w", rec.Key, err)
 	default:

@@ -119,7 +119,7 @@ func (c *Consumer) commitPack(ctx context.Context, members []*member) {
 		}
 		err := c.send(ctx, members)
 		switch classifyPack(err, members) {
-		case permanent, denied: // each alone: IAM may refuse one member's items and not another's
+		case permanent, refusedAccess: // each alone: IAM may refuse one member's items and not another's
 			c.commitAlone(ctx, members)
 			return
 		case committed:

@@ -8,7 +8,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/testenv"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
 )
@@ -41,7 +41,7 @@ func TestRelay_a_denied_send_is_retried_in_order_never_parked_and_reported(t *te
 		}
 	}
 	testenv.CheckDenied(t, logs, emf, "sqs:sendmessage", "AccessDenied")
-	if n := len(logs.Lines(idempotency.MessageDenied)); n != 3 {
+	if n := len(logs.Lines(denied.Message)); n != 3 {
 		t.Errorf("%d denial lines; want one per invocation's denied send, 3", n)
 	}
 	if n := testenv.QueueDepth(t, q.client, q.parked); n != 0 {

@@ -1,4 +1,4 @@
-package idempotency_test
+package denied_test
 
 import (
 	"errors"
@@ -14,7 +14,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/onceflow/onceflow/internal/testenv"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 )
 
 // Denied reads an access denial as each SDK client reports AWS's answer (here a proxy's in
@@ -52,20 +52,17 @@ func TestDenied_reads_each_services_denial_as_the_SDK_reports_it(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			err := fmt.Errorf("wrapped: %w", c.call())
-			d, ok := idempotency.Denied(err)
+			d, ok := denied.Of(err)
 			if !ok {
-				t.Fatalf("Denied(%v) = false; want a denial", err)
+				t.Fatalf("Of(%v) = false; want a denial", err)
 			}
 			got := fmt.Sprint(d.Service, " ", d.Operation, " ", d.Code, " ", d.Action, " ", d.Resource, " ", d.Principal)
 			want := fmt.Sprint(c.service, " ", c.op, " ", c.code, " ", c.action, " ", c.resource, " ", testenv.Principal)
 			if got != want {
 				t.Errorf("denial %s; want %s", got, want)
 			}
-			if !errors.Is(d, idempotency.ErrAccessDenied) || !strings.Contains(d.Error(), c.action+" on "+c.resource) {
+			if !errors.Is(d, denied.ErrAccessDenied) || !strings.Contains(d.Error(), c.action+" on "+c.resource) {
 				t.Errorf("%v: want it to match ErrAccessDenied and say %s on %s", d, c.action, c.resource)
-			}
-			if idempotency.IsPermanent(idempotency.Permanent(err)) {
-				t.Errorf("a denial marked permanent is permanent; want it never permanent: the deployment's fault")
 			}
 		})
 	}
@@ -76,12 +73,12 @@ func TestDenied_reads_each_services_denial_as_the_SDK_reports_it(t *testing.T) {
 func TestDenied_names_the_operation_when_the_message_names_no_permission(t *testing.T) {
 	for _, err := range []error{nil, errors.New("AccessDenied"), &smithy.GenericAPIError{Code: "ThrottlingException"},
 		&smithy.GenericAPIError{Code: "UnrecognizedClientException", Message: "The security token included in the request is invalid."}} {
-		if idempotency.IsAccessDenied(err) {
-			t.Errorf("IsAccessDenied(%v) = true; want false", err)
+		if denied.Is(err) {
+			t.Errorf("Is(%v) = true; want false", err)
 		}
 	}
 	err := &smithy.OperationError{ServiceID: "S3", OperationName: "GetObject", Err: &smithy.GenericAPIError{Code: "AccessDenied", Message: "Access Denied"}}
-	d, ok := idempotency.Denied(err)
+	d, ok := denied.Of(err)
 	if !ok || d.Action != "" || !strings.Contains(d.Permission(), "S3 GetObject") {
 		t.Errorf("Denied = %+v, %v; want a denial whose permission names S3 GetObject", d, ok)
 	}

@@ -1,4 +1,4 @@
-package idempotency
+package denied
 
 import (
 	"context"
@@ -37,8 +37,8 @@ var deniedMessage = regexp.MustCompile(`User: (\S+) is not authorized to perform
 // the message's. The engine does not count it against the message's failures, never
 // dead-letters the message or holds its group for it, and leaves the message for
 // redelivery (a batch item failure), so that it is applied once the permission is granted;
-// the queue's own maxReceiveCount still moves a message that is never fixed. Denied finds
-// one in any error.
+// the queue's own maxReceiveCount still moves a message that is never fixed. Of finds one in
+// any error.
 type AccessDenied struct {
 	Service   string // the SDK's service id (DynamoDB, SQS, S3), when the error says
 	Operation string // the API operation (TransactWriteItems), when the error says
@@ -83,11 +83,11 @@ func orCaller(p string) string {
 	return p
 }
 
-// Denied returns the access denial err carries, if any: an AccessDenied in its chain, or an
+// Of returns the access denial err carries, if any: an AccessDenied in its chain, or an
 // AWS error whose code is a denial's (the SDK's smithy.APIError), read with the service and
 // operation of the call (smithy.OperationError) and the principal, action and resource AWS's
 // message names.
-func Denied(err error) (*AccessDenied, bool) {
+func Of(err error) (*AccessDenied, bool) {
 	if err == nil {
 		return nil, false
 	}
@@ -110,25 +110,29 @@ func Denied(err error) (*AccessDenied, bool) {
 	return d, true
 }
 
-// IsAccessDenied reports whether err carries an access denial (Denied).
-func IsAccessDenied(err error) bool {
-	_, ok := Denied(err)
+// Is reports whether err carries an access denial (Of).
+func Is(err error) bool {
+	_, ok := Of(err)
 	return ok
 }
 
-// MessageDenied is the message of the one log line a denial gets.
-const MessageDenied = "AWS call denied: a permission is missing"
+// Message is the message of the one log line a denial gets. Operators search logs for it and
+// the stacks' alarms quote it (template.yaml): its words are a contract.
+const Message = "AWS call denied: a permission is missing"
 
-// LogDenied logs d once, at ERROR, under MessageDenied with the permission it names, what was
+// ErrAccessDenied is matched by an AccessDenied.
+var ErrAccessDenied = errors.New("access denied")
+
+// Log logs d once, at ERROR, under Message with the permission it names, what was
 // being done (doing: "commit", "dead-letter send", ...) and attrs, and counts
 // metrics.AccessDenied on m: every port reports a denial so, where it decides what becomes of
 // the message, and an alarm on the metric tells a person.
-func LogDenied(ctx context.Context, logger *slog.Logger, m metrics.Recorder, d *AccessDenied, doing string, attrs ...slog.Attr) {
+func Log(ctx context.Context, logger *slog.Logger, m metrics.Recorder, d *AccessDenied, doing string, attrs ...slog.Attr) {
 	all := append([]slog.Attr{
 		slog.String("permission", d.Action), slog.String("resource", d.Resource), slog.String("principal", d.Principal),
 		slog.String("service", d.Service), slog.String("operation", d.Operation), slog.String("errorCode", d.Code),
 		slog.String("during", doing), slog.String("missing", d.Permission()),
 	}, attrs...)
-	logger.LogAttrs(ctx, slog.LevelError, MessageDenied, all...)
+	logger.LogAttrs(ctx, slog.LevelError, Message, all...)
 	m.Count(metrics.AccessDenied, 1)
 }
