@@ -17,7 +17,7 @@ import (
 // refused explains a conditional write refused because the item changed since it was shown:
 // it prints the item as it is now (read by now), and returns an error saying nothing was done.
 func refused(ctx context.Context, err error, s ioStreams, now func() (any, bool, error)) error {
-	if !errors.Is(err, idempotency.ErrChanged) {
+	if !errors.Is(err, operator.ErrChanged) {
 		return err
 	}
 	v, ok, rerr := now()
@@ -219,7 +219,7 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 	}
 	rec, err := a.Discard(ctx, operator.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
 		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
-	var decided *idempotency.DecidedError
+	var decided *operator.DecidedError
 	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })
 	}

@@ -105,7 +105,7 @@ func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	table := c.tableName("IdempotencyTable")
-	put := func(rec idempotency.Record) {
+	put := func(rec operator.Record) {
 		item, err := attributevalue.MarshalMap(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -115,18 +115,18 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	lease := idempotency.Record{Key: idempotency.Key("note-notifier", "note-1"), Consumer: "note-notifier", EventID: "note-1",
+	lease := operator.Record{Key: operator.Key("note-notifier", "note-1"), Consumer: "note-notifier", EventID: "note-1",
 		EventType: "note.created", ProcessedAt: now.UTC().Format(time.RFC3339Nano), MessageID: "m-1", ExpiresAt: now.Add(time.Hour).Unix(),
-		Status: idempotency.StatusInProgress, Owner: "owner-1", LeaseExpiresAt: now.Add(time.Minute).UnixMilli()}
+		Status: operator.StatusInProgress, Owner: "owner-1", LeaseExpiresAt: now.Add(time.Minute).UnixMilli()}
 	put(lease)
 	done := lease
-	done.Status, done.Outcome, done.LeaseExpiresAt = idempotency.StatusCompleted, string(idempotency.Applied), 0
+	done.Status, done.Outcome, done.LeaseExpiresAt = operator.StatusCompleted, string(idempotency.Applied), 0
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() { put(done) }}
 	if code, out := c.answering(t, answer, "record", "delete", "--consumer", "note-notifier", "note-1"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("record delete of a lease completed meanwhile: exit %d; want 1 and what changed", code)
 	}
 	rec, ok, err := operator.New(c.db, table).Record(t.Context(), "note-notifier", "note-1")
-	if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
+	if err != nil || !ok || rec.Status != operator.StatusCompleted {
 		t.Errorf("record after the refused delete = %+v, %v, %v; want the completed lease kept", rec, ok, err)
 	}
 }

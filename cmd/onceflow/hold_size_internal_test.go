@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -64,7 +65,7 @@ func fillHold(t *testing.T, e *idempotency.Consumer, group string, past int) int
 			return n
 		case errors.Is(err, port.ErrHoldFull):
 			step = max(len(list)/5, 1)
-		case lost < 3 && !errors.Is(err, idempotency.ErrChanged): // a connection lost under a large item: written again
+		case lost < 3 && !errors.Is(err, operator.ErrChanged): // a connection lost under a large item: written again
 			lost++
 		default:
 			t.Fatalf("filling the hold: %v", err)

@@ -345,7 +345,7 @@ func (f *pipeline) wantDiscardable(t *testing.T, id string) {
 }
 
 // hold returns the group's hold and whether it holds the group.
-func (f *pipeline) hold(t *testing.T, group string) (idempotency.Hold, bool) {
+func (f *pipeline) hold(t *testing.T, group string) (operator.Hold, bool) {
 	t.Helper()
 	h, ok, err := f.admin.Hold(t.Context(), "ledger", group)
 	if err != nil {
@@ -363,7 +363,7 @@ func (f *pipeline) wantFree(t *testing.T, group, when string) {
 }
 
 // heldList names the entries of a hold, in order.
-func heldList(h idempotency.Hold) string {
+func heldList(h operator.Hold) string {
 	var s []string
 	for _, e := range h.Held {
 		s = append(s, e.String())

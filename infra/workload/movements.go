@@ -14,7 +14,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // movementStatus is GET /accounts/{id}/movements/{reference}.
@@ -54,7 +54,7 @@ const maxPolled = 2000
 // says, applied, or rejected with the record's reason: on its movement item in the table (items,
 // the app table's scan) for every movement, and as a client polling it sees it for up to
 // maxPolled of them, evenly spread over the run.
-func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.Record, items []map[string]ddbtypes.AttributeValue) ([]string, string) {
+func (r *run) movementProblems(ctx context.Context, recs map[string]operator.Record, items []map[string]ddbtypes.AttributeValue) ([]string, string) {
 	ledgers := r.t.consumersOf(ledger.Credited)
 	if len(ledgers) != 1 {
 		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, ""

@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // webhook is a loopback receiver of the note-notifier's calls; it answers 200 until told
@@ -38,7 +39,7 @@ func (w *webhook) keys() []string { return w.Keys() }
 
 // hookKey is the Idempotency-Key the note-notifier sends for the note.created event of note.
 func hookKey(note string) string {
-	return notify.IdempotencyKey(idempotency.Key("note-notifier", "note-created-"+note))
+	return notify.IdempotencyKey(operator.Key("note-notifier", "note-created-"+note))
 }
 
 func failures(resp events.SQSEventResponse) []string {
@@ -77,7 +78,7 @@ func TestNoteNotifier_calls_the_webhook_once_per_sample_note_across_redelivery(t
 		t.Fatalf("records = %v; want two", recs)
 	}
 	for _, r := range recs {
-		if r["status"] != idempotency.StatusCompleted || r["outcome"] != string(idempotency.Applied) || r["leaseExpiresAt"] != nil {
+		if r["status"] != operator.StatusCompleted || r["outcome"] != string(idempotency.Applied) || r["leaseExpiresAt"] != nil {
 			t.Errorf("record %v; want completed, applied, no lease", r)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -39,7 +40,7 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 			t.Fatalf("delivery %d = %+v, %v; want %s", i+2, res, err, want)
 		}
 	}
-	key := notify.IdempotencyKey(idempotency.Key("note-notifier", ev.ID))
+	key := notify.IdempotencyKey(operator.Key("note-notifier", ev.ID))
 	got := calls(r)
 	if len(got) != 2 || got[0].key != key || got[1].key != key {
 		t.Errorf("calls = %+v; want two (503, then 200), both with key %s", got, key)

@@ -66,7 +66,7 @@ func (c *core) MessageFailures(ctx context.Context, eventID, messageID string) (
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table),
 		Key: table.ItemKey(table.AttemptsKey(c.cfg.Name, eventID)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return 0, "", fmt.Errorf("read failed attempts of %s: %w", Key(c.cfg.Name, eventID), err)
+		return 0, "", fmt.Errorf("read failed attempts of %s: %w", table.Key(c.cfg.Name, eventID), err)
 	}
 	var at struct {
 		MessageID       string `dynamodbav:"messageId"`
@@ -74,7 +74,7 @@ func (c *core) MessageFailures(ctx context.Context, eventID, messageID string) (
 		LastError       string `dynamodbav:"lastError"`
 	}
 	if err := attributevalue.UnmarshalMap(out.Item, &at); err != nil {
-		return 0, "", fmt.Errorf("decode failed attempts of %s: %w", Key(c.cfg.Name, eventID), err)
+		return 0, "", fmt.Errorf("decode failed attempts of %s: %w", table.Key(c.cfg.Name, eventID), err)
 	}
 	if at.MessageID != messageID {
 		return 0, "", nil
@@ -93,7 +93,7 @@ func (c *core) count(ctx context.Context, eventID, hash string, d port.Delivery,
 	if err != nil {
 		return 0, err
 	}
-	key := Key(c.cfg.Name, eventID)
+	key := table.Key(c.cfg.Name, eventID)
 	prior := max(d.ReceiveCount-1, 0) // each earlier receive of the message failed once
 	for attempt := 1; ; attempt++ {
 		update, err := c.countUpdate(eventID, d.MessageID, prior, cause)
@@ -125,7 +125,7 @@ func (c *core) count(ctx context.Context, eventID, hash string, d port.Delivery,
 			if attempt < c.cfg.Retry.MaxAttempts {
 				continue
 			}
-			return 0, fmt.Errorf("count failed attempt of %s after %d attempts: %w", key, attempt, ErrChanged)
+			return 0, fmt.Errorf("count failed attempt of %s after %d attempts: %w", key, attempt, table.ErrChanged)
 		}
 		if !c.cfg.Retry.wait(ctx, attempt) {
 			return 0, fmt.Errorf("count failed attempt of %s after %d attempts: %w", key, attempt, err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -62,7 +63,7 @@ func TestConsumer_a_record_written_before_canonical_JSON_answers_its_redelivery_
 	if ev.LegacyPayloadHash() == ev.PayloadHash() {
 		t.Fatal("legacy and canonical hash agree; the test needs a payload where they differ")
 	}
-	f.putRecord(t, idempotency.Record{Key: idempotency.Key("orders", id), Consumer: "orders", EventID: id, EventType: ev.Type,
+	f.putRecord(t, operator.Record{Key: operator.Key("orders", id), Consumer: "orders", EventID: id, EventType: ev.Type,
 		Outcome: string(idempotency.Applied), PayloadHash: ev.LegacyPayloadHash(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
 	res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: "again"})
 	if err != nil || res.Outcome != idempotency.Duplicate {
@@ -91,8 +92,8 @@ func TestLeasedConsumer_takes_over_a_lease_claimed_before_canonical_JSON(t *test
 	}
 	id := unique(t)
 	ev := order(id, `{"sku":"a","n":10}`)
-	f.putRecord(t, idempotency.Record{Key: idempotency.Key("hooks", id), Consumer: "hooks", EventID: id, EventType: ev.Type,
-		PayloadHash: ev.LegacyPayloadHash(), Status: idempotency.StatusInProgress, Owner: "gone",
+	f.putRecord(t, operator.Record{Key: operator.Key("hooks", id), Consumer: "hooks", EventID: id, EventType: ev.Type,
+		PayloadHash: ev.LegacyPayloadHash(), Status: operator.StatusInProgress, Owner: "gone",
 		LeaseExpiresAt: time.Now().Add(-time.Minute).UnixMilli(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
 	res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: "again"})
 	if err != nil || res.Outcome != idempotency.Applied || runs.Load() != 1 {
@@ -100,7 +101,7 @@ func TestLeasedConsumer_takes_over_a_lease_claimed_before_canonical_JSON(t *test
 	}
 }
 
-func (f *fixture) putRecord(t *testing.T, rec idempotency.Record) {
+func (f *fixture) putRecord(t *testing.T, rec operator.Record) {
 	t.Helper()
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {

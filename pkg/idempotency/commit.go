@@ -23,7 +23,7 @@ type prepared struct {
 	res         Result
 	items       []types.TransactWriteItem
 	effect      Effect
-	rec         Record
+	rec         table.Record
 	cond        expression.Expression // the record's condition: no live record
 	recordIndex int                   // of the record's Put in items
 	heldIndex   int                   // of the hold's release in items, or -1
@@ -32,7 +32,7 @@ type prepared struct {
 
 // withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
 // the release of the group's hold.
-func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effect Effect, rec Record) (prepared, error) {
+func (c *Consumer) withRecord(res Result, items []types.TransactWriteItem, effect Effect, rec table.Record) (prepared, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return prepared{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
@@ -126,7 +126,7 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 // reject records a rejection in its own conditional Put (with the failed write's OnReject
 // writes, if any, in one transaction), so that a redelivery gets the same answer. done is
 // false when the Put failed transiently and the commit should be retried.
-func (c *Consumer) reject(ctx context.Context, res Result, rec Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
+func (c *Consumer) reject(ctx context.Context, res Result, rec table.Record, reason string, cond expression.Expression, also Effect) (Result, bool, error) {
 	rec.Outcome, rec.Reason = string(Rejected), reason
 	if len(also) > 0 || c.HoldsGroups() && rec.Group != "" { // the hold's release joins the rejection
 		return c.rejectWith(ctx, res, rec, cond, also, nil)

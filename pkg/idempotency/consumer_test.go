@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -32,12 +33,12 @@ func TestConsumer_new_event_is_applied_with_its_record(t *testing.T) {
 	if got := f.counter(t, id); got != 3 {
 		t.Errorf("counter = %d, want 3", got)
 	}
-	rec, ok := f.record(t, idempotency.Key("counter", id))
+	rec, ok := f.record(t, operator.Key("counter", id))
 	if !ok {
 		t.Fatal("no idempotency record written")
 	}
 	ev, _ := cloudevent.Decode([]byte(msg.Body))
-	want := idempotency.Record{Key: "counter#" + id, Consumer: "counter", EventID: id, EventType: "test.counted",
+	want := operator.Record{Key: "counter#" + id, Consumer: "counter", EventID: id, EventType: "test.counted",
 		OccurredAt: "2026-11-30T10:00:00Z", Outcome: "applied", PayloadHash: ev.PayloadHash(), MessageID: "m1",
 		SequenceNumber: "1000m1", ReceiveCount: 2, Group: "group-1"}
 	got := rec
@@ -137,7 +138,7 @@ func TestConsumer_failed_effect_condition_is_rejected_and_remembered(t *testing.
 	if err != nil || res.Outcome != idempotency.Rejected || res.Reason != "over the cap" {
 		t.Fatalf("over the cap = %+v, %v; want rejected with the write's reason", res, err)
 	}
-	rec, ok := f.record(t, idempotency.Key("capped", counter+"-b"))
+	rec, ok := f.record(t, operator.Key("capped", counter+"-b"))
 	if !ok || rec.Outcome != "rejected" || rec.Reason != "over the cap" {
 		t.Errorf("record = %+v (found %v), want outcome rejected with its reason", rec, ok)
 	}
@@ -261,7 +262,7 @@ func TestConsumer_StorePayload_keeps_the_message_as_received(t *testing.T) {
 	if res, err := process(context.Background(), c, sqsMessage("m1", body, 1)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v", res, err)
 	}
-	if rec, _ := f.record(t, idempotency.Key("counter", id)); rec.Payload != body {
+	if rec, _ := f.record(t, operator.Key("counter", id)); rec.Payload != body {
 		t.Errorf("stored payload %q; want the message body %q", rec.Payload, body)
 	}
 
@@ -270,7 +271,7 @@ func TestConsumer_StorePayload_keeps_the_message_as_received(t *testing.T) {
 	if _, err := c.Apply(context.Background(), ev, port.Delivery{}); err != nil {
 		t.Fatal(err)
 	}
-	rec, _ := f.record(t, idempotency.Key("counter", ev.ID))
+	rec, _ := f.record(t, operator.Key("counter", ev.ID))
 	if stored, err := cloudevent.Decode([]byte(rec.Payload)); err != nil || stored.PayloadHash() != ev.PayloadHash() {
 		t.Errorf("stored payload %q (%v); want the event", rec.Payload, err)
 	}
@@ -282,7 +283,7 @@ func TestConsumer_expired_record_is_treated_as_absent(t *testing.T) {
 	c := f.consumer(t, "counter")
 	id := unique(t)
 	// A record whose expiry has passed, which TTL has not deleted yet.
-	old, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key("counter", id), Consumer: "counter",
+	old, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key("counter", id), Consumer: "counter",
 		EventID: id, Outcome: "applied", PayloadHash: "old", ExpiresAt: time.Now().Add(-time.Hour).Unix()})
 	if err != nil {
 		t.Fatal(err)
@@ -294,7 +295,7 @@ func TestConsumer_expired_record_is_treated_as_absent(t *testing.T) {
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied over an expired record", res, err)
 	}
-	if rec, _ := f.record(t, idempotency.Key("counter", id)); rec.ExpiresAt < time.Now().Unix() {
+	if rec, _ := f.record(t, operator.Key("counter", id)); rec.ExpiresAt < time.Now().Unix() {
 		t.Errorf("record still expired after the commit: %+v", rec)
 	}
 }

@@ -82,7 +82,7 @@ func (c *core) start(ev cloudevent.Event, d port.Delivery) (res Result, hash str
 	case ev.Type == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("type", "missing")
 	}
-	res = Result{Key: Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
+	res = Result{Key: table.Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
 	hash = ev.PayloadHash()
 	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !c.mayBeListed(d) {
 		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
@@ -127,9 +127,9 @@ func (c *core) conflictErr(res Result, storedHash, hash string) error {
 	return &ConflictError{Key: res.Key, StoredHash: storedHash, PayloadHash: hash}
 }
 
-func (c *core) record(ev cloudevent.Event, d port.Delivery, hash string, now time.Time) Record {
-	rec := Record{
-		Key:            Key(c.cfg.Name, ev.ID),
+func (c *core) record(ev cloudevent.Event, d port.Delivery, hash string, now time.Time) table.Record {
+	rec := table.Record{
+		Key:            table.Key(c.cfg.Name, ev.ID),
 		Consumer:       c.cfg.Name,
 		EventID:        ev.ID,
 		EventType:      ev.Type,
@@ -168,7 +168,7 @@ func (c *core) existing(ctx context.Context, res Result, old map[string]types.At
 			return res, fmt.Errorf("record %s vanished after its condition failed; a delivery again will apply or find it", res.Key)
 		}
 	}
-	var stored Record
+	var stored table.Record
 	if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
 		res.Outcome = Failed
 		return res, fmt.Errorf("decode record %s: %w", res.Key, err)
@@ -194,7 +194,7 @@ func (c *core) read(ctx context.Context, res *Result, key string) (map[string]ty
 	return out.Item, nil
 }
 
-func (c *core) remember(rec Record, outcome Outcome, reason string) {
+func (c *core) remember(rec table.Record, outcome Outcome, reason string) {
 	c.cache.put(cacheEntry{key: rec.Key, hash: rec.PayloadHash, outcome: outcome, reason: reason,
 		expiresAt: time.Unix(rec.ExpiresAt, 0)})
 }
@@ -207,7 +207,7 @@ func (c *core) report(ctx context.Context, ev cloudevent.Event, d port.Delivery,
 		slog.String("messageId", d.MessageID),
 		slog.String("eventId", ev.ID),
 		slog.String("eventType", ev.Type),
-		slog.String("idempotency_key", Key(c.cfg.Name, ev.ID)),
+		slog.String("idempotency_key", table.Key(c.cfg.Name, ev.ID)),
 		slog.String("outcome", string(res.Outcome)),
 		slog.Float64("durationMs", float64(took)/float64(time.Millisecond)),
 		slog.Float64("commitMs", float64(res.Commit)/float64(time.Millisecond)),

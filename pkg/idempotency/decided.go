@@ -19,7 +19,7 @@ import (
 )
 
 func decidedError(item map[string]types.AttributeValue) *DecidedError {
-	var rec Record
+	var rec table.Record
 	_ = attributevalue.UnmarshalMap(item, &rec) // a record the condition read: its fields decode
 	return &DecidedError{Key: rec.Key, Outcome: Outcome(rec.Outcome), Reason: rec.Reason, record: item}
 }
@@ -36,7 +36,7 @@ func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, e
 	hashName := expression.Name(attrPayloadHash)
 	cond := expression.Name(table.AttrKey).AttributeNotExists().
 		Or(expression.Name(table.AttrExpiresAt).LessThan(expression.Value(now.Unix()))).
-		Or(expression.Name(attrStatus).Equal(expression.Value(StatusInProgress))).
+		Or(expression.Name(attrStatus).Equal(expression.Value(table.StatusInProgress))).
 		Or(hashName.NotEqual(expression.Value(hash)).
 			And(expression.Not(expression.Name("outcome").Equal(expression.Value(string(Discarded))).And(hashName.Equal(expression.Value(""))))))
 	expr, err := expression.NewBuilder().WithCondition(cond).Build()
@@ -44,7 +44,7 @@ func (c *core) undecidedCheck(eventID, hash string) (*types.TransactWriteItem, e
 		return nil, fmt.Errorf("build record condition: %w", err)
 	}
 	return &types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(c.cfg.Table),
-		Key: table.ItemKey(Key(c.cfg.Name, eventID)), ConditionExpression: expr.Condition(),
+		Key: table.ItemKey(table.Key(c.cfg.Name, eventID)), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld}}, nil
 }
@@ -66,8 +66,8 @@ func (c *core) answered(ctx context.Context, res Result, hash string, d port.Del
 	out, err := c.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table), Key: table.ItemKey(res.Key)})
 	cancel()
 	res.Commit += time.Since(start)
-	var rec Record
-	if err != nil || attributevalue.UnmarshalMap(out.Item, &rec) != nil || rec.Key == "" || rec.Status == StatusInProgress ||
+	var rec table.Record
+	if err != nil || attributevalue.UnmarshalMap(out.Item, &rec) != nil || rec.Key == "" || rec.Status == table.StatusInProgress ||
 		rec.ExpiresAt < c.cfg.Now().Unix() {
 		return res, false, nil
 	}
@@ -109,11 +109,11 @@ func (c *core) decidedByRead(ctx context.Context, e holdlist.Held) error {
 		return nil
 	}
 	var res Result
-	item, err := c.read(ctx, &res, Key(c.cfg.Name, e.EventID))
+	item, err := c.read(ctx, &res, table.Key(c.cfg.Name, e.EventID))
 	if err != nil {
 		return err
 	}
-	var rec Record
+	var rec table.Record
 	if item == nil || attributevalue.UnmarshalMap(item, &rec) != nil || !table.Decides(rec, e.PayloadHash, c.cfg.Now()) {
 		return nil
 	}
@@ -124,8 +124,8 @@ func (c *core) decidedByRead(ctx context.Context, e holdlist.Held) error {
 // record, which holds nothing (the backstop's, written before it was decoded). It starts from
 // start (the hold as last seen) or reads it: a conditional write when e is listed, none when
 // not.
-func (c *core) leave(ctx context.Context, group string, e holdlist.Held, start *Hold) error {
-	_, err := c.changeHold(ctx, group, start, nil, func(h *Hold) bool { return holdlist.Holds(*h) && holdlist.Remove(h, e) })
+func (c *core) leave(ctx context.Context, group string, e holdlist.Held, start *holdlist.Hold) error {
+	_, err := c.changeHold(ctx, group, start, nil, func(h *holdlist.Hold) bool { return holdlist.Holds(*h) && holdlist.Remove(h, e) })
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/internal/denied"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 )
 
 // ErrInvalidEffect is matched by an EffectError.
@@ -168,7 +169,7 @@ var ErrSkipped = errors.New("skipped by an operator: holds its group no more")
 // going on.
 type SkippedError struct {
 	Group string
-	Skip  Decision
+	Skip  holdlist.Decision
 }
 
 func (e *SkippedError) Error() string {
@@ -178,10 +179,6 @@ func (e *SkippedError) Error() string {
 
 // Is makes errors.Is(err, ErrSkipped) true.
 func (e *SkippedError) Is(target error) bool { return target == ErrSkipped }
-
-// ErrChanged is matched by an error that reports a conditional write refused because the item
-// changed since it was read (and shown).
-var ErrChanged = errors.New("changed since it was read")
 
 // ErrLeaseLost is matched by a LeaseLostError.
 var ErrLeaseLost = errors.New("lease lost")

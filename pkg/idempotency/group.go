@@ -77,8 +77,8 @@ func (c *core) HoldGroup(ctx context.Context, group string, e holdlist.Held, rea
 		}
 		checks = append(checks, *check)
 	}
-	var skip *Decision
-	h, err := c.changeHold(ctx, group, c.absentHold(group), checks, func(h *Hold) bool {
+	var skip *holdlist.Decision
+	h, err := c.changeHold(ctx, group, c.absentHold(group), checks, func(h *holdlist.Hold) bool {
 		if skip = holdlist.SkippedAs(*h, e); skip != nil {
 			return holdlist.Remove(h, e) // listed by its message id before its event was known: it holds nothing
 		}
@@ -110,7 +110,7 @@ func (c *core) HoldMessages(ctx context.Context, group string, held []holdlist.H
 		return nil
 	}
 	now := table.RFC3339(c.cfg.Now())
-	_, err := c.changeHold(ctx, group, c.absentHold(group), nil, func(h *Hold) bool {
+	_, err := c.changeHold(ctx, group, c.absentHold(group), nil, func(h *holdlist.Hold) bool {
 		changed := false
 		for _, e := range held {
 			e.Reason, e.HeldAt = table.Truncate(e.Reason, 1024), now
@@ -148,7 +148,7 @@ func (c *core) releaseWrite(group string) types.TransactWriteItem {
 // entries, if listed, taken off as the head's are. Any other event joins the end of the list,
 // in one transaction with the check that it is not decided (a *DecidedError when it is), and
 // gets a HeldError. A hold gone meanwhile gives back the plain check.
-func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
+func (c *core) passHold(ctx context.Context, rec table.Record, old map[string]types.AttributeValue) (types.TransactWriteItem, error) {
 	e := heldOf(rec)
 	e.HeldAt = table.RFC3339(c.cfg.Now())
 	if old == nil {
@@ -181,7 +181,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 			}
 			continue
 		case holdlist.ListedOnPage(h, e):
-			if h, err = c.changeHold(ctx, rec.Group, &h, nil, func(h *Hold) bool { return holdlist.RemoveLater(h, e) }); err != nil {
+			if h, err = c.changeHold(ctx, rec.Group, &h, nil, func(h *holdlist.Hold) bool { return holdlist.RemoveLater(h, e) }); err != nil {
 				return types.TransactWriteItem{}, fmt.Errorf("group %s: take %s's later entries off: %w", rec.Group, e, err)
 			}
 			continue
@@ -196,7 +196,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 			return c.popWrite(h, e)
 		}
 		var joined bool
-		now, err := c.changeHold(ctx, rec.Group, &h, []types.TransactWriteItem{*check}, func(h *Hold) bool {
+		now, err := c.changeHold(ctx, rec.Group, &h, []types.TransactWriteItem{*check}, func(h *holdlist.Hold) bool {
 			if joined = holdlist.Holds(*h) && !holdlist.Same(h.Held[0], e) && holdlist.SkippedAs(*h, e) == nil; !joined {
 				return false // the head now, skipped, or not held: decided above
 			}
@@ -210,7 +210,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 		}
 		h = now
 	}
-	return types.TransactWriteItem{}, fmt.Errorf("group %s: its hold kept changing: %w", rec.Group, ErrChanged)
+	return types.TransactWriteItem{}, fmt.Errorf("group %s: its hold kept changing: %w", rec.Group, table.ErrChanged)
 }
 
 // popWrite is the write that takes the head of h's list off the hold, with the other entries
@@ -223,7 +223,7 @@ func (c *core) passHold(ctx context.Context, rec Record, old map[string]types.At
 // pages); when e is the head's own message its pages are not read, and an entry of another
 // message that learned the same event there is left to that message's own answer (it was
 // dead-lettered: redriven, it is a duplicate, and core.leave takes it off).
-func (c *core) popWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, error) {
+func (c *core) popWrite(h holdlist.Hold, e holdlist.Held) (types.TransactWriteItem, error) {
 	next := holdlist.Clone(h)
 	holdlist.Pop(&next, nil)
 	holdlist.RemoveSure(&next, e)
@@ -241,7 +241,7 @@ func (c *core) popWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, error
 // others: a check that the hold is still h, which records its skip; or, when e is listed (by
 // its message id, held by the backstop before it was decoded), the hold without its entries,
 // conditional on h's version (passHold took its entries off h's pages).
-func (c *core) pastHoldWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, error) {
+func (c *core) pastHoldWrite(h holdlist.Hold, e holdlist.Held) (types.TransactWriteItem, error) {
 	if next := holdlist.Clone(h); holdlist.Remove(&next, e) {
 		w, err := holdlist.Writes(c.cfg.Table, h, next, holdlist.VersionCondition(h), c.cfg.Now())
 		if err != nil {
@@ -269,12 +269,12 @@ func (c *core) pastHoldWrite(h Hold, e holdlist.Held) (types.TransactWriteItem, 
 // its item came back with the cancellation, and a write is made only when the event is on the
 // list (its pages read first, when it has some). A failed release fails the message, so that a
 // delivery again retries it.
-func (c *core) releasedAfter(ctx context.Context, rec Record, v verdict) func(Result, error) (Result, error) {
+func (c *core) releasedAfter(ctx context.Context, rec table.Record, v verdict) func(Result, error) (Result, error) {
 	return func(res Result, err error) (Result, error) {
 		if err != nil || res.Outcome != Duplicate || !c.HoldsGroups() || rec.Group == "" || v.holdFree {
 			return res, err
 		}
-		var start *Hold
+		var start *holdlist.Hold
 		if v.holdHeld {
 			h, err := holdlist.Decode(v.hold, c.cfg.Name, rec.Group)
 			if err != nil {
@@ -292,6 +292,6 @@ func (c *core) releasedAfter(ctx context.Context, rec Record, v verdict) func(Re
 }
 
 // heldError builds the error for a commit refused by its group's hold h.
-func heldError(h Hold) *HeldError {
+func heldError(h holdlist.Hold) *HeldError {
 	return &HeldError{Group: h.Group, BlockerEventID: h.BlockerEventID, BlockerMessage: h.BlockerMessage, BlockerReason: h.BlockerReason}
 }

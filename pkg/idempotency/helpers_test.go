@@ -22,6 +22,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -124,7 +125,7 @@ func (f *fixture) counter(t *testing.T, name string) int {
 	return v.N
 }
 
-func (f *fixture) record(t *testing.T, key string) (idempotency.Record, bool) {
+func (f *fixture) record(t *testing.T, key string) (operator.Record, bool) {
 	t.Helper()
 	out, err := f.db.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(f.records), ConsistentRead: aws.Bool(true),
@@ -132,7 +133,7 @@ func (f *fixture) record(t *testing.T, key string) (idempotency.Record, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r idempotency.Record
+	var r operator.Record
 	if err := attributevalue.UnmarshalMap(out.Item, &r); err != nil {
 		t.Fatal(err)
 	}

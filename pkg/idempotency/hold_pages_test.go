@@ -55,7 +55,7 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 	if err != nil || !ok || len(h.Held) != filler+live || len(h.Pages) < 10 {
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over at least 10 pages", len(h.Held), len(h.Pages), ok, err, filler+live)
 	}
-	holdPrefix := idempotency.KeyPrefixes(name)[2]
+	holdPrefix := operator.KeyPrefixes(name)[2]
 	for _, k := range holdKeys(t, f, name, "acct") { // an IAM condition on the prefixes covers every page
 		if !strings.HasPrefix(k, holdPrefix) {
 			t.Errorf("hold item %q is not under the hold prefix %q", k, holdPrefix)

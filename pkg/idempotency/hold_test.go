@@ -154,7 +154,7 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
 		t.Fatalf("HoldGroup of a listed message = %v; want nil (it keeps its place)", err)
 	}
-	rec, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
+	rec, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
 		Outcome: string(idempotency.Applied), PayloadHash: ev.PayloadHash(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
 	if err != nil {
 		t.Fatal(err)

@@ -78,11 +78,11 @@ func refusedAt(err error, writes int) (failed []bool, items []map[string]types.A
 // from what the refusal returned. It returns the hold as changed (or as read, when change
 // changed nothing: the check is still made). A failed check is a *DecidedError: nothing is
 // written. Only the recovery path calls it.
-func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks []types.TransactWriteItem, change func(*Hold) bool) (Hold, error) {
+func (c *core) changeHold(ctx context.Context, group string, start *holdlist.Hold, checks []types.TransactWriteItem, change func(*holdlist.Hold) bool) (holdlist.Hold, error) {
 	for attempt := 1; ; attempt++ {
 		prev, err := c.holdFrom(ctx, group, start)
 		if err != nil {
-			return Hold{}, err
+			return holdlist.Hold{}, err
 		}
 		next := holdlist.Clone(prev)
 		changed := change(&next)
@@ -90,7 +90,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 		if changed {
 			w, err := holdlist.Writes(c.cfg.Table, prev, next, holdlist.VersionCondition(prev), c.cfg.Now())
 			if err != nil {
-				return Hold{}, err
+				return holdlist.Hold{}, err
 			}
 			writes = append(writes, w...)
 		}
@@ -111,7 +111,7 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 			fresh := prev // as read, unless its own write was refused: then as the refusal found it
 			if changed && failed[own] {
 				if fresh, err = holdlist.Decode(items[own], c.cfg.Name, group); err != nil {
-					return Hold{}, err
+					return holdlist.Hold{}, err
 				}
 			}
 			for i := range checks {
@@ -123,10 +123,10 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 			if attempt < c.cfg.Retry.MaxAttempts {
 				continue
 			}
-			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, ErrChanged)
+			return holdlist.Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, table.ErrChanged)
 		}
 		if denied.Is(err) { // denied again on a retry: the deployment's fault
-			return Hold{}, fmt.Errorf("change hold: %w", err)
+			return holdlist.Hold{}, fmt.Errorf("change hold: %w", err)
 		}
 		if refused(err) { // retrying cannot help
 			if tooLarge(err) {
@@ -135,27 +135,27 @@ func (c *core) changeHold(ctx context.Context, group string, start *Hold, checks
 					slog.String("consumer", c.cfg.Name), slog.String("group", group), slog.Int("held", len(next.Held)),
 					slog.String("limit", "400 KB per item"), slog.String("error", err.Error()))
 			}
-			return Hold{}, fmt.Errorf("change hold: %w", err)
+			return holdlist.Hold{}, fmt.Errorf("change hold: %w", err)
 		}
 		start = nil // read it again: the write's answer may have been lost
 		if !c.cfg.Retry.wait(ctx, attempt) {
-			return Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, err)
+			return holdlist.Hold{}, fmt.Errorf("change hold after %d attempts: %w", attempt, err)
 		}
 	}
 }
 
 // holdFrom returns the group's hold, whole: start when given, else read; its pages read.
-func (c *core) holdFrom(ctx context.Context, group string, start *Hold) (Hold, error) {
-	var h Hold
+func (c *core) holdFrom(ctx context.Context, group string, start *holdlist.Hold) (holdlist.Hold, error) {
+	var h holdlist.Hold
 	if start != nil {
 		h = holdlist.Clone(*start)
 	} else {
 		item, err := c.readHold(ctx, group)
 		if err != nil {
-			return Hold{}, err
+			return holdlist.Hold{}, err
 		}
 		if h, err = holdlist.Decode(item, c.cfg.Name, group); err != nil {
-			return Hold{}, err
+			return holdlist.Hold{}, err
 		}
 	}
 	callCtx, cancel := c.cfg.Retry.bound(ctx)
@@ -164,7 +164,7 @@ func (c *core) holdFrom(ctx context.Context, group string, start *Hold) (Hold, e
 }
 
 // absentHold is the group's hold taken to be absent, to start a change from (changeHold).
-func (c *core) absentHold(group string) *Hold {
+func (c *core) absentHold(group string) *holdlist.Hold {
 	h, _ := holdlist.Decode(nil, c.cfg.Name, group)
 	return &h
 }

@@ -29,12 +29,6 @@ func (f SideEffectFunc) Run(ctx context.Context, ev cloudevent.Event, key string
 	return f(ctx, ev, key)
 }
 
-// Status of a record written by a LeasedConsumer.
-const (
-	StatusInProgress = "in-progress" // an owner holds the lease and is running the effect
-	StatusCompleted  = "completed"   // the effect ran; Outcome says how
-)
-
 // Lease lengths.
 const (
 	// DefaultLeaseMargin is added to the invocation's remaining time to make the default lease.

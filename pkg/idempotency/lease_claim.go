@@ -30,14 +30,14 @@ const (
 
 // lease is a claim this delivery holds on a record.
 type lease struct {
-	rec   Record    // the in-progress record as claimed; rec.Owner is this owner's token
-	until time.Time // local clock: when the lease runs out unless extended
+	rec   table.Record // the in-progress record as claimed; rec.Owner is this owner's token
+	until time.Time    // local clock: when the lease runs out unless extended
 }
 
 // acquire claims the record, retrying transient failures and, for up to WaitForCompletion,
 // polling while another owner holds a live lease. It returns a nil lease when the delivery
 // ends here: a duplicate, a conflict, a held lease or a failure.
-func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*lease, Result, error) {
+func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec table.Record) (*lease, Result, error) {
 	waitUntil := time.Now().Add(c.lease.WaitForCompletion)
 	// One owner token for every retry of this claim: a claim that committed but whose answer
 	// was lost finds its own lease on the retry, and takes it again.
@@ -55,12 +55,12 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec Record) (*
 			attempt++
 			continue
 		}
-		var stored Record
+		var stored table.Record
 		if err := attributevalue.UnmarshalMap(old, &stored); err != nil {
 			res.Outcome = Failed
 			return nil, res, fmt.Errorf("decode record %s: %w", rec.Key, err)
 		}
-		if stored.Status != StatusInProgress || !res.samePayload(stored.PayloadHash, rec.PayloadHash) {
+		if stored.Status != table.StatusInProgress || !res.samePayload(stored.PayloadHash, rec.PayloadHash) {
 			res, err = c.existing(ctx, res, old, rec.PayloadHash) // duplicate or conflict
 			return nil, res, err
 		}
@@ -84,11 +84,11 @@ func poll(ctx context.Context, until time.Time) bool {
 // claim puts an in-progress record owned by a new random token, if no live record exists or
 // the previous owner's lease on this same event has expired (a take-over). It returns the
 // lease; or the record that stands in the way; or an error, to be retried.
-func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*lease, map[string]types.AttributeValue, error) {
+func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec table.Record) (*lease, map[string]types.AttributeValue, error) {
 	start := time.Now() // before the lease's stored start: the local lease never outlasts it
 	now := c.cfg.Now()
 	length := c.leaseLength(ctx)
-	rec.Status, rec.Outcome = StatusInProgress, ""
+	rec.Status, rec.Outcome = table.StatusInProgress, ""
 	rec.ProcessedAt = table.RFC3339(now)
 	rec.LeaseExpiresAt = now.Add(length).UnixMilli()
 	rec.ExpiresAt = now.Add(max(c.cfg.Retention, length)).Unix()
@@ -135,7 +135,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec Record) (*l
 // a lost answer). The same event is one of the payload's hashes: its own, or its legacy one
 // (a lease claimed before canonical JSON).
 func claimCondition(now time.Time, owner, hash, legacy string) expression.ConditionBuilder {
-	inProgress := expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)).
+	inProgress := expression.Name(attrStatus).Equal(expression.Value(table.StatusInProgress)).
 		And(expression.Name(attrPayloadHash).In(expression.Value(hash), expression.Value(legacy)))
 	return expression.Name(table.AttrKey).AttributeNotExists().Or(
 		expression.Name(table.AttrExpiresAt).LessThan(expression.Value(now.Unix())),
@@ -144,10 +144,10 @@ func claimCondition(now time.Time, owner, hash, legacy string) expression.Condit
 }
 
 // takenOver logs and counts a claim that replaced another owner's expired lease.
-func (c *LeasedConsumer) takenOver(ctx context.Context, rec Record, oldItem map[string]types.AttributeValue, now time.Time) {
-	var old Record
+func (c *LeasedConsumer) takenOver(ctx context.Context, rec table.Record, oldItem map[string]types.AttributeValue, now time.Time) {
+	var old table.Record
 	if len(oldItem) == 0 || attributevalue.UnmarshalMap(oldItem, &old) != nil ||
-		old.Status != StatusInProgress || old.ExpiresAt < now.Unix() {
+		old.Status != table.StatusInProgress || old.ExpiresAt < now.Unix() {
 		return
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "lease taken over",
@@ -174,12 +174,12 @@ func (c *LeasedConsumer) leaseLength(ctx context.Context) time.Duration {
 // ownedBy is the fence of every write after the claim: this owner still holds the lease.
 func ownedBy(owner string) expression.ConditionBuilder {
 	return expression.Name(attrOwner).Equal(expression.Value(owner)).
-		And(expression.Name(attrStatus).Equal(expression.Value(StatusInProgress)))
+		And(expression.Name(attrStatus).Equal(expression.Value(table.StatusInProgress)))
 }
 
 // lostLease builds the error for a fenced write refused; old is the record as it stands.
 func lostLease(l *lease, op string, old map[string]types.AttributeValue) *LeaseLostError {
-	var cur Record
+	var cur table.Record
 	_ = attributevalue.UnmarshalMap(old, &cur)
 	return &LeaseLostError{Key: l.rec.Key, Owner: l.rec.Owner, Holder: cur.Owner, Op: op}
 }

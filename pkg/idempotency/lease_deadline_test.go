@@ -7,6 +7,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // An effect that would outlive the invocation is stopped in time for its record to be
@@ -35,7 +36,7 @@ func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(
 	if left < margin/4 {
 		t.Errorf("Process returned %v before the deadline; want about %v left", left, margin)
 	}
-	if _, found := f.record(t, idempotency.Key("notifier", id)); found {
+	if _, found := f.record(t, operator.Key("notifier", id)); found {
 		t.Error("the lease was not released: the next delivery would wait for it to expire")
 	}
 }

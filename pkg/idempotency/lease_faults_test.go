@@ -16,6 +16,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // fault is an SDK middleware between the engine and DynamoDB Local: it sees every call with
@@ -216,7 +217,7 @@ func TestConsumer_a_record_vanished_after_its_condition_failed_is_transient(t *t
 	if _, err := process(context.Background(), f.consumer(t, "counter"), msg); err != nil {
 		t.Fatal(err)
 	}
-	key := idempotency.Key("counter", id)
+	key := operator.Key("counter", id)
 	db := faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		if _, ok := in.Parameters.(*dynamodb.GetItemInput); ok { // the record vanishes just before the read
 			if _, err := f.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &f.records,

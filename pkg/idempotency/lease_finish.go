@@ -23,7 +23,7 @@ import (
 func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Result, error) {
 	now := c.cfg.Now()
 	rec := l.rec
-	rec.Status, rec.Outcome, rec.ProcessedAt, rec.LeaseExpiresAt = StatusCompleted, string(Applied), table.RFC3339(now), 0
+	rec.Status, rec.Outcome, rec.ProcessedAt, rec.LeaseExpiresAt = table.StatusCompleted, string(Applied), table.RFC3339(now), 0
 	rec.ExpiresAt = now.Add(c.cfg.Retention).Unix()
 	update := expression.Set(expression.Name(attrStatus), expression.Value(rec.Status)).
 		Set(expression.Name("outcome"), expression.Value(rec.Outcome)).
@@ -66,8 +66,8 @@ func (c *LeasedConsumer) complete(ctx context.Context, res Result, l *lease) (Re
 }
 
 func completedBy(item map[string]types.AttributeValue, owner string) bool {
-	var r Record
-	return item != nil && attributevalue.UnmarshalMap(item, &r) == nil && r.Status == StatusCompleted && r.Owner == owner
+	var r table.Record
+	return item != nil && attributevalue.UnmarshalMap(item, &r) == nil && r.Status == table.StatusCompleted && r.Owner == owner
 }
 
 // release deletes the record after the effect failed, fenced by owner = this owner, so that

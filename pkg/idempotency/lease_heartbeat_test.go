@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(t *testing.T) {
@@ -28,7 +29,7 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	// Wait (no fixed sleep: a loaded machine is slower) until the heartbeats have carried the
 	// lease past three lease lengths from the start.
 	testenv.Eventually(t, 30*time.Second, func() error {
-		rec, _ := f.record(t, idempotency.Key("notifier", id))
+		rec, _ := f.record(t, operator.Key("notifier", id))
 		if past := start.Add(3 * lease).UnixMilli(); rec.LeaseExpiresAt <= past {
 			return fmt.Errorf("lease expires at %d, not yet past %d (three lease lengths); record %+v", rec.LeaseExpiresAt, past, rec)
 		}
@@ -43,7 +44,7 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	if err := <-done; err != nil {
 		t.Fatalf("long effect = %v; want applied", err)
 	}
-	if rec, _ := f.record(t, idempotency.Key("notifier", id)); rec.Status != idempotency.StatusCompleted {
+	if rec, _ := f.record(t, operator.Key("notifier", id)); rec.Status != operator.StatusCompleted {
 		t.Errorf("record = %+v; want completed", rec)
 	}
 }
@@ -63,7 +64,7 @@ func TestLeased_without_heartbeat_the_effect_context_ends_with_the_lease(t *test
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("effect ran %v; want it stopped at the 300ms lease", took)
 	}
-	if _, ok := f.record(t, idempotency.Key("notifier", id)); ok {
+	if _, ok := f.record(t, operator.Key("notifier", id)); ok {
 		t.Error("record still there; want it released")
 	}
 }
@@ -72,7 +73,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
 	id := unique(t)
-	key := idempotency.Key("notifier", id)
+	key := operator.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	stuck := newGate(r) // never opened: only a lost lease can end it
 	done := runHeld(f.leased(t, "notifier", nil, stuck, withLease(time.Hour, 100*time.Millisecond)), stuck, msg)

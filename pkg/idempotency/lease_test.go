@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -37,12 +38,12 @@ func TestLeased_new_event_runs_the_effect_once_and_completes_the_record(t *testi
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
-	key := idempotency.Key("notifier", id)
+	key := operator.Key("notifier", id)
 	if got := r.Keys(); !slices.Equal(got, []string{key}) {
 		t.Errorf("receiver calls = %q, want one with key %q", got, key)
 	}
 	rec, ok := f.record(t, key)
-	if !ok || rec.Status != idempotency.StatusCompleted || rec.Outcome != "applied" || rec.Owner == "" ||
+	if !ok || rec.Status != operator.StatusCompleted || rec.Outcome != "applied" || rec.Owner == "" ||
 		rec.LeaseExpiresAt != 0 || rec.MessageID != "m1" {
 		t.Errorf("record = %+v, %v; want completed and applied, with its owner and no lease", rec, ok)
 	}
@@ -84,7 +85,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 	var m bytes.Buffer
 	rec := metrics.NewEMF(&m, "test", nil)
 	id := unique(t)
-	key := idempotency.Key("notifier", id)
+	key := operator.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 
 	// The first owner makes the call, then its process dies before completing.
@@ -98,7 +99,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 		t.Fatalf("crashed delivery = %+v, %v; want failed", res, err)
 	}
 	first, _ := f.record(t, key)
-	if first.Status != idempotency.StatusInProgress || first.Owner == "" {
+	if first.Status != operator.StatusInProgress || first.Owner == "" {
 		t.Fatalf("record after the crash = %+v; want in progress", first)
 	}
 
@@ -120,7 +121,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 		t.Errorf("receiver applied %d effects, want 1", r.Applied())
 	}
 	final, _ := f.record(t, key)
-	if final.Status != idempotency.StatusCompleted || final.Owner == "" || final.Owner == first.Owner {
+	if final.Status != operator.StatusCompleted || final.Owner == "" || final.Owner == first.Owner {
 		t.Errorf("record = %+v; want completed by the new owner (the crashed one was %s)", final, first.Owner)
 	}
 	_ = rec.Flush()
@@ -133,7 +134,7 @@ func TestLeased_late_owner_completing_after_a_take_over_loses_its_lease_and_over
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
 	id := unique(t)
-	key := idempotency.Key("notifier", id)
+	key := operator.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 
 	slow := newGate(r)
@@ -169,7 +170,7 @@ func TestLeased_release_on_error_lets_the_next_delivery_run(t *testing.T) {
 	f, r := newFixture(t), newReceiver(t)
 	c := f.leased(t, "notifier", nil, r.effect())
 	id := unique(t)
-	key := idempotency.Key("notifier", id)
+	key := operator.Key("notifier", id)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	r.failNext(1)
 

@@ -81,7 +81,7 @@ func (e Effect) checkRejections(eventType string, record itemRef) error {
 
 // rejectWith commits the rejection record rec together with the writes also and, under
 // HoldGroup, hold (nil: the check that the group is not held).
-func (c *Consumer) rejectWith(ctx context.Context, res Result, rec Record, cond expression.Expression, also Effect, hold *types.TransactWriteItem) (Result, bool, error) {
+func (c *Consumer) rejectWith(ctx context.Context, res Result, rec table.Record, cond expression.Expression, also Effect, hold *types.TransactWriteItem) (Result, bool, error) {
 	record, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		res.Outcome = Failed

@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -66,7 +67,7 @@ func (f *fixture) fill(t *testing.T, counter string) {
 func (f *fixture) expire(t *testing.T, consumer, id string) {
 	t.Helper()
 	if _, err := f.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(f.records),
-		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: idempotency.Key(consumer, id)}}}); err != nil {
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: operator.Key(consumer, id)}}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -88,7 +89,7 @@ func TestConsumer_a_write_marked_OrDuplicate_keeps_a_redelivery_after_the_record
 	if got := f.counter(t, id); got != 3 {
 		t.Fatalf("counter = %d; want 3, applied once", got)
 	}
-	if _, ok := f.record(t, idempotency.Key("marked", id)); ok {
+	if _, ok := f.record(t, operator.Key("marked", id)); ok {
 		t.Fatal("a duplicate recognised by the effect wrote a record")
 	}
 }
@@ -137,7 +138,7 @@ func TestConsumer_OnReject_writes_commit_with_the_rejection_record(t *testing.T)
 	if !f.exists(t, "STATUS#"+id) || f.exists(t, "DONE#"+id) {
 		t.Fatal("want the OnReject write and not the effect's")
 	}
-	if rec, ok := f.record(t, idempotency.Key("marked", id)); !ok || rec.Outcome != "rejected" {
+	if rec, ok := f.record(t, operator.Key("marked", id)); !ok || rec.Outcome != "rejected" {
 		t.Fatalf("record = %+v (found %v); want rejected", rec, ok)
 	}
 	// After the record expired, the redelivery finds the status written with the rejection.
@@ -158,7 +159,7 @@ func TestConsumer_an_OnReject_write_whose_condition_fails_is_an_invalid_effect(t
 	if !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) || res.Outcome != idempotency.Failed {
 		t.Fatalf("= %+v, %v; want failed with a permanent EffectError", res, err)
 	}
-	if _, ok := f.record(t, idempotency.Key("marked", id)); ok {
+	if _, ok := f.record(t, operator.Key("marked", id)); ok {
 		t.Fatal("a record was written for an invalid rejection")
 	}
 }

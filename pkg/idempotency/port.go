@@ -35,7 +35,7 @@ func (c *core) HoldAhead(ctx context.Context, group string, held []port.Held) (b
 	}
 	list := make([]holdlist.Held, len(held))
 	for i, e := range held {
-		list[i] = holdlist.Held{EventID: e.EventID, MessageID: e.MessageID, PayloadHash: e.PayloadHash, Reason: e.Reason, HeldAt: e.HeldAt}
+		list[i] = holdlist.FromPort(e)
 	}
 	return true, c.HoldMessages(ctx, group, list)
 }

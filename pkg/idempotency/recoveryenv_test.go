@@ -152,7 +152,7 @@ func (r *recovery) sendAs(t *testing.T, group, id, dedup string, data any) {
 
 // discard follows the runbook's discard of the letter of event id, as onceflow dlq discard
 // does: it takes the letter out of view, records the decision, deletes the letter.
-func (r *recovery) discard(t *testing.T, id string) idempotency.Record {
+func (r *recovery) discard(t *testing.T, id string) operator.Record {
 	t.Helper()
 	l, ok, err := deadletter.Take(t.Context(), r.sqs, r.dlq, id)
 	if err != nil || !ok {

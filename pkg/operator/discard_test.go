@@ -40,7 +40,7 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	if err != nil || !ok || len(h.Held) != 2 || h.Held[0].EventID != counter+"-a" || h.Held[1].EventID != counter+"-c" {
 		t.Fatalf("hold after the discard = %+v, %v, %v; want a then c", h, ok, err)
 	}
-	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrDecided) {
+	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, operator.ErrDecided) {
 		t.Errorf("a second discard = %v; want the event decided already (its letter a copy to delete)", err)
 	}
 	if res, err := send("-a", 1); err != nil || res.Outcome != idempotency.Applied {

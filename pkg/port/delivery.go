@@ -35,15 +35,24 @@ func (d Delivery) OriginID() string {
 
 // Held is one message of a group's held list: a port names the messages it holds with it
 // (Engine.HoldAhead), and an operator reads the list (operator.Hold).
+// Its fields are the entry's attributes in the hold's items.
 type Held struct {
-	EventID   string // "" when the message had no usable event id
-	MessageID string // the id it was first sent as (Delivery.OriginID)
+	EventID   string `dynamodbav:"eventId"`   // "" when the message had no usable event id
+	MessageID string `dynamodbav:"messageId"` // the id it was first sent as (Delivery.OriginID)
 	// PayloadHash is the event's (cloudevent.Event.PayloadHash), "" when it was held before
 	// it was decoded: with EventID it tells the message from another payload under the same
 	// event id (a conflict).
-	PayloadHash string
-	Reason      string // why it was dead-lettered
-	HeldAt      string // when it was held, RFC 3339
+	PayloadHash string `dynamodbav:"payloadHash,omitempty"`
+	Reason      string `dynamodbav:"reason"` // why it was dead-lettered
+	HeldAt      string `dynamodbav:"heldAt"` // when it was held, RFC 3339
+}
+
+// String names the message: by its event id, or by its message id when it has none.
+func (e Held) String() string {
+	if e.EventID == "" {
+		return "message " + e.MessageID
+	}
+	return "event " + e.EventID
 }
 
 // ErrHoldFull is matched by the error of a hold write DynamoDB refused because an item would

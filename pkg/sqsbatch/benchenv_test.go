@@ -19,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -127,7 +128,7 @@ func (e *benchEnv) floorItems(b *testing.B, msg events.SQSMessage) []types.Trans
 		b.Fatal(err)
 	}
 	now := time.Now()
-	rec, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key("sbs", ev.ID), Consumer: "sbs",
+	rec, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key("sbs", ev.ID), Consumer: "sbs",
 		EventID: ev.ID, EventType: ev.Type, OccurredAt: ev.Time.UTC().Format(time.RFC3339Nano),
 		ProcessedAt: now.UTC().Format(time.RFC3339Nano), Outcome: string(idempotency.Applied),
 		PayloadHash: ev.PayloadHash(), MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],

@@ -90,11 +90,11 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 				t.Errorf("the queue moved %v; want a/1 completed once granted, before maxReceiveCount", q.redriven)
 			}
 			rec, ok, err := admin.Record(t.Context(), "notifier", s.r.eventID(t, "a/1"))
-			if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
+			if err != nil || !ok || rec.Status != operator.StatusCompleted {
 				t.Errorf("record %+v, %v, %v; want it completed once granted", rec, ok, err)
 			}
 			for _, k := range effect.keys() {
-				if k != idempotency.Key("notifier", s.r.eventID(t, "a/1")) {
+				if k != operator.Key("notifier", s.r.eventID(t, "a/1")) {
 					t.Errorf("side effect ran with key %s; want the event's one key every time", k)
 				}
 			}

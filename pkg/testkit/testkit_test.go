@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -65,7 +66,7 @@ func TestNewConsumer_has_the_cache_off_unless_asked(t *testing.T) {
 			c := testkit.NewConsumer(t, db, counting(table), idempotency.Config{Table: idem, CacheSize: tc.cacheSize}, sqsbatch.Config{})
 			m := testkit.FIFO("q").Message("g", event(t, "e1"))
 			c.Receive(testkit.Batch(m))
-			k, _ := attributevalue.MarshalMap(key{idempotency.Key("test", "e1")})
+			k, _ := attributevalue.MarshalMap(key{operator.Key("test", "e1")})
 			if _, err := db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(idem), Key: k}); err != nil {
 				t.Fatal(err)
 			}

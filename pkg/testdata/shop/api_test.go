@@ -16,6 +16,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/publish"
@@ -61,7 +62,7 @@ var (
 	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                               = idempotency.Effect.TransactWriteItems
 	_ func(error) error                                                                                         = idempotency.Permanent
 	_ func(error) bool                                                                                          = idempotency.IsPermanent
-	_ func(string, string) string                                                                               = idempotency.Key
+	_ func(string, string) string                                                                               = operator.Key
 	_                                                                                                           = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
 	_                                                                                                           = port.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
 	_                                                                                                           = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
