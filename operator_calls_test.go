@@ -84,7 +84,10 @@ func (s *operatorStack) arn(id string) string {
 func (s *operatorStack) seed(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
-	c, err := idempotency.New(s.db, idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+	c, err := idempotency.New(s.db, idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+		if ev.ID == "credit-4" {
+			return nil, errors.New("throttled") // its failed attempt is counted, below
+		}
 		return idempotency.Effect{}, nil
 	}), idempotency.Config{Name: "ledger", Table: s.names["IdempotencyTable"], AfterDeadLetter: idempotency.HoldGroup,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -98,7 +101,7 @@ func (s *operatorStack) seed(t *testing.T) {
 		body, _ := cloudevent.Encode(ev)
 		msg := events.SQSMessage{MessageId: "m-" + l.id, Body: string(body), EventSourceARN: s.arn("LedgerQueue"),
 			Attributes: map[string]string{"MessageGroupId": l.group, "MessageDeduplicationId": l.id}}
-		if _, err := c.HoldAhead(ctx, l.group, []port.Held{{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash(), Reason: l.reason}}); err != nil {
+		if _, err := c.Engine().HoldAhead(ctx, l.group, []port.Held{{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash(), Reason: l.reason}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := dlq.DeadLetter(ctx, msg, deadletter.WithEventID(errors.New(l.reason), l.id)); err != nil {
@@ -118,11 +121,14 @@ func (s *operatorStack) seed(t *testing.T) {
 	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), port.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CountMessageFailure(ctx, operatorEvent(t, "credit-4", "acct-4"), port.Delivery{MessageID: "m-4", Group: "acct-4"}, errors.New("throttled")); err != nil {
-		t.Fatal(err)
+	b := c.Engine().Begin(1, port.Rules{})
+	err = b.Apply(ctx, operatorEvent(t, "credit-4", "acct-4"), port.Delivery{MessageID: "m-4", Group: "acct-4"})
+	b.Leave(ctx)
+	if err == nil || idempotency.IsPermanent(err) {
+		t.Fatalf("credit-4 = %v; want its first failed attempt counted", err)
 	}
 	for _, g := range []string{"acct-4", "acct-5"} {
-		if _, err := c.HoldAhead(ctx, g, []port.Held{{EventID: "credit-" + g, MessageID: "m-" + g, Reason: "failed 5 times: throttled"}}); err != nil {
+		if _, err := c.Engine().HoldAhead(ctx, g, []port.Held{{EventID: "credit-" + g, MessageID: "m-" + g, Reason: "failed 5 times: throttled"}}); err != nil {
 			t.Fatal(err)
 		}
 	}

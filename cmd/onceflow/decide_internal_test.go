@@ -237,6 +237,6 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 // transport moves e's message aside (port.Engine.HoldAhead).
 func holdAhead(ctx context.Context, c *idempotency.Consumer, group string, e port.Held, reason error) error {
 	e.Reason = reason.Error()
-	_, err := c.HoldAhead(ctx, group, []port.Held{e})
+	_, err := c.Engine().HoldAhead(ctx, group, []port.Held{e})
 	return err
 }

@@ -58,7 +58,7 @@ func fillHold(t *testing.T, e *idempotency.Consumer, group string, past int) int
 		for i := range list {
 			list[i] = port.Held{EventID: id("0evt", n+i), MessageID: id("0msg", n+i)}
 		}
-		switch _, err := e.HoldAhead(t.Context(), group, list); {
+		switch _, err := e.Engine().HoldAhead(t.Context(), group, list); {
 		case err == nil:
 			n += len(list)
 		case errors.Is(err, port.ErrHoldFull) && len(list) == 1:

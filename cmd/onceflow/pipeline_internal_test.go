@@ -96,7 +96,7 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 		t.Fatal(err)
 	}
 	f.engine = engine
-	f.p, err = sqsbatch.NewFor(engine, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
+	f.p, err = sqsbatch.NewFor(engine.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
 		MaxReceiveCount: cfg.MaxReceiveCount})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -81,7 +82,7 @@ func (c *cloud) applied(t *testing.T, k string) []string {
 
 // streamConsumer is the "ledger" consumer of a stream under policy: amount tells the record's
 // key and amount from the event; a negative amount can never succeed.
-func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amount func(cloudevent.Event) (string, int, error)) *idempotency.Consumer {
+func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amount func(cloudevent.Event) (string, int, error)) port.Engine {
 	t.Helper()
 	h := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 		k, n, err := amount(ev)
@@ -98,7 +99,7 @@ func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consumer
+	return consumer.Engine()
 }
 
 // streamPort is one stream port with a batch of three records: the first a poison record past

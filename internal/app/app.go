@@ -21,6 +21,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -145,7 +146,7 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	c, err := idempotency.NewLeased(d.DynamoDB, hook, idempotency.LeaseConfig{Config: idempotency.Config{Name: cfg.Name,
+	c, err := lease.New(d.DynamoDB, hook, lease.Config{Config: idempotency.Config{Name: cfg.Name,
 		Table: cfg.IdempotencyTable, Retention: cfg.Retention, Logger: d.Logger, Metrics: d.Metrics}})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
@@ -160,7 +161,7 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
-	return sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadlineMargin: notify.DefaultTimeout + 3*time.Second, DeadLetter: dlq},
+	return sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadlineMargin: notify.DefaultTimeout + 3*time.Second, DeadLetter: dlq},
 		Payloads: payloads})
 }
 
@@ -184,7 +185,7 @@ func NewStatement(cfg config.Consumer, d Deps) (Invoker, error) {
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq},
+	p, err := dynamodbbatch.New(e.Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq},
 		Replay: dynamodbbatch.ReplayConfig{Payloads: payloads, MaxReceiveCount: cfg.MaxReceiveCount}})
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)

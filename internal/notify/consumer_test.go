@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -22,8 +23,8 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 	db := testenv.DynamoDB(t)
 	table := testenv.CreateTable(t, db, "idem", false)
 	r := newReceiver(t, http.StatusServiceUnavailable)
-	c, err := idempotency.NewLeased(db, notifier(t, r.URL, r.Secret, 0),
-		idempotency.LeaseConfig{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
+	c, err := lease.New(db, notifier(t, r.URL, r.Secret, 0),
+		lease.Config{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}

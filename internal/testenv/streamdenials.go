@@ -136,5 +136,5 @@ func streamConsumer[R any](t *testing.T, port StreamPort[R], db *dynamodb.Client
 		t.Fatal(err)
 	}
 	dlq = aws.ToString(out.QueueUrl)
-	return port.New(t, c, deadletter.New(sqsc, dlq)), direct, dlq, logs, emf
+	return port.New(t, c.Engine(), deadletter.New(sqsc, dlq)), direct, dlq, logs, emf
 }

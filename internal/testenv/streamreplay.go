@@ -145,7 +145,7 @@ func newReplayRig[R any](t *testing.T, port StreamPort[R],
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.proc = replay(t, c, deadletter.New(g.sqs, g.dlq), batch.ReplayConfig{MaxReceiveCount: replayMaxReceiveCount})
+	g.proc = replay(t, c.Engine(), deadletter.New(g.sqs, g.dlq), batch.ReplayConfig{MaxReceiveCount: replayMaxReceiveCount})
 	return g
 }
 

@@ -111,7 +111,7 @@ func data(key string, n int) []byte {
 
 func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{NoPacking: noPacking}})
+	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBen
 
 func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: noPacking}})
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *port
 
 func kinesisVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{NoPacking: noPacking}})
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Options: kinesisbatch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}

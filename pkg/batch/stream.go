@@ -11,6 +11,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/port"
 )
@@ -119,7 +120,7 @@ func (s Stream[R]) apply(ctx context.Context, e port.Engine, b port.Batch, rec R
 	}
 	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
 	// a stream letter's body (the record) shows neither.
-	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), s.KeyedOn), ev)
+	return deadletter.WithEvent(engine.NameKey(b.Apply(ctx, ev, d), s.KeyedOn), ev)
 }
 
 // malformed logs and counts a record (or a replayed letter) that can never be decoded.

@@ -41,7 +41,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{
 		Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)

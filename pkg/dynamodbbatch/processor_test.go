@@ -40,7 +40,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *te
 			for _, item := range []string{"a", "b", "c", "d"} {
 				e.write(t, item, 1)
 			}
-			p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +103,7 @@ func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadlineMargin: time.Minute}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadlineMargin: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

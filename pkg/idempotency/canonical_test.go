@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 )
@@ -83,10 +84,10 @@ func TestLeasedConsumer_takes_over_a_lease_claimed_before_canonical_JSON(t *test
 	t.Parallel()
 	f := newFixture(t)
 	var runs atomic.Int64
-	c, err := idempotency.NewLeased(f.db, idempotency.SideEffectFunc(func(context.Context, cloudevent.Event, string) error {
+	c, err := lease.New(f.db, lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error {
 		runs.Add(1)
 		return nil
-	}), idempotency.LeaseConfig{Config: idempotency.Config{Name: "hooks", Table: f.records, CacheSize: -1}, Lease: time.Minute})
+	}), lease.Config{Config: idempotency.Config{Name: "hooks", Table: f.records, CacheSize: -1}, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/lease"
 )
 
 // Under HoldGroup the group's hold takes one of the transaction's 100 items: an effect that
@@ -54,8 +56,8 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 
 func TestNewLeased_refuses_HoldGroup(t *testing.T) {
 	t.Parallel()
-	noop := idempotency.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
-	_, err := idempotency.NewLeased(fakeDB{}, noop, idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t",
+	noop := lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
+	_, err := lease.New(fakeDB{}, noop, lease.Config{Config: idempotency.Config{Name: "n", Table: "t",
 		AfterDeadLetter: idempotency.HoldGroup}})
 	if err == nil || !strings.Contains(err.Error(), "HoldGroup") {
 		t.Errorf("NewLeased = %v; want HoldGroup refused in lease mode", err)
@@ -102,16 +104,16 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 	held := func(t *testing.T, c *idempotency.Consumer, blocker events.SQSMessage, applied bool) events.SQSMessage {
 		ev := mustDecode(t, blocker)
 		if applied {
-			if err := c.HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
-				errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+			if err := engineOf(c).HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+				errors.New("failed 5 times")); !errors.Is(err, engine.ErrDecided) {
 				t.Fatalf("HoldGroup of an applied event = %v; want it decided already, holding nothing", err)
 			}
-			if err := c.HoldMessages(context.Background(), "group-1", []holdlist.Held{{MessageID: "m1"}}); err != nil {
+			if err := engineOf(c).HoldMessages(context.Background(), "group-1", []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
 			return redriven(blocker, "m1-redriven")
 		}
-		if err := c.HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+		if err := engineOf(c).HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
 			errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
@@ -151,11 +153,11 @@ func mustDecode(t *testing.T, m events.SQSMessage) cloudevent.Event {
 // an undecodable body) names that message: a held message's letter says what to look for.
 func TestHeldError_names_the_message_when_the_blocker_has_no_event_id(t *testing.T) {
 	t.Parallel()
-	err := &idempotency.HeldError{Group: "acct", BlockerMessage: "m-7", BlockerReason: "not a CloudEvent"}
+	err := &engine.HeldError{Group: "acct", BlockerMessage: "m-7", BlockerReason: "not a CloudEvent"}
 	if msg := err.Error(); strings.Contains(msg, `event ""`) || !strings.Contains(msg, "held behind message m-7") {
 		t.Errorf("HeldError = %q; want it held behind message m-7, not behind an empty event id", msg)
 	}
-	named := &idempotency.HeldError{Group: "acct", BlockerEventID: "e1", BlockerMessage: "m-1", BlockerReason: "failed 5 times"}
+	named := &engine.HeldError{Group: "acct", BlockerEventID: "e1", BlockerMessage: "m-1", BlockerReason: "failed 5 times"}
 	if msg := named.Error(); !strings.Contains(msg, `held behind event "e1" (message m-1)`) {
 		t.Errorf("HeldError = %q; want it held behind event e1 and its message", msg)
 	}

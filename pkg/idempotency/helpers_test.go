@@ -22,6 +22,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -222,3 +223,7 @@ func TestIsPermanent_never_takes_an_access_denial_for_permanent(t *testing.T) {
 		t.Errorf("an error marked permanent is not permanent")
 	}
 }
+
+// engineOf is c's engine, for what a port reaches only through a batch: holding a group,
+// counting a failed attempt, as a test sets them up.
+func engineOf(c *idempotency.Consumer) *engine.Consumer { return c.Engine().(*engine.Consumer) }

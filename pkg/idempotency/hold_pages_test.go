@@ -31,7 +31,7 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 	c := f.consumerFor(t, name, f.router(), holding)
 	const filler, live = 400, 5
 	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(ctx, "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times: downstream throttled")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times: downstream throttled")); err != nil {
 		t.Fatal(err)
 	}
 	for n := 1; n < filler; n += 50 { // 1 KB reasons, fifty a write: about 440 KB in all
@@ -39,7 +39,7 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 		for i := n; i < min(n+50, filler); i++ {
 			list = append(list, holdlist.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)})
 		}
-		if err := c.HoldMessages(ctx, "acct", list); err != nil {
+		if err := engineOf(c).HoldMessages(ctx, "acct", list); err != nil {
 			t.Fatalf("holding entries %d to %d: %v", n, n+len(list)-1, err)
 		}
 	}
@@ -92,7 +92,7 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 	f, c, name, counter, id, list := heldBehindHead(t, "resent-", filler)
 	ctx := context.Background()
 	list = append(list[:filler-1], holdlist.Held{MessageID: "m-resent"}, list[filler-1]) // by message id: not decoded yet
-	if err := c.HoldMessages(ctx, "acct", list); err != nil {
+	if err := engineOf(c).HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)
@@ -160,7 +160,7 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 	t.Parallel()
 	f, c, name, counter, id, fillers := heldBehindHead(t, "alone-", 40) // fill the own item: the re-send goes to a page
 	ctx := context.Background()
-	if err := c.HoldMessages(ctx, "acct", append(fillers, holdlist.Held{MessageID: "m-resent"})); err != nil {
+	if err := engineOf(c).HoldMessages(ctx, "acct", append(fillers, holdlist.Held{MessageID: "m-resent"})); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)
@@ -189,7 +189,7 @@ func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempote
 	name = prefix + counter
 	c = f.consumerFor(t, name, f.router(), holding)
 	id = func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	if err := c.HoldGroup(context.Background(), "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(context.Background(), "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= n; i++ {

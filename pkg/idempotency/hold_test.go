@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
@@ -89,7 +90,7 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	}
 	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
 	calls("holding the group", 1, func() error {
-		return c.HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
+		return engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
 	})
 	calls("a live message while held", 2, apply("-b", idempotency.Failed))
 	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
@@ -114,7 +115,7 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	ctx := context.Background()
 	counter := unique(t)
 	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
-	if err := c.HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	msg := func(id, suffix string) events.SQSMessage {
@@ -126,7 +127,7 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	if res, err := process(ctx, c, msg("m-a-resent", "-a")); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("the blocker re-sent = %+v, %v; want applied", res, err)
 	}
-	var held *idempotency.HeldError
+	var held *engine.HeldError
 	if _, err := process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
 		t.Errorf("c after the re-sent blocker: %v; want held behind b", err)
 	}
@@ -147,11 +148,11 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	ev := mustDecode(t, x)
 	held := holdlist.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
 	for _, e := range []holdlist.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
-		if err := c.HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
 		t.Fatalf("HoldGroup of a listed message = %v; want nil (it keeps its place)", err)
 	}
 	rec, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
@@ -163,7 +164,7 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 		t.Fatal(err)
 	}
 	before := f.requests.Of("TransactWriteItems")
-	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, engine.ErrDecided) {
 		t.Fatalf("HoldGroup of a listed message decided meanwhile = %v; want ErrDecided", err)
 	}
 	if got := f.requests.Of("TransactWriteItems") - before; got != 1 {
@@ -192,10 +193,10 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		c := f.consumerFor(t, name, f.router(), holding)
 		ev := mustDecode(t, message(t, "m-r", counter+"-1", "test.counted", counted{Counter: counter, By: 1}))
 		first := holdlist.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
-		if err := c.HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.HoldMessages(ctx, "g", []holdlist.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
+		if err := engineOf(c).HoldMessages(ctx, "g", []holdlist.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
 			t.Fatal(err)
 		}
 		if skip {
@@ -222,7 +223,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	}
 	t.Run("learns", func(t *testing.T) {
 		c, name, resent := setup(t, false)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 		h, _, err := a.Hold(ctx, name, "g")
@@ -232,7 +233,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("skip", func(t *testing.T) { // the blocker skipped: its event's re-send goes with it
 		c, name, resent := setup(t, false)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 		h, _, err := a.Hold(ctx, name, "g")
@@ -264,7 +265,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("skipped-fails", func(t *testing.T) {
 		c, name, resent := setup(t, true)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrSkipped) {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, engine.ErrSkipped) {
 			t.Fatalf("HoldGroup of a skipped event's re-send = %v; want ErrSkipped", err)
 		}
 		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -17,11 +18,11 @@ func TestLeasedConsumer_a_slow_effect_is_stopped_before_the_invocation_deadline(
 	t.Parallel()
 	f := newFixture(t)
 	const margin = time.Second // roomy: the release after the stop is a DynamoDB call, slower on a loaded machine
-	slow := idempotency.SideEffectFunc(func(ctx context.Context, _ cloudevent.Event, _ string) error {
+	slow := lease.SideEffectFunc(func(ctx context.Context, _ cloudevent.Event, _ string) error {
 		<-ctx.Done() // longer than the invocation has
 		return context.Cause(ctx)
 	})
-	c := f.leased(t, "notifier", nil, slow, func(cfg *idempotency.LeaseConfig) {
+	c := f.leased(t, "notifier", nil, slow, func(cfg *lease.Config) {
 		cfg.Retry.Margin = margin
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Second)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -63,7 +64,7 @@ func claimedUntil(in any) (time.Time, bool) {
 // lease it claimed (written in the record, the instant another owner may take it over).
 func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T) {
 	t.Parallel()
-	const lease, heartbeat = 300 * time.Millisecond, 250 * time.Millisecond
+	const length, heartbeat = 300 * time.Millisecond, 250 * time.Millisecond
 	tests := []struct {
 		name      string
 		extension func(ctx context.Context) error
@@ -99,8 +100,8 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 			defer cancel()
 			done := make(chan time.Time, 1)
 			go func() {
-				_, err := process(ctx, f.leased(t, "notifier", db, never, withLease(lease, heartbeat)), msg)
-				if !errors.Is(err, idempotency.ErrLeaseLost) || permanent(err) {
+				_, err := process(ctx, f.leased(t, "notifier", db, never, withLease(length, heartbeat)), msg)
+				if !errors.Is(err, lease.ErrLost) || permanent(err) {
 					t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
 				}
 				if err != nil && strings.Contains(err.Error(), "%!") {
@@ -123,7 +124,7 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 			// The moment the effect is told to stop is what another owner races with; the
 			// release round trip after it is not part of the lease.
 			over := stopped.Sub(time.UnixMilli(until.Load()))
-			t.Logf("effect stopped %v after its lease (lease %v, heartbeat %v)", over, lease, heartbeat)
+			t.Logf("effect stopped %v after its lease (lease %v, heartbeat %v)", over, length, heartbeat)
 			// The cancellation is a timer: on a loaded machine it fires late by scheduling alone
 			// (667 ms seen at a load of 20 on 2 cores). A second still tells a cancel at the
 			// lease's end from none (the lease is 300 ms; the test gives up at 8 s).
@@ -193,7 +194,7 @@ func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
 			deadline := time.Now().Add(1500 * time.Millisecond)
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			defer cancel()
-			c := f.leased(t, "notifier", db, r.effect(), func(c *idempotency.LeaseConfig) { c.Retry.Margin = 500 * time.Millisecond })
+			c := f.leased(t, "notifier", db, r.effect(), func(c *lease.Config) { c.Retry.Margin = 500 * time.Millisecond })
 			_, err := process(ctx, c, msg)
 			if err == nil {
 				t.Fatal("Apply = nil; want the hung call's failure")

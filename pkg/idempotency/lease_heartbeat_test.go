@@ -14,6 +14,8 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -23,21 +25,21 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	id := unique(t)
 	msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
 	long := newGate(r)
-	const lease = time.Second
+	const length = time.Second
 	start := time.Now()
-	done := runHeld(f.leased(t, "notifier", nil, long, withLease(lease, 100*time.Millisecond)), long, msg)
+	done := runHeld(f.leased(t, "notifier", nil, long, withLease(length, 100*time.Millisecond)), long, msg)
 	// Wait (no fixed sleep: a loaded machine is slower) until the heartbeats have carried the
 	// lease past three lease lengths from the start.
 	testenv.Eventually(t, 30*time.Second, func() error {
 		rec, _ := f.record(t, operator.Key("notifier", id))
-		if past := start.Add(3 * lease).UnixMilli(); rec.LeaseExpiresAt <= past {
+		if past := start.Add(3 * length).UnixMilli(); rec.LeaseExpiresAt <= past {
 			return fmt.Errorf("lease expires at %d, not yet past %d (three lease lengths); record %+v", rec.LeaseExpiresAt, past, rec)
 		}
 		return nil
 	})
 
 	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
-	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) {
+	if res.Outcome != idempotency.Failed || !errors.Is(err, lease.ErrHeld) {
 		t.Errorf("delivery during the long effect = %+v, %v; want the lease still held", res, err)
 	}
 	close(long.open)
@@ -94,7 +96,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 		return next.HandleInitialize(ctx, in)
 	})
 	// Its clock is two leases ahead: past every extension the first owner can make meanwhile.
-	twoLeasesLater := func(c *idempotency.LeaseConfig) { c.Now = func() time.Time { return time.Now().Add(2 * time.Hour) } }
+	twoLeasesLater := func(c *lease.Config) { c.Now = func() time.Time { return time.Now().Add(2 * time.Hour) } }
 	takeOver := f.leased(t, "notifier", heartbeatFirst, r.effect(), twoLeasesLater)
 	if res, err := process(context.Background(), takeOver, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
@@ -102,7 +104,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	taken, _ := f.record(t, key)
 	select {
 	case err := <-done:
-		var lost *idempotency.LeaseLostError
+		var lost *engine.LeaseLostError
 		if !errors.As(err, &lost) || lost.Op != "heartbeat" || permanent(err) {
 			t.Errorf("first owner = %v; want its heartbeat's LeaseLostError", err)
 		}
@@ -127,19 +129,19 @@ func TestNewLeased_rejects_an_invalid_config(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
-		cfg  idempotency.LeaseConfig
+		cfg  lease.Config
 		want string
 	}{
-		{"heartbeat not shorter than the lease", idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t"},
+		{"heartbeat not shorter than the lease", lease.Config{Config: idempotency.Config{Name: "n", Table: "t"},
 			Lease: time.Second, Heartbeat: time.Second}, "shorter than the lease"},
-		{"negative wait", idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t"},
+		{"negative wait", lease.Config{Config: idempotency.Config{Name: "n", Table: "t"},
 			WaitForCompletion: -time.Second}, "wait for completion"},
-		{"no name", idempotency.LeaseConfig{Config: idempotency.Config{Table: "t"}}, "Config.Name"},
+		{"no name", lease.Config{Config: idempotency.Config{Table: "t"}}, "Config.Name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			noop := idempotency.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
-			_, err := idempotency.NewLeased(fakeDB{}, noop, tt.cfg)
+			noop := lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
+			_, err := lease.New(fakeDB{}, noop, tt.cfg)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("NewLeased = %v; want an error mentioning %q", err, tt.want)
 			}

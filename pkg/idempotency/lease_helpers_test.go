@@ -21,6 +21,7 @@ import (
 	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 )
 
 // receiver is a webhook receiver on loopback that answers 204, as a downstream service that
@@ -81,7 +82,7 @@ func (r *receiver) call(ctx context.Context, ev cloudevent.Event, key string) er
 }
 
 // effect is the receiver's call as a SideEffect.
-func (r *receiver) effect() idempotency.SideEffect { return idempotency.SideEffectFunc(r.call) }
+func (r *receiver) effect() lease.SideEffect { return lease.SideEffectFunc(r.call) }
 
 // errProcessDied is what a crashed process's DynamoDB calls return: none of them lands.
 var errProcessDied = errors.New("the process died")
@@ -140,17 +141,17 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 
 // leased returns a LeasedConsumer on the fixture's idempotency table, through db (the
 // fixture's client when nil).
-func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect idempotency.SideEffect, mod ...func(*idempotency.LeaseConfig)) *idempotency.LeasedConsumer {
+func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect lease.SideEffect, mod ...func(*lease.Config)) *lease.Consumer {
 	t.Helper()
 	if db == nil {
 		db = f.db
 	}
-	cfg := idempotency.LeaseConfig{Config: idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+	cfg := lease.Config{Config: idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
 		Logger: f.logger}}
 	for _, m := range mod {
 		m(&cfg)
 	}
-	c, err := idempotency.NewLeased(db, effect, cfg)
+	c, err := lease.New(db, effect, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +160,7 @@ func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect id
 
 // runHeld processes msg with c in the background, its effect g, and returns once the effect
 // has started; the channel receives what process returned.
-func runHeld(c *idempotency.LeasedConsumer, g *gate, msg events.SQSMessage) <-chan error {
+func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
 	done := make(chan error, 1)
 	go func() {
 		_, err := process(context.Background(), c, msg)

@@ -13,18 +13,20 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // later is a clock an hour ahead: a delivery using it sees every lease taken now as expired.
-func later(c *idempotency.LeaseConfig) {
+func later(c *lease.Config) {
 	c.Now = func() time.Time { return time.Now().Add(time.Hour) }
 }
 
-func withLease(lease, heartbeat time.Duration) func(*idempotency.LeaseConfig) {
-	return func(c *idempotency.LeaseConfig) { c.Lease, c.Heartbeat = lease, heartbeat }
+func withLease(length, heartbeat time.Duration) func(*lease.Config) {
+	return func(c *lease.Config) { c.Lease, c.Heartbeat = length, heartbeat }
 }
 
 func TestLeased_new_event_runs_the_effect_once_and_completes_the_record(t *testing.T) {
@@ -90,11 +92,11 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 
 	// The first owner makes the call, then its process dies before completing.
 	db := &crashingDB{DB: f.db}
-	crashing := f.leased(t, "notifier", db, idempotency.SideEffectFunc(func(ctx context.Context, ev cloudevent.Event, k string) error {
+	crashing := f.leased(t, "notifier", db, lease.SideEffectFunc(func(ctx context.Context, ev cloudevent.Event, k string) error {
 		err := r.call(ctx, ev, k)
 		db.die()
 		return err
-	}), func(c *idempotency.LeaseConfig) { c.Retry.MaxAttempts = 1 })
+	}), func(c *lease.Config) { c.Retry.MaxAttempts = 1 })
 	if res, err := process(context.Background(), crashing, msg); res.Outcome != idempotency.Failed || err == nil {
 		t.Fatalf("crashed delivery = %+v, %v; want failed", res, err)
 	}
@@ -105,12 +107,12 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 
 	// Redelivered while the lease is live: failed for a later retry, not skipped, no call.
 	res, err := process(context.Background(), f.leased(t, "notifier", nil, r.effect()), redelivered(msg, 2))
-	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrLeaseHeld) || permanent(err) {
+	if res.Outcome != idempotency.Failed || !errors.Is(err, lease.ErrHeld) || permanent(err) {
 		t.Fatalf("redelivery under a live lease = %+v, %v; want failed with ErrLeaseHeld, not permanent", res, err)
 	}
 
 	// Redelivered after the lease expired: taken over, called again with the same key.
-	next := f.leased(t, "notifier", nil, r.effect(), later, func(c *idempotency.LeaseConfig) { c.Metrics = rec })
+	next := f.leased(t, "notifier", nil, r.effect(), later, func(c *lease.Config) { c.Metrics = rec })
 	if res, err := process(context.Background(), next, redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("redelivery after the lease = %+v, %v; want applied", res, err)
 	}
@@ -153,8 +155,8 @@ func TestLeased_late_owner_completing_after_a_take_over_loses_its_lease_and_over
 
 	close(slow.open)
 	err := <-late
-	var lost *idempotency.LeaseLostError
-	if !errors.As(err, &lost) || !errors.Is(err, idempotency.ErrLeaseLost) || permanent(err) {
+	var lost *engine.LeaseLostError
+	if !errors.As(err, &lost) || !errors.Is(err, lease.ErrLost) || permanent(err) {
 		t.Fatalf("late completion = %v; want a LeaseLostError, not permanent", err)
 	}
 	if lost.Op != "complete" || lost.Owner != held.Owner || lost.Holder != taken.Owner {
@@ -197,7 +199,7 @@ func TestLeased_live_lease_held_by_another_is_a_batch_item_failure_not_a_skip(t 
 	running := newGate(r)
 	done := runHeld(f.leased(t, "notifier", nil, running), running, msg)
 
-	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()), sqsbatch.Config{})
+	p, err := sqsbatch.NewFor(f.leased(t, "notifier", nil, r.effect()).Engine(), sqsbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,7 +225,7 @@ func TestLeased_wait_for_completion_turns_a_held_lease_into_a_duplicate(t *testi
 	done := runHeld(f.leased(t, "notifier", nil, running), running, msg)
 	time.AfterFunc(300*time.Millisecond, func() { close(running.open) })
 
-	waiting := f.leased(t, "notifier", nil, r.effect(), func(c *idempotency.LeaseConfig) { c.WaitForCompletion = 5 * time.Second })
+	waiting := f.leased(t, "notifier", nil, r.effect(), func(c *lease.Config) { c.WaitForCompletion = 5 * time.Second })
 	res, err := process(context.Background(), waiting, redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Errorf("waiting delivery = %+v, %v; want a duplicate once the holder completed", res, err)

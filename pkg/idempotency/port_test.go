@@ -5,26 +5,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
-// A LeasedConsumer's pack applies each event alone, at once: a member never waits for
+// A lease.Consumer's batch applies each event alone, at once: a worker never waits for
 // another, since a lease and its completion cannot share a transaction.
 func TestLeased_pack_applies_each_event_alone(t *testing.T) {
 	t.Parallel()
 	f, r := newFixture(t), newReceiver(t)
-	c := f.leased(t, "notifier", nil, r.effect())
-	if c.Packs() {
-		t.Error("LeasedConsumer.Packs() = true; want false")
+	e := f.leased(t, "notifier", nil, r.effect()).Engine()
+	if e.Packs() {
+		t.Error("Packs() = true; want false")
 	}
-	pack := c.NewPack(2) // the second member never comes: a sharing pack would wait for it
-	defer pack.Leave(context.Background())
+	b := e.Begin(2, port.Rules{}) // the second worker never comes: a sharing batch would wait for it
+	defer b.Leave(context.Background())
 	id := unique(t)
 	done := make(chan error, 1)
 	go func() {
-		res, err := process(context.Background(), pack, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
-		if err == nil && res.Outcome != idempotency.Applied {
-			t.Errorf("outcome %s; want applied", res.Outcome)
+		msg := message(t, "m1", id, "test.counted", counted{Counter: id, By: 1})
+		ev, err := cloudevent.Decode([]byte(msg.Body))
+		if err == nil {
+			err = b.Apply(context.Background(), ev, sqsbatch.DeliveryOf(msg))
 		}
 		done <- err
 	}()

@@ -14,6 +14,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -39,8 +40,8 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		}
 		return c
 	}
-	leased := func(t *testing.T, db idempotency.DB, name string, r *receiver) *idempotency.LeasedConsumer {
-		return f.leased(t, name, db, r.effect(), func(c *idempotency.LeaseConfig) { c.Retry = quickRetry })
+	leased := func(t *testing.T, db idempotency.DB, name string, r *receiver) *lease.Consumer {
+		return f.leased(t, name, db, r.effect(), func(c *lease.Config) { c.Retry = quickRetry })
 	}
 	tests := []struct {
 		name string
@@ -48,11 +49,11 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
 	}{
 		{"counting an attempt", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := consumer(t, db, name).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, port.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
+			_, err := engineOf(consumer(t, db, name)).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, port.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
 			return err
 		}},
 		{"writing a hold", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), holdlist.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
+			return engineOf(consumer(t, db, name)).HoldGroup(ctx, "g-"+unique(t), holdlist.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
 		}},
 		{"the release after a duplicate", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
 			counter := unique(t)
@@ -63,7 +64,7 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
 			// held by the backstop on its last receives, before it was decoded; then SQS moved it
-			if err := plain.HoldMessages(ctx, "g-"+counter, []holdlist.Held{{MessageID: "m1"}}); err != nil {
+			if err := engineOf(plain).HoldMessages(ctx, "g-"+counter, []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
 			_, err := process(ctx, consumer(t, db, name), redriven(blocker, "m1-redriven"))

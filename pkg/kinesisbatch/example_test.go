@@ -41,7 +41,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData),
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData),
 		Options: kinesisbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)

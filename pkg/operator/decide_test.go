@@ -24,7 +24,7 @@ func TestAdmin_skip_and_release_of_a_hold_over_pages_act_on_the_whole_list(t *te
 	for i := range list {
 		list[i] = holdlist.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)}
 	}
-	if err := c.HoldMessages(ctx, "acct", list); err != nil {
+	if err := engineOf(c).HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)

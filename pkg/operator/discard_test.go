@@ -20,7 +20,7 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	name := "discard-" + counter
 	c := f.consumer(t, name, holding)
 	a := operator.New(f.db, f.records)
-	if err := c.HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	send := func(suffix string, by int) (idempotency.Result, error) {

@@ -82,7 +82,7 @@ func (e *benchEnv) consumer(b *testing.B, cacheSize int) *idempotency.Consumer {
 }
 
 func (e *benchEnv) processor(b *testing.B, cacheSize int, cfg sqsbatch.Config) *sqsbatch.Processor {
-	p, err := sqsbatch.NewFor(e.consumer(b, cacheSize), cfg)
+	p, err := sqsbatch.NewFor(e.consumer(b, cacheSize).Engine(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}

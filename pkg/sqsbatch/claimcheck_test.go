@@ -101,7 +101,7 @@ func newLargeStack(t *testing.T) *largeStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.consumer, err = sqsbatch.NewFor(c, sqsbatch.Config{Payloads: reader,
+	s.consumer, err = sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Payloads: reader,
 		Options: sqsbatch.Options{NoPacking: true, // each event's log line as it commits
 			DeadLetter: deadletter.New(s.sqs, s.dlq)}})
 	if err != nil {

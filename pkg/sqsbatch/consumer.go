@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/port"
 )
@@ -30,7 +31,7 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("consumer %s: %w", consumer.Name, err), cfg.Validate())
 	}
-	return NewFor(c, cfg)
+	return NewFor(c.Engine(), cfg)
 }
 
 // NewFor returns a Processor that decodes each message with cfg.Decoder (by default as a
@@ -121,5 +122,5 @@ func (h decoding) handle(ctx context.Context, b port.Batch, r record) error {
 		h.metrics.Count(metrics.Malformed, 1)
 		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
-	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
+	return deadletter.WithEvent(engine.NameKey(b.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
@@ -51,13 +52,13 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 			logger, logs := testenv.NewLogs()
 			recorder, emf := testenv.NewEMF(map[string]string{"Consumer": "notifier"})
 			effect, clock := &calls{}, testkit.NewClock()
-			const lease = time.Minute
-			c, err := idempotency.NewLeased(db, effect, idempotency.LeaseConfig{Lease: lease, Config: idempotency.Config{
+			const length = time.Minute
+			c, err := lease.New(db, effect, lease.Config{Lease: length, Config: idempotency.Config{
 				Name: "notifier", Table: s.records, Logger: logger, Metrics: recorder, CacheSize: -1, Now: clock.Now}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: s.r}})
+			p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: s.r}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 				if len(resp.BatchItemFailures) != 1 {
 					t.Fatalf("failures %v; want a/1 left for redelivery", resp.BatchItemFailures)
 				}
-				clock.Advance(lease + time.Second) // the next delivery finds the lease run out: SQS's visibility timeout is longer
+				clock.Advance(length + time.Second) // the next delivery finds the lease run out: SQS's visibility timeout is longer
 			}
 			testenv.CheckDenied(t, logs, emf, tt.action, "AccessDeniedException")
 			if ran := effect.keys(); (len(ran) > 0) != tt.ranWhileDenied {

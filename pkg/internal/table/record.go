@@ -51,7 +51,7 @@ type Record struct {
 	Operator   string `dynamodbav:"operator,omitempty"`
 	Attributes string `dynamodbav:"attributes,omitempty"`
 
-	// Lease mode only (idempotency.LeasedConsumer); empty on records of the transactional mode.
+	// Lease mode only (lease.Consumer); empty on records of the transactional mode.
 	Status         string `dynamodbav:"status,omitempty"`         // operator.StatusInProgress or StatusCompleted
 	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
 	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion

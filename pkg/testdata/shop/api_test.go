@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -42,7 +43,7 @@ var (
 	// idempotency: the consumer, effects, the permanence rule
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config) (*idempotency.Consumer, error)              = idempotency.New
 	_ func(*idempotency.Consumer, context.Context, cloudevent.Event, port.Delivery) (idempotency.Result, error) = (*idempotency.Consumer).Apply
-	_ func(*idempotency.Consumer) string                                                                        = (*idempotency.Consumer).Name
+	_ func(*idempotency.Consumer) port.Engine                                                                   = (*idempotency.Consumer).Engine
 	_ idempotency.DB                                                                                            = (*dynamodb.Client)(nil)
 	_ idempotency.Handler                                                                                       = idempotency.HandlerFunc(nil)
 	_ idempotency.Handler                                                                                       = (*idempotency.Router)(nil)
@@ -62,17 +63,30 @@ var (
 	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                               = idempotency.Effect.TransactWriteItems
 	_ func(error) error                                                                                         = idempotency.Permanent
 	_ func(error) bool                                                                                          = idempotency.IsPermanent
-	_ func(string, string) string                                                                               = operator.Key
 	_                                                                                                           = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
 	_                                                                                                           = port.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
 	_                                                                                                           = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
 	_                                                                                                           = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed}
-	_                                                                                                           = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrLeaseHeld, idempotency.ErrLeaseLost}
+	_                                                                                                           = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrHeld}
 
-	// idempotency: the lease mode
-	_ func(idempotency.DB, idempotency.SideEffect, idempotency.LeaseConfig) (*idempotency.LeasedConsumer, error) = idempotency.NewLeased
-	_ idempotency.SideEffect                                                                                     = idempotency.SideEffectFunc(nil)
-	_                                                                                                            = idempotency.LeaseConfig{Config: idempotency.Config{}, Lease: time.Second, LeaseMargin: 0, Heartbeat: 0, WaitForCompletion: 0}
+	// lease: the lease mode
+	_ func(idempotency.DB, lease.SideEffect, lease.Config) (*lease.Consumer, error)                       = lease.New
+	_ func(*lease.Consumer, context.Context, cloudevent.Event, port.Delivery) (idempotency.Result, error) = (*lease.Consumer).Apply
+	_ func(*lease.Consumer) port.Engine                                                                   = (*lease.Consumer).Engine
+	_ lease.SideEffect                                                                                    = lease.SideEffectFunc(nil)
+	_                                                                                                     = lease.Config{Config: idempotency.Config{}, Lease: time.Second, LeaseMargin: 0, Heartbeat: 0, WaitForCompletion: 0}
+	_                                                                                                     = []error{lease.ErrHeld, lease.ErrLost}
+
+	// port: the contract a port is written on
+	_ func(port.Engine, int, port.Rules) port.Batch                                   = port.Engine.Begin
+	_ func(port.Batch, context.Context, cloudevent.Event, port.Delivery) error        = port.Batch.Apply
+	_ func(port.Batch, context.Context, port.Delivery, cloudevent.Event, error) error = port.Batch.Fail
+	_                                                                                 = port.Rules{MaxAttempts: port.DefaultMaxAttempts, NoPacking: false}
+	_                                                                                 = port.Held{EventID: "", MessageID: "", PayloadHash: "", Reason: "", HeldAt: ""}
+
+	// operator: what the engine keeps, and an operator's decisions
+	_ func(string, string) string = operator.Key
+	_ func(string) []string       = operator.KeyPrefixes
 
 	// sqsbatch
 	_ func(sqsbatch.MessageHandler, sqsbatch.HandlerConfig) (*sqsbatch.Processor, error)                          = sqsbatch.New
@@ -80,8 +94,6 @@ var (
 	_ func(idempotency.DB, idempotency.Handler, idempotency.Config, sqsbatch.Config) (*sqsbatch.Processor, error) = sqsbatch.NewConsumer
 	_ func(events.SQSMessage) port.Delivery                                                                       = sqsbatch.DeliveryOf
 	_ func(*sqsbatch.Processor, context.Context, events.SQSEvent) (events.SQSEventResponse, error)                = (*sqsbatch.Processor).Handle
-	_ port.Engine                                                                                                 = (*idempotency.Consumer)(nil)
-	_ port.Engine                                                                                                 = (*idempotency.LeasedConsumer)(nil)
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
 	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
 	_                                                                                                             = sqsbatch.Config{Options: sqsbatch.Options{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxAttempts: 0, NoPacking: false}, MaxReceiveCount: 0, Decoder: nil, Payloads: nil}

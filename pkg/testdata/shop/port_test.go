@@ -103,7 +103,7 @@ func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := orderPort{e: c, rules: port.Rules{MaxAttempts: 2}}
+	p := orderPort{e: c.Engine(), rules: port.Rules{MaxAttempts: 2}}
 	order := func(id, customer string, total int64) delivery {
 		ev, err := cloudevent.New(shop.OrderPlaced+"-"+id, "shop/api", shop.OrderPlaced, customer, time.Now(),
 			shop.Order{OrderID: id, CustomerID: customer, Total: total})

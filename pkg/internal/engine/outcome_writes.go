@@ -1,10 +1,9 @@
-package idempotency
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -16,36 +15,10 @@ import (
 	"github.com/onceflow/onceflow/pkg/internal/table"
 )
 
-// OrDuplicate says that a failure of the write's condition proves the event's effect was
-// applied before: the event is then a Duplicate (Result.Stored empty), nothing is written and
-// no record is added. It is the second line of defence behind the record, for when the record
-// has expired (Config.Retention) and the event is delivered again: make the write that
-// creates an item keyed by the event conditional on the item being new, and mark it:
-//
-//	idempotency.Put(table, entry).If(expression.AttributeNotExists(expression.Name("pk"))).OrDuplicate()
-//
-// When several conditions fail at once, one marked OrDuplicate wins over OrReject: an event
-// applied before is never rejected on its redelivery. Put such writes first in the effect.
-func (w Write) OrDuplicate() Write {
-	w.duplicate = true
-	return w
-}
-
-// OnReject adds writes that are committed, in one transaction with the rejection record, when
-// the write's condition fails and the event is rejected: the place to record a business
-// rejection where readers of the application's tables see it (a status "rejected" on the
-// request), since the record expires. The writes are checked with the effect; their own
-// conditions may use OrDuplicate, and any other failed condition among them makes the effect
-// invalid (an EffectError). An OnReject of a write given to OnReject is refused.
-func (w Write) OnReject(writes ...Write) Write {
-	w.onReject = append(slices.Clone(w.onReject), writes...)
-	return w
-}
-
 // provesDuplicate reports whether a write among failed (indexes into e) is marked OrDuplicate.
 func (e Effect) provesDuplicate(failed []int) bool {
 	for _, i := range failed {
-		if i < len(e) && e[i].duplicate {
+		if i < len(e) && e[i].Duplicate {
 			return true
 		}
 	}
@@ -60,15 +33,15 @@ func duplicateByEffect(res Result) Result {
 // checkRejections checks every write's OnReject writes as an effect of their own.
 func (e Effect) checkRejections(eventType string, record itemRef) error {
 	for i, w := range e {
-		if len(w.onReject) == 0 {
+		if len(w.OnReject) == 0 {
 			continue
 		}
-		for _, r := range w.onReject {
-			if len(r.onReject) > 0 {
+		for _, r := range w.OnReject {
+			if len(r.OnReject) > 0 {
 				return &EffectError{EventType: eventType, Problem: fmt.Sprintf("write %d: OnReject of an OnReject write", i)}
 			}
 		}
-		if _, err := Effect(w.onReject).build(eventType, record); err != nil {
+		if _, err := w.OnReject.build(eventType, record); err != nil {
 			var ee *EffectError
 			if errors.As(err, &ee) {
 				ee.Problem = fmt.Sprintf("write %d, OnReject: %s", i, ee.Problem)

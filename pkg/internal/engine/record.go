@@ -1,4 +1,4 @@
-package idempotency
+package engine
 
 import (
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"

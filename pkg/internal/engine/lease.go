@@ -1,4 +1,4 @@
-package idempotency
+package engine
 
 import (
 	"context"
@@ -10,23 +10,10 @@ import (
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
-// SideEffect runs an effect that cannot join a DynamoDB transaction: an HTTP call, an
-// e-mail. key is the idempotency key of the event for this consumer; the effect passes it
-// (or a value derived from it) downstream, so that a receiver can drop the repeat a crash
-// between the call and its completion makes unavoidable. ctx ends when the lease is lost or
-// runs out: the effect must stop then. An error marked Permanent (a cloudevent.MalformedError
-// is) dead-letters the message; any other error fails it so it is delivered again. Side
-// effects are called concurrently for different events.
+// SideEffect runs an effect that cannot join a DynamoDB transaction (lease.SideEffect). ctx
+// ends when the lease is lost or runs out. It is called concurrently for different events.
 type SideEffect interface {
 	Run(ctx context.Context, ev cloudevent.Event, key string) error
-}
-
-// SideEffectFunc adapts a function to SideEffect.
-type SideEffectFunc func(ctx context.Context, ev cloudevent.Event, key string) error
-
-// Run calls f.
-func (f SideEffectFunc) Run(ctx context.Context, ev cloudevent.Event, key string) error {
-	return f(ctx, ev, key)
 }
 
 // Lease lengths.
@@ -38,8 +25,8 @@ const (
 	MaxLease = 15 * time.Minute
 )
 
-// LeaseConfig configures a LeasedConsumer: the settings both modes share, and the lease. The
-// zero value of every lease field means its default.
+// LeaseConfig configures a LeasedConsumer (lease.Config): the settings both modes share, and
+// the lease. The zero value of every lease field means its default.
 type LeaseConfig struct {
 	Config
 	// Lease is how long a claim holds the record before another delivery may take it over.
@@ -88,7 +75,7 @@ func (c LeaseConfig) Validate() error {
 }
 
 // LeasedConsumer applies a SideEffect at most once per lease and records its completion, the
-// idempotent consumer for effects outside DynamoDB: a fenced lease. A delivery claims the
+// idempotent consumer for effects outside DynamoDB (lease.Consumer): a fenced lease. A delivery claims the
 // record with a random owner token; completion and release are conditional on that token, so
 // a late owner can never overwrite or delete another's record. It is safe for concurrent use.
 type LeasedConsumer struct {

@@ -1,4 +1,4 @@
-package idempotency
+package engine
 
 import (
 	"context"
@@ -108,11 +108,11 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 			res, err = c.releasedAfter(ctx, p.rec, v)(duplicateByEffect(res), nil)
 			return res, true, err
 		}
-		reason := p.effect[v.index].Reason()
+		reason := p.effect[v.index].Reason
 		if reason == "" {
 			reason = fmt.Sprintf("condition of write %d failed", v.index)
 		}
-		return c.reject(ctx, res, p.rec, reason, p.cond, p.effect[v.index].onReject)
+		return c.reject(ctx, res, p.rec, reason, p.cond, p.effect[v.index].OnReject)
 	case permanent:
 		res.Outcome = Failed
 		return res, true, &EffectError{EventType: p.rec.EventType, Problem: "DynamoDB refused the transaction: " + err.Error()}
