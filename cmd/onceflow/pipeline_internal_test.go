@@ -22,12 +22,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -96,7 +96,7 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 		t.Fatal(err)
 	}
 	f.engine = engine
-	f.p, err = sqsbatch.NewFor(engine.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
+	f.p, err = sqsbatch.NewFor(engine.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
 		MaxReceiveCount: cfg.MaxReceiveCount})
 	if err != nil {
 		t.Fatal(err)

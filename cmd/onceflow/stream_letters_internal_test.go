@@ -144,7 +144,7 @@ func kinesisPort() streamPort {
 				N   int    `json:"n"`
 			}
 			return d.Key, d.N, json.Unmarshal(ev.Data, &d)
-		}), kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dlq}, Replay: kinesisbatch.ReplayConfig{Payloads: payloads}})
+		}), kinesisbatch.Config{Options: batch.Options{DeadLetter: dlq}, Replay: batch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func dynamoPort() streamPort {
 			var n int
 			_, err := fmt.Sscan(ch.NewImage["n"].Number(), &n)
 			return ch.Keys["pk"].String(), n, err
-		}), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq}, Replay: dynamodbbatch.ReplayConfig{Payloads: payloads}})
+		}), dynamodbbatch.Config{Options: batch.Options{DeadLetter: dlq}, Replay: batch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func TestDLQ_discard_of_a_payload_keyed_stream_letter_answers_the_producers_put_
 		}
 		return ev.Subject, 1, nil
 	})
-	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: c.letters(t)}, Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
+	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{Options: batch.Options{DeadLetter: c.letters(t)}, Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)
 	}

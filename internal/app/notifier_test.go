@@ -93,7 +93,7 @@ func TestNoteNotifier_a_failing_webhook_fails_the_messages_and_the_retry_sends_t
 		t.Fatalf("failures %v, err %v; want every message failed for SQS to redeliver", failures(resp), err)
 	}
 	// What stays is each event's count of failed attempts (for dead-lettering after
-	// sqsbatch.DefaultMaxAttempts), never a lease record.
+	// port.DefaultMaxAttempts), never a lease record.
 	recs := slices.DeleteFunc(s.items(t, s.idem, ""), func(r map[string]any) bool {
 		return strings.HasPrefix(fmt.Sprint(r["pk"]), "#attempts#") && r["attempts"] == 1.0
 	})

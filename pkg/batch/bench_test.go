@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -111,7 +112,7 @@ func data(key string, n int) []byte {
 
 func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{NoPacking: noPacking}})
+	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBen
 
 func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: noPacking}})
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *port
 
 func kinesisVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Options: kinesisbatch.Options{NoPacking: noPacking}})
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}

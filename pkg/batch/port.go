@@ -65,11 +65,11 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 	return p.runner.run(ctx, w)
 }
 
-// least is the fewest workers a batch should run: PackWidth when the engine packs, so that a
+// least is the fewest workers a batch should run: port.PackWidth when the engine packs, so that a
 // batch's groups share commits, else 0.
 func (p *Port[R]) least() int {
 	if !p.rules.NoPacking && p.engine.Packs() {
-		return PackWidth
+		return port.PackWidth
 	}
 	return 0
 }

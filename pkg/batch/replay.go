@@ -66,8 +66,8 @@ type replayed[R any] struct {
 	decoded bool
 }
 
-// NewReplay returns the replay path of the stream port s of e (NewStream's arguments).
-func NewReplay[R any](e port.Engine, cfg Options, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
+// newReplay returns the replay path of the stream port s of e (newStream's arguments).
+func newReplay[R any](e port.Engine, cfg Options, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
 	if e == nil {
 		return nil, fmt.Errorf("%s: the port.Engine is nil", s.Name)
 	}

@@ -36,52 +36,56 @@ func KeyedOn(decoder any) string {
 	return ""
 }
 
-// StreamPortConfig is the Config of every stream port (dynamodbbatch.Config and
-// kinesisbatch.Config are it, with their own Decoder D). The zero value works.
-type StreamPortConfig[D any] struct {
-	Options   // the settings every port shares
-	Decoder D // what a record's event is; nil: the port's default (its record as the event)
-	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
-	// an operator redrives the stream's dead letters to be applied in their key's order.
-	Replay ReplayConfig
+// Decoder turns a stream record R into the event applied: each stream port's Decoder
+// (dynamodbbatch.Decoder, kinesisbatch.Decoder) is one.
+type Decoder[R any] interface {
+	Decode(ctx context.Context, rec R) (cloudevent.Event, error)
 }
 
-// StreamPort is a stream port's two paths: the stream's batches (NewStream) and its replay
-// queue's (NewReplay), over one engine.
-type StreamPort[R any] struct {
+// StreamProcessor is the processor of every stream port (dynamodbbatch, kinesisbatch) over its
+// records R: the stream's batches, and its replay queue's, over one engine. A stream port is a
+// StreamProcessor and the Lambda event types around it. It is safe for concurrent use.
+type StreamProcessor[R any] struct {
 	port   *Port[R]
 	replay *Replay[R]
 }
 
-// NewStreamPort returns the paths of a stream port configured by cfg, applying each record's
-// event with e; s.Decode and s.KeyedOn are the port's reading of cfg.Decoder.
-func NewStreamPort[R, D any](e port.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
-	port, err := NewStream(e, cfg.Options, s)
+// NewStreamProcessor returns the processor of stream s, applying each record's event with e:
+// opts are the port's settings, rc its replay path's, and dec its Decoder; nil decodes with
+// s.Decode, the port's default, which keys events on s.KeyedOn.
+func NewStreamProcessor[R any](e port.Engine, opts Options, rc ReplayConfig, dec Decoder[R], s Stream[R]) (*StreamProcessor[R], error) {
+	if dec != nil {
+		s.Decode, s.KeyedOn = dec.Decode, KeyedOn(dec)
+	}
+	p, err := newStream(e, opts, s)
 	if err != nil {
 		return nil, err
 	}
-	replay, err := NewReplay(e, cfg.Options, cfg.Replay, s)
+	replay, err := newReplay(e, opts, rc, s)
 	if err != nil {
 		return nil, err
 	}
-	return &StreamPort[R]{port: port, replay: replay}, nil
+	return &StreamProcessor[R]{port: p, replay: replay}, nil
 }
 
-// FirstFailed runs a stream batch and returns the index of its first record not done with
-// (the one a partial batch response reports), -1 when all are.
-func (p *StreamPort[R]) FirstFailed(ctx context.Context, recs []R) int {
-	return FirstFailed(p.port.Run(ctx, recs))
+// Failed runs a stream batch and returns the sequence number of its first record not done
+// with, the one a partial batch response reports; ok is false when all are done with.
+func (p *StreamProcessor[R]) Failed(ctx context.Context, recs []R, sequence func(R) string) (seq string, ok bool) {
+	if i := FirstFailed(p.port.Run(ctx, recs)); i >= 0 {
+		return sequence(recs[i]), true
+	}
+	return "", false
 }
 
 // HandleReplay is the replay queue's handler (Replay.Handle).
-func (p *StreamPort[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+func (p *StreamProcessor[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	return p.replay.Handle(ctx, ev)
 }
 
-// NewStream returns the Port of a stream applying each record's event with e: a permanent
+// newStream returns the Port of a stream applying each record's event with e: a permanent
 // decoding error is malformed (logged, counted, dead-lettered holding its key under
 // HoldGroup), any other fails the record.
-func NewStream[R any](e port.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
+func newStream[R any](e port.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
 	if e == nil {
 		return nil, fmt.Errorf("%s: the port.Engine is nil", s.Name)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
@@ -49,9 +50,9 @@ func (h *dynamoHarness) Records(t *testing.T, msgs ...batchtest.Message) []event
 	return recs
 }
 
-func (*dynamoHarness) Port(t *testing.T, e port.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
+func (*dynamoHarness) Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
 	t.Helper()
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: batch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: dynamodbbatch.DecoderFunc(eventAttribute)})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -28,7 +29,7 @@ func streamPort(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
 		Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
 		ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
 		New: func(t *testing.T, c port.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
-			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl}})
+			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: batch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -40,7 +41,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *te
 		name string
 		cfg  dynamodbbatch.Config
 		want int64
-	}{{"packed", dynamodbbatch.Config{}, 1}, {"unpacked", dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: true}}, 4}} {
+	}{{"packed", dynamodbbatch.Config{}, 1}, {"unpacked", dynamodbbatch.Config{Options: batch.Options{NoPacking: true}}, 4}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newStreamEnv(t)
@@ -103,7 +104,7 @@ func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadlineMargin: time.Minute}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: batch.Options{DeadlineMargin: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 func TestProcessor_a_held_key_is_replayed_in_order_while_its_stream_goes_on(t *testing.T) {
 	t.Parallel()
 	testenv.StreamReplay(t, streamPort, func(t *testing.T, e port.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) testenv.ReplayPort[events.DynamoDBEventRecord] {
-		p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl}, Replay: rc})
+		p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: batch.Options{DeadLetter: dl}, Replay: rc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -81,7 +82,7 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 			}), idempotency.Config{Name: "envelope-" + tc.name, Table: idem, CacheSize: -1,
 				Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 				sqsbatch.Config{Decoder: tc.d,
-					Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
+					Options: batch.Options{DeadLetter: batch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
 						mu.Lock()
 						defer mu.Unlock()
 						reasons = append(reasons, reason)
@@ -163,7 +164,7 @@ func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *
 			Decoder: envelope.Func(func(context.Context, events.SQSMessage) (cloudevent.Event, error) {
 				return cloudevent.Event{}, errors.New("schema registry: timeout")
 			}),
-			Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })}})
+			Options: batch.Options{DeadLetter: batch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
@@ -39,7 +40,7 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 	logger := slog.New(requestIDs{slog.NewJSONHandler(&logs, nil)})
 	rec := metrics.NewEMF(&emf, "onceflow", map[string]string{"Consumer": "capped"})
 	c := f.consumer(t, "capped", func(cfg *idempotency.Config) { cfg.Logger, cfg.Metrics = logger, rec })
-	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sq, *dlq.QueueUrl)}})
+	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, *dlq.QueueUrl)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -60,7 +61,7 @@ func newRecovery(t *testing.T) *recovery {
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, idempotency.HandlerFunc(r.decide),
 		idempotency.Config{Name: r.consumer, Table: r.idem, Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -29,9 +30,9 @@ func (h *kinesisHarness) Records(t *testing.T, msgs ...batchtest.Message) []even
 	return recs
 }
 
-func (*kinesisHarness) Port(t *testing.T, e port.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
+func (*kinesisHarness) Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
 	t.Helper()
-	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
+	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: batch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)

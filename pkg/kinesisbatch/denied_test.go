@@ -6,6 +6,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -29,7 +30,7 @@ func streamPort(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
 		ID:     func(r events.KinesisEventRecord) string { return r.EventID },
 		Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
 		New: func(t *testing.T, c port.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
-			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl}})
+			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: batch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

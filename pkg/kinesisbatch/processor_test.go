@@ -70,7 +70,7 @@ func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *tes
 	sq := testenv.SQS(t)
 	dlq := testenv.FIFOQueue(t, sq, "kinesis-dlq")
 	e.put(t, "compte é 1", []byte(`{"item":"é","n":-1}`))
-	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn).Engine(), kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: deadletter.New(sq, dlq)}})
+	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn).Engine(), kinesisbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}

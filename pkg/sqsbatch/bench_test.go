@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -140,7 +141,7 @@ func sideBySide() []variant {
 		{"floor-sequential", "msg", floorSequential},
 		{"engine-sequential", "msg", engineSequential(idempotency.Applied)},
 		{"floor-batch", "batch", floorBatch},
-		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, -1, false)},
+		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{Options: batch.Options{NoPacking: true}}, -1, false)},
 		{"engine-packed", "batch", engineBatches(sqsbatch.Config{}, -1, false)},
 		{"duplicate-sequential", "msg", engineSequential(idempotency.Duplicate)},
 		{"duplicate-batch", "batch", engineBatches(sqsbatch.Config{}, -1, true)},

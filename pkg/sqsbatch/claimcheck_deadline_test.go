@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -38,13 +39,13 @@ func TestClaimCheck_a_slow_read_answers_within_the_deadline(t *testing.T) {
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false), Logger: quiet},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, Payloads: reader})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r}, Payloads: reader})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev := events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m-1", Body: claimcheck.Pointer{Bucket: bucket, Key: "k1"}.Body(),
 		EventSourceARN: fifoARN, Attributes: map[string]string{"MessageGroupId": "a", "ApproximateReceiveCount": "1"}}}}
-	deadline := time.Now().Add(sqsbatch.DefaultDeadlineMargin + 100*time.Millisecond)
+	deadline := time.Now().Add(batch.DefaultDeadlineMargin + 100*time.Millisecond)
 	ctx, cancel := context.WithDeadline(t.Context(), deadline)
 	defer cancel()
 	resp := handle(t, p, ctx, ev)

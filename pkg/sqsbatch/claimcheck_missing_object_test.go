@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
@@ -45,7 +46,7 @@ func TestClaimCheck_redriven_once_its_object_is_back_releases_its_group(t *testi
 	records := testenv.CreateTable(t, r.db, "idem", false)
 	payloads := &missing{gone: map[string]bool{}}
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, Payloads: payloads})
+		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}, Payloads: payloads})
 	if err != nil {
 		t.Fatal(err)
 	}

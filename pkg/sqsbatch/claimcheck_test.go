@@ -19,6 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -102,7 +103,7 @@ func newLargeStack(t *testing.T) *largeStack {
 		t.Fatal(err)
 	}
 	s.consumer, err = sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Payloads: reader,
-		Options: sqsbatch.Options{NoPacking: true, // each event's log line as it commits
+		Options: batch.Options{NoPacking: true, // each event's log line as it commits
 			DeadLetter: deadletter.New(s.sqs, s.dlq)}})
 	if err != nil {
 		t.Fatal(err)

@@ -97,7 +97,7 @@ type decoding struct {
 	log             *slog.Logger
 	metrics         metrics.Recorder
 	maxReceiveCount int // 0: no backstop hold
-	payloads        PayloadReader
+	payloads        batch.PayloadReader
 	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -43,7 +44,7 @@ func ExampleNewConsumer() {
 	})
 	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), orders,
 		idempotency.Config{Name: "customer-spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

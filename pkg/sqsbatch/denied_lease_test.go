@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -58,13 +60,13 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: s.r}})
+			p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: s.r}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			ddb.Set(testenv.Deny{Action: tt.action, Prefix: "notifier#"})
 			q := newFIFOQueue(t, 50, "a/1")
-			for range sqsbatch.DefaultMaxAttempts + 2 {
+			for range port.DefaultMaxAttempts + 2 {
 				ev := q.receive()
 				resp := handle(t, p, t.Context(), ev)
 				q.settle(ev, resp)

@@ -12,10 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -56,7 +58,7 @@ func newDeniedStack(t *testing.T, maxReceiveCount int) *deniedStack {
 	s.logs, s.emf = logs, emf
 	s.p, err = sqsbatch.NewConsumer(db, s.r, idempotency.Config{Name: "ledger", Table: s.records, Logger: logger, Metrics: recorder,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqsc, s.dlq)}, Payloads: reader, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sqsc, s.dlq)}, Payloads: reader, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +132,7 @@ func TestProcessor_a_denied_commit_leaves_the_messages_for_redelivery_until_gran
 	s := newDeniedStack(t, 0)
 	s.ddb.Set(testenv.Deny{Action: "dynamodb:ConditionCheckItem", Prefix: "#hold#ledger#"})
 	q := newFIFOQueue(t, 50, "a/1", "a/2", "b/1")
-	for range sqsbatch.DefaultMaxAttempts + 2 { // more deliveries than MaxAttempts: still not dead-lettered
+	for range port.DefaultMaxAttempts + 2 { // more deliveries than MaxAttempts: still not dead-lettered
 		if failed := s.run(t, q); !slices.Contains(failed, "a/1") || !slices.Contains(failed, "b/1") {
 			t.Fatalf("failed %v; want a/1 and b/1 left for redelivery", failed)
 		}
@@ -207,7 +209,7 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 			proxy.Set(tt.deny)
 			q := newFIFOQueue(t, 50)
 			tt.message(t, s, q)
-			for range sqsbatch.DefaultMaxAttempts + 2 {
+			for range port.DefaultMaxAttempts + 2 {
 				if failed := s.run(t, q); !slices.Equal(failed, []string{"a/1"}) {
 					t.Fatalf("failed %v; want a/1 left for redelivery", failed)
 				}
@@ -309,7 +311,7 @@ func TestProcessor_a_denied_backstop_hold_is_reported_and_the_batch_handled(t *t
 	s := newDeniedStack(t, maxReceiveCount)
 	s.ddb.Set(testenv.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"})
 	q := newFIFOQueue(t, maxReceiveCount, "a/1")
-	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers: received again unsettled
+	for range maxReceiveCount - batch.BackstopReceives { // lost answers: received again unsettled
 		q.receive()
 	}
 	if failed := s.run(t, q); len(failed) != 0 {

@@ -10,6 +10,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -30,7 +31,7 @@ func TestProcessor_a_dead_letter_names_the_decoded_event_id(t *testing.T) {
 	dlq := aws.ToString(out.QueueUrl)
 	r := newRedrive(t)
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false)},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c, dlq)}, Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(c, dlq)}, Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -29,7 +30,7 @@ func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) 
 	}{
 		{"packed", sqsbatch.Config{}, false, 1},
 		{"standard queue, packed", sqsbatch.Config{}, true, 1},
-		{"opted out", sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, false, 10},
+		{"opted out", sqsbatch.Config{Options: batch.Options{NoPacking: true}}, false, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPackEnv(t)

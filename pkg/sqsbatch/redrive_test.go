@@ -20,15 +20,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // backstop is the template's maxReceiveCount (template_test.go checks the template against
 // the same arithmetic): a FIFO batch of 10 and the engine's default limit.
-const backstop = 10 * sqsbatch.DefaultMaxAttempts
+const backstop = 10 * port.DefaultMaxAttempts
 
 // redrive is a consumer over DynamoDB Local whose handler appends each applied event's id to
 // its group's log item, in commit order, and fails the events in failing transiently.
@@ -243,12 +245,12 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 				t.Errorf("the queue's redrive policy moved %v; want nothing (maxReceiveCount %d is a backstop)", q.redriven, backstop)
 			}
 			for _, f := range failing {
-				if got := r.tried[f]; got != sqsbatch.DefaultMaxAttempts {
-					t.Errorf("%s tried %d times; want exactly %d", f, got, sqsbatch.DefaultMaxAttempts)
+				if got := r.tried[f]; got != port.DefaultMaxAttempts {
+					t.Errorf("%s tried %d times; want exactly %d", f, got, port.DefaultMaxAttempts)
 				}
 			}
 			for _, d := range r.dead {
-				want := fmt.Sprintf("failed %d times: ", sqsbatch.DefaultMaxAttempts)
+				want := fmt.Sprintf("failed %d times: ", port.DefaultMaxAttempts)
 				if !strings.Contains(d.reason, want) || !strings.Contains(d.reason, "downstream throttled") {
 					t.Errorf("reason of %s = %q; want %q and the last error", d.id, d.reason, want)
 				}
@@ -270,7 +272,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 // A configured limit replaces the default.
 func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{Options: sqsbatch.Options{MaxAttempts: 2}}, idempotency.GoOn)
+	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{Options: batch.Options{MaxAttempts: 2}}, idempotency.GoOn)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2")
 	if n := q.drain(t, p); n != 2 {
 		t.Errorf("drained in %d batches; want 2 (two own failures)", n)

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -95,9 +96,9 @@ var (
 	_ func(events.SQSMessage) port.Delivery                                                                       = sqsbatch.DeliveryOf
 	_ func(*sqsbatch.Processor, context.Context, events.SQSEvent) (events.SQSEventResponse, error)                = (*sqsbatch.Processor).Handle
 	_ sqsbatch.MessageHandler                                                                                     = sqsbatch.MessageHandlerFunc(nil)
-	_ sqsbatch.DeadLetterer                                                                                       = (*deadletter.Queue)(nil)
-	_                                                                                                             = sqsbatch.Config{Options: sqsbatch.Options{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), MaxAttempts: 0, NoPacking: false}, MaxReceiveCount: 0, Decoder: nil, Payloads: nil}
-	_                                                                                                             = sqsbatch.HandlerConfig{Concurrency: 1, DeadlineMargin: 0, DeadLetter: sqsbatch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}
+	_ batch.DeadLetterer                                                                                          = (*deadletter.Queue)(nil)
+	_                                                                                                             = sqsbatch.Config{Options: batch.Options{Concurrency: 1, DeadlineMargin: 0, DeadLetter: batch.DeadLettererFunc(nil), MaxAttempts: 0, NoPacking: false}, MaxReceiveCount: 0, Decoder: nil, Payloads: nil}
+	_                                                                                                             = sqsbatch.HandlerConfig{Concurrency: 1, DeadlineMargin: 0, DeadLetter: batch.DeadLettererFunc(nil), Logger: nil, Metrics: metrics.Discard}
 
 	// deadletter
 	_ func(deadletter.SendMessageAPI, string) *deadletter.Queue = deadletter.New

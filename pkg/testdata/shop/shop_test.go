@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -93,7 +94,7 @@ func TestSpend_consumer_applies_each_order_once_through_SQS_batches(t *testing.T
 	p, err := sqsbatch.NewConsumer(l.db, shop.Handler(l.table),
 		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1, // the redelivery reaches DynamoDB
 			Metrics: metrics.NewEMF(&emf, "shop", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(l.sqs, dlq)}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(l.sqs, dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}
