@@ -27,6 +27,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -293,7 +294,7 @@ func (f *pipeline) letters(t *testing.T) int { return f.c.count(t, f.dlq) }
 func (f *pipeline) inView(t *testing.T) []deadletter.Letter {
 	t.Helper()
 	var got []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), f.c.sqs, f.dlq, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), f.c.sqs, f.dlq, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	return got

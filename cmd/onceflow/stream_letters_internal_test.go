@@ -109,7 +109,7 @@ type streamPort struct {
 	handle func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(first int) int // handles the batch from record first; returns the failures
 	// replayed builds the same consumer's port and returns its replay queue's handler
 	// (HandleReplay, its claim checks read by payloads) and its stream's, as handle's.
-	replayed func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (replay func(events.SQSEvent) events.SQSEventResponse, stream func(first int) int)
+	replayed func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (replay func(events.SQSEvent) events.SQSEventResponse, stream func(first int) int)
 	ids      []string // the records' event ids
 	group    string   // the hold's group of the key
 	body     string   // how the first letter's body, read back, starts
@@ -137,7 +137,7 @@ func kinesisPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := kinesisbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var d struct {
 				Key string `json:"key"`
@@ -192,7 +192,7 @@ func dynamoPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := dynamodbbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var ch events.DynamoDBStreamRecord
 			if err := json.Unmarshal(ev.Data, &ch); err != nil {

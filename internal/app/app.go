@@ -124,7 +124,7 @@ func DeadLetterPrefix(consumer string) string { return "dead-letters/" + consume
 
 // payloadReader reads claim checks from bucket, the only one a pointer may name; nil (every
 // body is its payload) without a bucket.
-func payloadReader(d Deps, bucket string) (batch.PayloadReader, error) {
+func payloadReader(d Deps, bucket string) (claimcheck.PayloadReader, error) {
 	if bucket == "" {
 		return nil, nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // The ledger wired as its main wires it, with PAYLOAD_BUCKET set, reads events that a producer
@@ -104,7 +105,7 @@ func TestLedger_dead_letters_a_letter_past_1_MiB_under_its_prefix(t *testing.T) 
 		strings.Repeat("x", 1<<20-300) + `"}}`
 	handle(t, ledger, events.SQSEvent{Records: []events.SQSMessage{m}})
 	var letters []deadletter.Letter
-	if err := deadletter.Browse(context.Background(), s.sqs, s.ledgerDLQ, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
+	if err := dlq.Browse(context.Background(), s.sqs, s.ledgerDLQ, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(letters) != 1 || !letters[0].Offloaded {

@@ -18,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -33,7 +34,7 @@ const replayMaxReceiveCount = 3
 
 // StreamReplay checks a stream port's replay path against the emulators, on a stream of its own
 // per case, the consumer ("totals", HoldGroup) appending each record's amount to its item's
-// list: a held key's letters redriven to the consumer's replay queue (deadletter.Redrive) are
+// list: a held key's letters redriven to the consumer's replay queue (dlq.Redrive) are
 // applied in the key's order while the stream goes on, its live records held behind and then
 // applied after them, one replay's answer lost (the function crashed after its commit) changing
 // nothing; and a replay the queue moves by itself (every receive crashed) holds its key on its
@@ -74,7 +75,7 @@ func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
 		if got := g.port.Applied(t, "a"); !slices.Equal(got, []int{1, 2, 3, 4, 5, 6}) {
 			t.Errorf("a applied %v; want [1 2 3 4 5 6]: its letters in order, each once, then its live records", got)
 		}
-		if n := QueueDepth(t, g.sqs, g.dlq) + QueueDepth(t, g.sqs, g.rq); n != 0 {
+		if n := QueueDepth(t, g.sqs, g.dlqURL) + QueueDepth(t, g.sqs, g.rq); n != 0 {
 			t.Errorf("%d messages left in the dead-letter and replay queues; want none", n)
 		}
 	})
@@ -98,7 +99,7 @@ func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
 			}
 		}
 		Eventually(t, 20*time.Second, func() error { // the queue moves it to the dead-letter queue
-			if g.receiveReplay() != 0 || QueueDepth(t, g.sqs, g.dlq) != 1 {
+			if g.receiveReplay() != 0 || QueueDepth(t, g.sqs, g.dlqURL) != 1 {
 				return errors.New("c's replay not moved to the dead-letter queue yet")
 			}
 			return nil
@@ -121,22 +122,22 @@ func StreamReplay[R any](t *testing.T, newPort func(t *testing.T) StreamPort[R],
 // replayRig is one StreamReplay case: the port's stream, its consumer's dead-letter queue and
 // replay queue (redriving to it after replayMaxReceiveCount receives) on fauxqs.
 type replayRig[R any] struct {
-	t              *testing.T
-	port           StreamPort[R]
-	proc           ReplayPort[R]
-	sqs            *sqs.Client
-	dlq, rq, rqARN string
-	admin          *operator.Admin
-	handled        int               // records the stream delivered so far
-	groups         map[string]string // item → its key, as the port names it (the hold's group)
+	t                 *testing.T
+	port              StreamPort[R]
+	proc              ReplayPort[R]
+	sqs               *sqs.Client
+	dlqURL, rq, rqARN string
+	admin             *operator.Admin
+	handled           int               // records the stream delivered so far
+	groups            map[string]string // item → its key, as the port names it (the hold's group)
 }
 
 func newReplayRig[R any](t *testing.T, port StreamPort[R],
 	replay func(t *testing.T, e port.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) ReplayPort[R]) *replayRig[R] {
 	t.Helper()
 	g := &replayRig[R]{t: t, port: port, sqs: SQS(t), groups: map[string]string{}, admin: operator.New(DynamoDB(t), port.Table)}
-	g.dlq = g.queue("totals-dlq", nil)
-	dlqARN := g.arn(g.dlq)
+	g.dlqURL = g.queue("totals-dlqURL", nil)
+	dlqARN := g.arn(g.dlqURL)
 	g.rq = g.queue("totals-replay", map[string]string{"VisibilityTimeout": "30",
 		"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":%d}`, dlqARN, replayMaxReceiveCount)})
 	g.rqARN = g.arn(g.rq)
@@ -145,7 +146,7 @@ func newReplayRig[R any](t *testing.T, port StreamPort[R],
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.proc = replay(t, c.Engine(), deadletter.New(g.sqs, g.dlq), batch.ReplayConfig{MaxReceiveCount: replayMaxReceiveCount})
+	g.proc = replay(t, c.Engine(), deadletter.New(g.sqs, g.dlqURL), batch.ReplayConfig{MaxReceiveCount: replayMaxReceiveCount})
 	return g
 }
 
@@ -209,8 +210,8 @@ func (g *replayRig[R]) wantHeld(item string, n int) {
 func (g *replayRig[R]) redrive() int {
 	g.t.Helper()
 	moved := 0
-	err := deadletter.Redrive(g.t.Context(), deadletter.RedriveConfig{Client: g.sqs, Queue: g.dlq, Replay: g.rq}, func(r deadletter.Redriven) {
-		if r.Outcome == deadletter.Moved {
+	err := dlq.Redrive(g.t.Context(), dlq.RedriveConfig{Client: g.sqs, Queue: g.dlqURL, Replay: g.rq}, func(r dlq.Redriven) {
+		if r.Outcome == dlq.Moved {
 			moved++
 		}
 		if r.Err != nil {

@@ -18,18 +18,12 @@ import (
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
-// PayloadReader returns the payload of a message: its body, or what its body points to (a
-// claim check: *claimcheck.Reader is one). It is called concurrently.
-type PayloadReader interface {
-	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
-}
-
 // ReplayConfig tunes the replay path of a stream port. The zero value works.
 type ReplayConfig struct {
 	// Payloads reads a replayed letter's record that came as a claim check (a record past
 	// SQS's 1 MiB, in the payload bucket). Nil: such a message is dead-lettered again, its
 	// reason saying so.
-	Payloads PayloadReader
+	Payloads claimcheck.PayloadReader
 	// MaxReceiveCount is the replay queue's redrive policy maxReceiveCount (0: none, or
 	// unknown). When set, a consumer that holds groups holds a message's key, naming its
 	// record, before handling it on its last BackstopReceives receives (Backstop), so that a

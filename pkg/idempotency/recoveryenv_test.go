@@ -26,6 +26,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
@@ -155,17 +156,17 @@ func (r *recovery) sendAs(t *testing.T, group, id, dedup string, data any) {
 // does: it takes the letter out of view, records the decision, deletes the letter.
 func (r *recovery) discard(t *testing.T, id string) operator.Record {
 	t.Helper()
-	l, ok, err := deadletter.Take(t.Context(), r.sqs, r.dlq, id)
+	l, ok, err := dlq.Take(t.Context(), r.sqs, r.dlq, id)
 	if err != nil || !ok {
 		t.Fatalf("letter %s: %v, %v; want it in view", id, ok, err)
 	}
 	rec, err := r.admin.Discard(t.Context(), operator.Discard{Consumer: r.consumer, EventID: l.EventID, MessageID: l.SourceMessage,
 		Group: l.GroupID, Body: l.Body, By: "test", Why: "producer bug"})
 	if err != nil {
-		deadletter.Release(t.Context(), r.sqs, r.dlq, l)
+		dlq.Release(t.Context(), r.sqs, r.dlq, l)
 		t.Fatalf("discard %s: %v", id, err)
 	}
-	if err := deadletter.Delete(t.Context(), r.sqs, r.dlq, l); err != nil {
+	if err := dlq.Delete(t.Context(), r.sqs, r.dlq, l); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -240,16 +241,16 @@ func (r *recovery) count(t *testing.T, url string) int {
 
 // redrive redrives the dead-letter queue back to the source queue with cfg, calling between
 // (if not nil) after each letter it moved, and returns the outcomes by event id.
-func (r *recovery) redrive(t *testing.T, cfg deadletter.RedriveConfig, between func(deadletter.Redriven)) map[string][]deadletter.Outcome {
+func (r *recovery) redrive(t *testing.T, cfg dlq.RedriveConfig, between func(dlq.Redriven)) map[string][]dlq.Outcome {
 	t.Helper()
 	cfg.Client, cfg.Queue = r.sqs, r.dlq
-	got := map[string][]deadletter.Outcome{}
-	err := deadletter.Redrive(t.Context(), cfg, func(d deadletter.Redriven) {
+	got := map[string][]dlq.Outcome{}
+	err := dlq.Redrive(t.Context(), cfg, func(d dlq.Redriven) {
 		got[d.Letter.EventID] = append(got[d.Letter.EventID], d.Outcome)
 		if d.Err != nil {
 			t.Logf("redrive %s: %s: %v", d.Letter.EventID, d.Outcome, d.Err)
 		}
-		if between != nil && d.Outcome == deadletter.Moved {
+		if between != nil && d.Outcome == dlq.Moved {
 			between(d)
 		}
 	})

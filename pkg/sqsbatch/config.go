@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/port"
 )
@@ -57,7 +58,7 @@ type Config struct {
 	// object is missing, or past its bound) dead-letters the message with that reason; any
 	// other is retried. The idempotency record keeps the message as received (the pointer) and
 	// the hash of the payload. Nil: every body is the payload.
-	Payloads batch.PayloadReader
+	Payloads claimcheck.PayloadReader
 }
 
 func (c Config) withDefaults() Config {

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
@@ -97,7 +98,7 @@ type decoding struct {
 	log             *slog.Logger
 	metrics         metrics.Recorder
 	maxReceiveCount int // 0: no backstop hold
-	payloads        batch.PayloadReader
+	payloads        claimcheck.PayloadReader
 	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 

@@ -140,7 +140,7 @@ func newFIFOQueue(t *testing.T, maxReceiveCount int, specs ...string) *fifoQueue
 
 // send enqueues the event "group/n" as message "group/n"; with an id given after a "@", as a
 // redrive sends it again: under that new id, carrying its first one ("group/n") as
-// deadletter.Redrive does (deadletter.AttrOriginalMessageID); with an id given after a "+", as
+// dlq.Redrive does (deadletter.AttrOriginalMessageID); with an id given after a "+", as
 // its producer sends it again: the same event under that new id, carrying nothing.
 func (q *fifoQueue) send(t *testing.T, spec string) {
 	t.Helper()

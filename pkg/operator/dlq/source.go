@@ -1,4 +1,4 @@
-package deadletter
+package dlq
 
 import (
 	"context"

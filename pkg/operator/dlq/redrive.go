@@ -1,4 +1,4 @@
-package deadletter
+package dlq
 
 import (
 	"context"
@@ -12,12 +12,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/claimcheck"
+	"github.com/onceflow/onceflow/pkg/deadletter"
 )
 
 // RedriveAPI is the SQS calls Redrive makes; *sqs.Client implements it.
 type RedriveAPI interface {
 	ReceiveAPI
-	SendMessageAPI
+	deadletter.SendMessageAPI
 	DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 	GetQueueUrl(ctx context.Context, params *sqs.GetQueueUrlInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueUrlOutput, error)
 	GetQueueAttributes(ctx context.Context, params *sqs.GetQueueAttributesInput, optFns ...func(*sqs.Options)) (*sqs.GetQueueAttributesOutput, error)
@@ -31,7 +34,7 @@ type RedriveConfig struct {
 	// dead-lettered from (AttrSourceQueueARN), or to Source when it names none.
 	To string
 	// Replay is the URL of the replay queue of the stream consumer whose dead-letter queue this
-	// is, where a stream letter (Letter.FromStream) goes: the consumer applies it from there in
+	// is, where a stream letter (deadletter.Letter.FromStream) goes: the consumer applies it from there in
 	// its key's order (batch.Replay). "" refuses a stream letter, unless To is set.
 	Replay string
 	// Source is the URL of the dead-letter queue's source queue (the queue whose redrive
@@ -44,7 +47,7 @@ type RedriveConfig struct {
 	// Payloads reads the body of a letter DeadLetter sent as a claim check (past SQS's limit),
 	// which the redrive sends as it was: inline when it fits, else still as a claim check
 	// (*claimcheck.Reader; the operator's tool gives one). Nil: such a letter fails.
-	Payloads PayloadReader
+	Payloads claimcheck.PayloadReader
 	// Visibility is how long the letters a redrive receives stay invisible to others while it
 	// runs; default Hold. Letters it leaves in place that become visible again before it ends
 	// (a redrive outlasting it) are recognised and not decided twice.
@@ -71,7 +74,7 @@ const (
 
 // Redriven is what Redrive did with one letter.
 type Redriven struct {
-	Letter  Letter
+	Letter  deadletter.Letter
 	To      string // the queue URL it was (or would be) sent to
 	Outcome Outcome
 	Err     error // why it failed, for Failed
@@ -149,10 +152,10 @@ type redrive struct {
 	sent  map[string]bool   // message ids of the sends of this redrive
 	seen  map[string]int    // letters decided: index in left, or -1
 	moved int
-	left  []Letter
+	left  []deadletter.Letter
 }
 
-func (r *redrive) one(ctx context.Context, l Letter) Redriven {
+func (r *redrive) one(ctx context.Context, l deadletter.Letter) Redriven {
 	res := Redriven{Letter: l}
 	switch {
 	case r.sent[l.SourceMessage] || r.sent[l.MessageID]:
@@ -187,12 +190,9 @@ func (r *redrive) one(ctx context.Context, l Letter) Redriven {
 }
 
 // move sends l to url and deletes it from the dead-letter queue.
-func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, error) {
-	in := l.SendInput(url)
-	if l.FromStream() {
-		in = l.ReplayInput(url)
-	}
-	if err := l.sendBody(ctx, r.cfg.Payloads, in); err != nil {
+func (r *redrive) move(ctx context.Context, l deadletter.Letter, url string) (Outcome, error) {
+	in, err := l.RedriveInput(ctx, r.cfg.Payloads, url)
+	if err != nil {
 		return Failed, err
 	}
 	if strings.HasSuffix(url, ".fifo") {
@@ -214,7 +214,7 @@ func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, erro
 	}
 	r.sent[id] = true
 	if _, err := r.cfg.Client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(r.cfg.Queue),
-		ReceiptHandle: aws.String(l.receiptHandle)}); err != nil {
+		ReceiptHandle: aws.String(l.ReceiptHandle)}); err != nil {
 		// Sent but still here: a second redrive sends it again, which the broker drops within
 		// five minutes and the consumer's record stops after.
 		return Failed, fmt.Errorf("delete redriven letter %s: %w", l.MessageID, err)
@@ -224,7 +224,7 @@ func (r *redrive) move(ctx context.Context, l Letter, url string) (Outcome, erro
 }
 
 // destination is the URL of the queue l goes back to.
-func (r *redrive) destination(ctx context.Context, l Letter) (string, error) {
+func (r *redrive) destination(ctx context.Context, l deadletter.Letter) (string, error) {
 	if r.cfg.To != "" {
 		return r.cfg.To, nil
 	}
