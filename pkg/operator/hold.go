@@ -67,7 +67,7 @@ func holdOf(h holdlist.Hold) Hold {
 	if h.Skipped != nil {
 		out.Skipped = make([]Decision, len(h.Skipped))
 		for i, d := range h.Skipped {
-			out.Skipped[i] = Decision{Held: d.Held.Port(), By: d.By, Why: d.Why, At: d.At}
+			out.Skipped[i] = Decision{Held: d.Port(), By: d.By, Why: d.Why, At: d.At}
 		}
 	}
 	return out

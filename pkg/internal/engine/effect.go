@@ -130,7 +130,7 @@ func describe(w types.TransactWriteItem, keyNames map[string][]string) (itemRef,
 	case len(key) == 0 && w.Put == nil:
 		return itemRef{}, 0, fmt.Errorf("has no key")
 	case w.Put != nil && len(key) < len(keyNames[*table]):
-		return itemRef{}, 0, fmt.Errorf("Put item lacks key attributes: it has %v of %v", slices.Sorted(maps.Keys(key)), keyNames[*table])
+		return itemRef{}, 0, fmt.Errorf("Put item lacks key attributes: it has %v of %v", slices.Sorted(maps.Keys(key)), keyNames[*table]) //nolint:staticcheck // Put is idempotency.Put, which the handler called
 	}
 	size := 0
 	for _, m := range values {
