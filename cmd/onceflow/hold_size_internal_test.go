@@ -17,8 +17,7 @@ import (
 // dead-lettered by the engine with its reason and source queue: never left to SQS's redrive
 // policy, which would move it unheld (applied, once the tail drains, after later movements)
 // and unnamed (the runbook's redrive refuses a letter that names no source queue). The list
-// is written through the engine's own HoldGroup and HoldMessages; the movement goes through
-// the pipeline.
+// is written through the port contract's HoldAhead; the movement goes through the pipeline.
 func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_by_the_engine(t *testing.T) {
 	t.Parallel()
 	c := newCloud(t)

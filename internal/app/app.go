@@ -134,7 +134,7 @@ func payloadReader(d Deps, bucket string) (claimcheck.PayloadReader, error) {
 	return claimcheck.NewReader(d.S3, claimcheck.ReaderConfig{Buckets: []string{bucket}})
 }
 
-// NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
+// NewNoteNotifier returns the note-notifier function's handler: a lease.Consumer whose side
 // effect POSTs each note.created event, signed, to the webhook with its Idempotency-Key, and
 // which moves malformed and permanently refused messages to the configured dead-letter queue.
 // The webhook URL and signing secret are read here, once, from the SSM parameters cfg names.

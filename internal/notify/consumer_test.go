@@ -17,7 +17,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
-// The note-notifier as deployed: a LeasedConsumer running a Notifier, on DynamoDB Local.
+// The note-notifier as deployed: a lease.Consumer running a Notifier, on DynamoDB Local.
 func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_failures(t *testing.T) {
 	t.Parallel()
 	db := testenv.DynamoDB(t)

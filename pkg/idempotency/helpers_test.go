@@ -194,7 +194,7 @@ func redriven(m events.SQSMessage, id string) events.SQSMessage {
 
 func permanent(err error) bool { return idempotency.IsPermanent(err) }
 
-// applier is what Consumer and LeasedConsumer have in common.
+// applier is what idempotency.Consumer and lease.Consumer have in common.
 type applier interface {
 	Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (idempotency.Result, error)
 }

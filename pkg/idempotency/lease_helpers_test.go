@@ -139,7 +139,7 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	}
 }
 
-// leased returns a LeasedConsumer on the fixture's idempotency table, through db (the
+// leased returns a lease.Consumer on the fixture's idempotency table, through db (the
 // fixture's client when nil).
 func (f *fixture) leased(t *testing.T, name string, db idempotency.DB, effect lease.SideEffect, mod ...func(*lease.Config)) *lease.Consumer {
 	t.Helper()
