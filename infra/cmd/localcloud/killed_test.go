@@ -27,28 +27,36 @@ func TestRun_killed_midway_leaves_no_process(t *testing.T) {
 	bin := buildCLI(t)
 	for _, tc := range []struct {
 		name string
+		bare bool // `localcloud serve` alone, without emulators.sh and reap: as make up runs it
 		kill func(r *killRun) error
 	}{
 		// make test killed: the shell standing for make gets SIGKILL; reap, its child, gets
 		// SIGTERM from the kernel (its parent-death signal) and sweeps.
-		{"make_killed", func(r *killRun) error { return r.parent.Process.Kill() }},
+		{"make_killed", false, func(r *killRun) error { return r.parent.Process.Kill() }},
 		// Ctrl-C: SIGINT to the whole foreground process group.
-		{"ctrl-c", func(r *killRun) error { return syscall.Kill(-r.parent.Process.Pid, syscall.SIGINT) }},
+		{"ctrl-c", false, func(r *killRun) error { return syscall.Kill(-r.parent.Process.Pid, syscall.SIGINT) }},
 		// emulators.sh (by then reap) killed: its watchdog sweeps.
-		{"emulators.sh_killed", func(r *killRun) error { return syscall.Kill(r.pid("reap -run"), syscall.SIGKILL) }},
+		{"emulators.sh_killed", false, func(r *killRun) error { return syscall.Kill(r.pid("reap -run"), syscall.SIGKILL) }},
 		// The process that holds the local cloud (a test binary, localcloud serve) killed: what
 		// it started dies with it (parent-death signals); reap sweeps what is left when its
 		// command has ended.
-		{"localcloud_killed", func(r *killRun) error { return syscall.Kill(r.pid("localcloud serve"), syscall.SIGKILL) }},
+		{"localcloud_killed", false, func(r *killRun) error { return syscall.Kill(r.pid("localcloud serve"), syscall.SIGKILL) }},
+		// The same with no reap to sweep: the parent-death signals alone end the cloud's
+		// emulators, its Runtime Interface Emulator and the bootstrap.
+		{"localcloud_killed_without_reap", true, func(r *killRun) error { return syscall.Kill(r.pid("localcloud serve"), syscall.SIGKILL) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			r := startKillRun(t, bin)
+			r := startKillRun(t, bin, tc.bare)
 			r.busy(t)
 			before := reap.Find(r.id)
-			for _, want := range []string{"reap -run", "reap -watch", "java", "fauxqs.mjs", "kinesalite", "localcloud serve", "aws-lambda-rie", "bootstrap"} {
-				if !hasCommand(before, want) {
-					t.Fatalf("no %q among the run's processes before the kill (the test would prove nothing):\n%s", want, list(before))
+			want := []string{"java", "fauxqs.mjs", "localcloud serve", "aws-lambda-rie", "bootstrap"}
+			if !tc.bare {
+				want = append(want, "reap -run", "reap -watch", "kinesalite")
+			}
+			for _, w := range want {
+				if !hasCommand(before, w) {
+					t.Fatalf("no %q among the run's processes before the kill (the test would prove nothing):\n%s", w, list(before))
 				}
 			}
 			if err := tc.kill(r); err != nil {
@@ -62,15 +70,16 @@ func TestRun_killed_midway_leaves_no_process(t *testing.T) {
 	}
 }
 
-// killRun is a run of infra/emulators.sh around `localcloud serve`, under a shell that stands
-// for make, in a process group of its own (as a terminal runs make).
+// killRun is a run of infra/emulators.sh around `localcloud serve` (or, bare, of `localcloud
+// serve` alone), under a shell that stands for make, in a process group of its own (as a
+// terminal runs make).
 type killRun struct {
 	id, state string
 	parent    *exec.Cmd
 	exited    chan error
 }
 
-func startKillRun(t *testing.T, bin string) *killRun {
+func startKillRun(t *testing.T, bin string, bare bool) *killRun {
 	t.Helper()
 	root, err := filepath.Abs("../../..")
 	if err != nil {
@@ -78,10 +87,13 @@ func startKillRun(t *testing.T, bin string) *killRun {
 	}
 	dir := t.TempDir()
 	r := &killRun{id: reap.NewRun(), state: filepath.Join(dir, "state"), exited: make(chan error, 1)}
-	// `; exit` keeps the shell from exec'ing the script: it stays emulators.sh's parent, as make is.
-	r.parent = exec.Command("bash", "-c", `"$0" "$@"; exit $?`, filepath.Join(root, "infra", "emulators.sh"),
-		bin, "serve", "-template", filepath.Join("testdata", "killed", "template.yaml"), "-state", r.state,
-		"-prefix", fmt.Sprintf("killed%d", time.Now().UnixNano()))
+	argv := []string{bin, "serve", "-template", filepath.Join("..", "..", "localcloud", "testdata", "one", "template.yaml"), "-state", r.state,
+		"-prefix", fmt.Sprintf("killed%d", time.Now().UnixNano())}
+	if !bare {
+		argv = append([]string{filepath.Join(root, "infra", "emulators.sh")}, argv...)
+	}
+	// `; exit` keeps the shell from exec'ing the command: it stays its parent, as make is.
+	r.parent = exec.Command("bash", append([]string{"-c", `"$0" "$@"; exit $?`}, argv...)...)
 	r.parent.Env = append(reap.Mark(os.Environ(), r.id), "EMULATORS_LOGS="+filepath.Join(dir, "logs"))
 	r.parent.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	out, err := os.Create(filepath.Join(dir, "out.log"))
