@@ -67,6 +67,8 @@ func (c *Cloud) startEnv(ctx context.Context, p *pool, env *environment) error {
 		return err
 	}
 	if err := waitReady(ctx, pr, readyBound, dialProbe(addr)); err != nil {
+		// Stopped here: the next start would replace it in c.procs, and nothing else would.
+		pr.stop(2 * time.Second)
 		return fmt.Errorf("environment %s: %w", env.name, err)
 	}
 	env.proc = pr
