@@ -49,7 +49,7 @@ func TestRun_killed_midway_leaves_no_process(t *testing.T) {
 			t.Parallel()
 			r := startKillRun(t, bin, tc.bare)
 			r.busy(t)
-			before := reap.Find(r.id)
+			before := r.find()
 			want := []string{"java", "fauxqs.mjs", "localcloud serve", "aws-lambda-rie", "bootstrap"}
 			if !tc.bare {
 				want = append(want, "reap -run", "reap -watch", "kinesalite")
@@ -151,9 +151,21 @@ func (r *killRun) busy(t *testing.T) {
 	}
 }
 
+// find returns the run's processes but the shell that stands for make (whose command line
+// holds every other's).
+func (r *killRun) find() []reap.Process {
+	var out []reap.Process
+	for _, p := range reap.Find(r.id) {
+		if p.PID != r.parent.Process.Pid {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 // pid is the pid of the run's process whose command line holds cmd, 0 if none.
 func (r *killRun) pid(cmd string) int {
-	for _, p := range reap.Find(r.id) {
+	for _, p := range r.find() {
 		if strings.Contains(p.Command, cmd) {
 			return p.PID
 		}
