@@ -6,6 +6,7 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
+	"github.com/onceflow/onceflow/internal/testenv"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -23,7 +24,7 @@ func TestLocalCloud_creates_what_the_translated_template_deploys(t *testing.T) {
 	// a Python program that takes seconds of CPU to start) whose time grows with the machine's
 	// load, and 4 minutes ran out in the AWS CLI's first steps at a load of 20 on 2 cores. Each
 	// step has a bound of its own, on a hang; go test's -timeout bounds the test.
-	ctx := t.Context()
+	ctx := testenv.BeforeTimeout(t)
 	// The template's own visibility timeouts, not the shorter ones other tests run with.
 	cloud := workloadtest.Start(ctx, t, "template.yaml", "sam", func(cfg *localcloud.Config) { cfg.VisibilityTimeout = 0 })
 	samtest.Compare(ctx, t, samtest.NewResolver(t, tpl, cloud.Endpoints(), nil), cloud.Cloud)

@@ -29,7 +29,7 @@ func TestSweep_ends_every_process_of_the_run_and_no_other(t *testing.T) {
 	run, other := reap.NewRun(), reap.NewRun()
 	polite := start(t, run, "sleep 600")
 	stubborn := start(t, run, `trap "" TERM; sleep 600 & wait`) // its sleep ignores SIGTERM too
-	start(t, other, "sleep 600") // a bystander
+	start(t, other, "sleep 600")                                // a bystander
 	// The polite sleep (its shell may exec it), the stubborn shell and its sleep, once started.
 	for deadline := time.Now().Add(10 * time.Second); len(reap.Find(run)) < 3; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
