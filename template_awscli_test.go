@@ -41,8 +41,14 @@ func newAWSCLI(t *testing.T) awsCLI {
 		"AWS_EC2_METADATA_DISABLED=true")}
 }
 
+// cliCallBound bounds one call of the AWS CLI: a call that takes longer hangs (a call takes 1 to
+// 10 s of a loaded machine's time, most of it Python's start).
+const cliCallBound = 2 * time.Minute
+
 func (c awsCLI) run(ctx context.Context, t *testing.T, endpoint string, out any, args ...string) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, cliCallBound)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, c.path, append([]string{"--endpoint-url", endpoint, "--output", "json"}, args...)...)
 	cmd.Env = c.env
 	var stderr bytes.Buffer

@@ -1,13 +1,12 @@
 package onceflow_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
+	"github.com/onceflow/onceflow/internal/testenv"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -21,8 +20,11 @@ func TestLocalCloud_creates_what_the_translated_template_deploys(t *testing.T) {
 	tpl := translated(t)
 	testkit.Emulator(t, testkit.EndpointVariable)
 	testkit.Emulator(t, testkit.SQSEndpointVariable)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	// No bound on the whole: it does many steps (a cloud's start, each a call of the AWS CLI,
+	// a Python program that takes seconds of CPU to start) whose time grows with the machine's
+	// load, and 4 minutes ran out in the AWS CLI's first steps at a load of 20 on 2 cores. Each
+	// step has a bound of its own, on a hang; go test's -timeout bounds the test.
+	ctx := testenv.BeforeTimeout(t)
 	// The template's own visibility timeouts, not the shorter ones other tests run with.
 	cloud := workloadtest.Start(ctx, t, "template.yaml", "sam", func(cfg *localcloud.Config) { cfg.VisibilityTimeout = 0 })
 	samtest.Compare(ctx, t, samtest.NewResolver(t, tpl, cloud.Endpoints(), nil), cloud.Cloud)

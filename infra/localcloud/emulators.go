@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
@@ -62,7 +61,7 @@ func (c *Cloud) startDynamoDB(ctx context.Context) (string, error) {
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
 	client := Endpoints{DynamoDB: endpoint}.DynamoDBClient()
-	err = waitReady(ctx, p, 30*time.Second, func(ctx context.Context) error {
+	err = waitReady(ctx, p, readyBound, func(ctx context.Context) error {
 		_, err := client.ListTables(ctx, &dynamodb.ListTablesInput{})
 		return err
 	})
@@ -89,7 +88,7 @@ func (c *Cloud) startFauxqs(ctx context.Context) (string, error) {
 		return "", err
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	err = waitReady(ctx, p, 30*time.Second, func(ctx context.Context) error {
+	err = waitReady(ctx, p, readyBound, func(ctx context.Context) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"/health", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
+	"github.com/onceflow/onceflow/infra/reap"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -57,15 +58,17 @@ func (c *Cloud) startEnv(ctx context.Context, p *pool, env *environment) error {
 		return err
 	}
 	addr := fmt.Sprintf("127.0.0.1:%d", rie)
-	cmd := exec.Command(c.cfg.RIE, "--runtime-interface-emulator-address", addr,
-		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", api), p.bootstrap)
+	cmd := exec.Command(c.cfg.RIE, append([]string{"--runtime-interface-emulator-address", addr,
+		"--runtime-api-address", fmt.Sprintf("127.0.0.1:%d", api)}, dieWithParent(p.bootstrap)...)...)
 	cmd.Dir = filepath.Dir(p.bootstrap)
 	cmd.Env = c.functionEnv(p.fn, cmd.Dir)
 	pr, err := c.startTracked(env.name, cmd)
 	if err != nil {
 		return err
 	}
-	if err := waitReady(ctx, pr, 10*time.Second, dialProbe(addr)); err != nil {
+	if err := waitReady(ctx, pr, readyBound, dialProbe(addr)); err != nil {
+		// Stopped here: the next start would replace it in c.procs, and nothing else would.
+		pr.stop(2 * time.Second)
 		return fmt.Errorf("environment %s: %w", env.name, err)
 	}
 	env.proc = pr
@@ -73,10 +76,22 @@ func (c *Cloud) startEnv(ctx context.Context, p *pool, env *environment) error {
 	return nil
 }
 
+// dieWithParent is the command that runs bootstrap so that it gets SIGKILL when its parent,
+// the Runtime Interface Emulator, ends: the emulator starts it in a process group of its own
+// and without a parent-death signal, so that a killed emulator would leave it running.
+// setpriv (util-linux) sets the signal and execs bootstrap; without setpriv, bootstrap alone.
+func dieWithParent(bootstrap string) []string {
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		return []string{bootstrap}
+	}
+	return []string{setpriv, "--pdeathsig", "KILL", "--", bootstrap}
+}
+
 // functionEnv is the environment of a function process: the template's variables, then what
 // Lambda sets, then the local identity and emulator endpoints for config.LoadDefaultConfig.
 func (c *Cloud) functionEnv(f *Function, taskRoot string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "TZ=:UTC"}
+	env := append([]string{"PATH=" + os.Getenv("PATH"), "TZ=:UTC"}, reap.Marks()...) // a sweep of the run finds it
 	for _, k := range sortedKeys(f.Env) {
 		env = append(env, k+"="+f.Env[k])
 	}

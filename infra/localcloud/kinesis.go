@@ -48,7 +48,7 @@ func (c *Cloud) startKinesalite(ctx context.Context) (string, error) {
 		return "", err
 	}
 	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	err = waitReady(ctx, p, 30*time.Second, func(ctx context.Context) error {
+	err = waitReady(ctx, p, readyBound, func(ctx context.Context) error {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
 		resp, err := http.DefaultClient.Do(req) // any answer: it listens
 		if err == nil {

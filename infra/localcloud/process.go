@@ -12,9 +12,12 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/onceflow/onceflow/infra/reap"
 )
 
-// proc is a child process in its own process group, its output in a log file.
+// proc is a child process in its own process group, its output in a log file. It dies with
+// this process (reap.Start).
 type proc struct {
 	name string
 	cmd  *exec.Cmd
@@ -33,8 +36,10 @@ func startProc(name string, cmd *exec.Cmd, logPath string, fresh bool) (*proc, e
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	cmd.Stdout, cmd.Stderr = logf, logf
+	// Its own process group, so that stop ends what it started too; SIGKILL from the kernel
+	// when this process ends, however it ends, so that a killed test or supervisor leaves none.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := reap.Start(cmd, syscall.SIGKILL); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -129,6 +134,11 @@ func portsOutsideEphemeral() (from, to int) {
 	}
 	return hi + 1, 65536
 }
+
+// readyBound is how long a started process has to become ready: a bound on a hang, never a
+// wait, since waitReady returns as soon as the process is ready or has exited. A loaded 2-core
+// machine (load average 20) took over 30 s to start DynamoDB Local's JVM.
+const readyBound = 3 * time.Minute
 
 // waitReady polls probe until it succeeds, the process exits or the timeout passes.
 func waitReady(ctx context.Context, p *proc, timeout time.Duration, probe func(context.Context) error) error {

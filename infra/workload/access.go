@@ -37,6 +37,7 @@ func (r *run) ownerClient(account string) *http.Client {
 			next = http.DefaultTransport
 		}
 		c.Transport = retryReads{next: next} // reads only: the workload's writes count their retries
+		c.Timeout = 0                        // each attempt has its bound (retryReads), not the whole read
 		r.owners[account] = c
 	}
 	return c

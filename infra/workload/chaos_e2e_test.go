@@ -1,7 +1,6 @@
 package workload_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
+	"github.com/onceflow/onceflow/internal/testenv"
 )
 
 // The CI-sized chaos run (`make chaos` at a small size, higher fault rates): every fault kind
@@ -19,8 +19,9 @@ import (
 func TestChaos_small_run_with_every_fault_kind_keeps_every_invariant(t *testing.T) {
 	// Each e2e test runs its own cloud under its own names: they share the machine, not state.
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // under load the run takes several times its quiet 79 s: 8 minutes ran out at a load of 15 on 2 cores
-	defer cancel()
+	// Bounded by the run's -timeout only: under load the run takes many times its quiet 79 s
+	// (16.5 min at a load of 21 on 2 cores, where 8 minutes once ran out at 15).
+	ctx := testenv.BeforeTimeout(t)
 	cloud := workloadtest.Start(ctx, t, template, "chaos", func(cfg *localcloud.Config) {
 		cfg.Chaos = localcloud.Chaos{Throttle: 0.03, ServerError: 0.03, Conflict: 0.05, ResetBefore: 0.03, ResetAfter: 0.03,
 			Latency: 0.03, MaxLatency: 100 * time.Millisecond, KillDuring: 0.05, KillAfter: 0.03}

@@ -158,16 +158,17 @@ func (r *run) expected() map[string][]string {
 // at every consumer, twice in a row; it returns why it gave up after cfg.DrainTimeout.
 func (r *run) drain(ctx context.Context) error {
 	want := r.expected()
-	return waitDrained(ctx, r.cfg.DrainTimeout, time.Second, func(ctx context.Context) (string, error) {
+	return waitDrained(ctx, time.Now, r.cfg.DrainTimeout, time.Second, func(ctx context.Context) (string, error) {
 		return r.pending(ctx, want)
 	})
 }
 
 // waitDrained runs check every interval until it finds nothing pending twice in a row; after
-// timeout it gives up with what the last check found pending. A check that found nothing is
-// always confirmed, even past timeout: a check of a large run takes minutes (it scans tables).
-func waitDrained(ctx context.Context, timeout, interval time.Duration, check func(context.Context) (string, error)) error {
-	deadline := time.Now().Add(timeout)
+// timeout (by the clock now) it gives up with what the last check found pending. A check that
+// found nothing is always confirmed, even past timeout: a check of a large run takes minutes
+// (it scans tables).
+func waitDrained(ctx context.Context, now func() time.Time, timeout, interval time.Duration, check func(context.Context) (string, error)) error {
+	deadline := now().Add(timeout)
 	calm := 0
 	for {
 		missing, err := check(ctx)
@@ -182,7 +183,7 @@ func waitDrained(ctx context.Context, timeout, interval time.Duration, check fun
 		default:
 			calm = 0
 		}
-		if calm == 0 && time.Now().After(deadline) {
+		if calm == 0 && now().After(deadline) {
 			return fmt.Errorf("not drained after %s: %s", timeout, missing)
 		}
 		select {
