@@ -39,4 +39,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
+	github.com/onceflow/onceflow/pkg v0.0.0-00010101000000-000000000000
 )
+
+replace github.com/onceflow/onceflow/pkg => ./pkg

@@ -16,9 +16,9 @@ import (
 	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // awsCLI runs the AWS CLI, a client nobody here wrote, against one endpoint of the local
@@ -148,7 +148,7 @@ func driveWithAWSCLI(ctx context.Context, t *testing.T, cloud workloadtest.Cloud
 
 		recordKey := fmt.Sprintf(`{"pk":{"S":%q}}`, operator.Key(cloud.Functions()["LedgerFunction"].Env["CONSUMER_NAME"], ev.ID))
 		var record struct{ Item map[string]any }
-		testenv.Eventually(t, 30*time.Second, func() error {
+		testkit.Eventually(t, 30*time.Second, func() error {
 			cli.run(ctx, t, e.DynamoDB, &record, "dynamodb", "get-item", "--table-name", e.Tables["IdempotencyTable"].Name,
 				"--key", recordKey, "--consistent-read")
 			if record.Item == nil {

@@ -13,11 +13,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/onceflow/onceflow/infra/reap"
+	"github.com/onceflow/onceflow/pkg/testkit/child"
 )
 
 // proc is a child process in its own process group, its output in a log file. It dies with
-// this process (reap.Start).
+// this process (child.Start).
 type proc struct {
 	name string
 	cmd  *exec.Cmd
@@ -39,7 +39,7 @@ func startProc(name string, cmd *exec.Cmd, logPath string, fresh bool) (*proc, e
 	// Its own process group, so that stop ends what it started too; SIGKILL from the kernel
 	// when this process ends, however it ends, so that a killed test or supervisor leaves none.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := reap.Start(cmd, syscall.SIGKILL); err != nil {
+	if err := child.Start(cmd, syscall.SIGKILL); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}

@@ -12,10 +12,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/notify"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // webhook is a loopback receiver of the note-notifier's calls; it answers 200 until told
@@ -110,7 +110,7 @@ func TestNoteNotifier_a_failing_webhook_fails_the_messages_and_the_retry_sends_t
 	if len(count) != 2 || count[hookKey("note-7f3a")] != 2 || count[hookKey("note-91c2")] != 2 {
 		t.Fatalf("webhook keys %v; want each note's key twice (503, then 200)", count)
 	}
-	if got := testenv.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 0 {
+	if got := testkit.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 0 {
 		t.Fatalf("a transient failure went to the dead-letter queue: %v", got)
 	}
 }
@@ -119,7 +119,7 @@ func TestNoteNotifier_dead_letters_the_notes_the_webhook_refuses(t *testing.T) {
 	s := newSystem(t)
 	s.hook.answer(http.StatusBadRequest, 0)
 	handle(t, s.notifier, sqsSample(t, "note-notifier-batch.json")) // dead-lettered, then acknowledged
-	if got := testenv.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 2 {
+	if got := testkit.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 2 {
 		t.Fatalf("dead-letter queue holds %d messages; want both refused notes", len(got))
 	}
 	if recs := s.items(t, s.idem, ""); len(recs) != 0 {

@@ -9,11 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/operator/dlq"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // payloads is a bucket of fauxqs's S3, a writer of letters' bodies under "dead-letters/" and a
@@ -27,8 +27,8 @@ type payloads struct {
 
 func newPayloads(t *testing.T) payloads {
 	t.Helper()
-	p := payloads{s3: testenv.S3(t)}
-	p.bucket = testenv.Bucket(t, p.s3, "letters")
+	p := payloads{s3: testkit.S3Client(t)}
+	p.bucket = testkit.Bucket(t, p.s3, "letters")
 	var err error
 	if p.writer, err = claimcheck.NewWriter(p.s3, claimcheck.WriterConfig{Bucket: p.bucket, KeyPrefix: "dead-letters/totals/"}); err != nil {
 		t.Fatal(err)

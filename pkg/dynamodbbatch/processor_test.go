@@ -11,11 +11,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func handle(t *testing.T, p *dynamodbbatch.Processor, recs []events.DynamoDBEventRecord) []string {
@@ -36,8 +36,8 @@ func handle(t *testing.T, p *dynamodbbatch.Processor, recs []events.DynamoDBEven
 func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *testing.T) {
 	t.Parallel()
 	e := newStreamEnv(t)
-	sq := testenv.SQS(t)
-	dlq := testenv.FIFOQueue(t, sq, "stream-dlq")
+	sq := testkit.SQS(t)
+	dlq := testkit.CreateFIFOQueue(t, sq, "stream-dlq")
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
@@ -56,7 +56,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	if got := e.applied(t, "a"); !slices.Equal(got, []int{2}) {
 		t.Errorf("item a applied %v; want [2] (GoOn: a1 dead-lettered, a2 applied)", got)
 	}
-	letters := testenv.Drain(t, sq, dlq)
+	letters := testkit.Drain(t, sq, dlq)
 	if len(letters) != 1 || !strings.Contains(aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue), "failed 2 times") {
 		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
 	}

@@ -17,13 +17,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 type counterKey struct {
@@ -36,9 +36,9 @@ type counterKey struct {
 // duplicate, and the same key with another payload is a conflict, dead-lettered with a reason
 // naming what the consumer keyed on.
 func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another_payload_a_conflict(t *testing.T) {
-	db := testenv.DynamoDB(t)
-	idem := testenv.CreateTable(t, db, "envelope-idem", false)
-	table := testenv.CreateTable(t, db, "envelope-effects", false)
+	db := testkit.DynamoDB(t)
+	idem := testkit.Table(t, db, "envelope-idem", "pk")
+	table := testkit.Table(t, db, "envelope-effects", "pk")
 	eb := sample(t, "codepipeline-execution-state-change-event.json")
 	sns := sample(t, "sns-sqs-notification.json")
 	s3 := sample(t, "s3-event.json")
@@ -155,7 +155,7 @@ func emfCounts(t *testing.T, out string) map[string]float64 {
 // A decoder's error that is not permanent (a lookup that timed out) fails the message, which is
 // received again; it is neither dead-lettered nor counted malformed.
 func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *testing.T) {
-	db := testenv.DynamoDB(t)
+	db := testkit.DynamoDB(t)
 	var emf bytes.Buffer
 	dead := 0
 	p, err := sqsbatch.NewConsumer(db, idempotency.NewRouter(), idempotency.Config{Name: "envelope-transient", Table: "unused",

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/port"
 )
 
@@ -15,8 +16,8 @@ import (
 func TestConsumer_counts_failures_per_message(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.consumer(t, "counter")
-	ctx, id := context.Background(), unique(t)
+	c := f.Consumer(t, "counter")
+	ctx, id := context.Background(), applytest.Unique(t)
 	for _, step := range []struct {
 		msg       string
 		want, tot int

@@ -14,6 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -22,7 +23,7 @@ import (
 // adder adds 1 to the counter of its event's id, whatever the data: applying it twice shows.
 func (f *fixture) adder() idempotency.Handler {
 	return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{idempotency.Update(f.app, counterKey(ev.ID), expression.Add(expression.Name("n"), expression.Value(1)))}, nil
+		return idempotency.Effect{idempotency.Update(f.App, applytest.CounterKey(ev.ID), expression.Add(expression.Name("n"), expression.Value(1)))}, nil
 	})
 }
 
@@ -35,8 +36,8 @@ func order(id, data string) cloudevent.Event {
 func TestConsumer_one_event_written_by_two_producers_is_a_duplicate(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.consumerFor(t, "orders", f.adder())
-	id := unique(t)
+	c := f.ConsumerFor(t, "orders", f.adder())
+	id := applytest.Unique(t)
 	if res, err := c.Apply(context.Background(), order(id, `{"n":10,"sku":"é"}`), port.Delivery{MessageID: "go"}); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first = %+v, %v; want applied", res, err)
 	}
@@ -44,7 +45,7 @@ func TestConsumer_one_event_written_by_two_producers_is_a_duplicate(t *testing.T
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("re-published = %+v, %v; want a duplicate", res, err)
 	}
-	if n := f.counter(t, id); n != 1 {
+	if n := f.Counter(t, id); n != 1 {
 		t.Errorf("applied %d times; want once", n)
 	}
 	if _, err := c.Apply(context.Background(), order(id, `{"n":11,"sku":"é"}`), port.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
@@ -58,8 +59,8 @@ func TestConsumer_one_event_written_by_two_producers_is_a_duplicate(t *testing.T
 func TestConsumer_a_record_written_before_canonical_JSON_answers_its_redelivery_as_a_duplicate(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.consumerFor(t, "orders", f.adder())
-	id := unique(t)
+	c := f.ConsumerFor(t, "orders", f.adder())
+	id := applytest.Unique(t)
 	ev := order(id, `{"sku":"a","n":10}`) // members unsorted: the legacy hash is another
 	if ev.LegacyPayloadHash() == ev.PayloadHash() {
 		t.Fatal("legacy and canonical hash agree; the test needs a payload where they differ")
@@ -70,7 +71,7 @@ func TestConsumer_a_record_written_before_canonical_JSON_answers_its_redelivery_
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Fatalf("redelivery = %+v, %v; want a duplicate of the old record", res, err)
 	}
-	if n := f.counter(t, id); n != 0 {
+	if n := f.Counter(t, id); n != 0 {
 		t.Errorf("applied %d times; want never (the old record answers)", n)
 	}
 	if _, err := c.Apply(context.Background(), order(id, `{"sku":"a","n":11}`), port.Delivery{MessageID: "other"}); !errors.Is(err, idempotency.ErrConflict) {
@@ -84,14 +85,14 @@ func TestLeasedConsumer_takes_over_a_lease_claimed_before_canonical_JSON(t *test
 	t.Parallel()
 	f := newFixture(t)
 	var runs atomic.Int64
-	c, err := lease.New(f.db, lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error {
+	c, err := lease.New(f.DB, lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error {
 		runs.Add(1)
 		return nil
-	}), lease.Config{Config: idempotency.Config{Name: "hooks", Table: f.records, CacheSize: -1}, Lease: time.Minute})
+	}), lease.Config{Config: idempotency.Config{Name: "hooks", Table: f.Records, CacheSize: -1}, Lease: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	id := unique(t)
+	id := applytest.Unique(t)
 	ev := order(id, `{"sku":"a","n":10}`)
 	f.putRecord(t, operator.Record{Key: operator.Key("hooks", id), Consumer: "hooks", EventID: id, EventType: ev.Type,
 		PayloadHash: ev.LegacyPayloadHash(), Status: operator.StatusInProgress, Owner: "gone",
@@ -108,7 +109,7 @@ func (f *fixture) putRecord(t *testing.T, rec operator.Record) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: item}); err != nil {
+	if _, err := f.DB.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.Records), Item: item}); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // A DynamoDB endpoint that accepts connections and never answers: a hung request.
@@ -35,13 +36,13 @@ func blackHole(t *testing.T) string {
 
 func TestConsumer_a_hung_commit_gives_up_before_the_invocation_deadline(t *testing.T) {
 	t.Parallel()
-	db := dynamodb.NewFromConfig(testenv.Config(), func(o *dynamodb.Options) {
+	db := dynamodb.NewFromConfig(testkit.Config(), func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(blackHole(t))
 		o.RetryMaxAttempts = 1
 	})
-	f := &fixture{app: "app", records: "records"}
+	f := &fixture{&applytest.Fixture{App: "app", Records: "records"}}
 	const margin = 400 * time.Millisecond
-	c, err := idempotency.New(db, f.router(), idempotency.Config{Name: "c", Table: f.records, CacheSize: -1,
+	c, err := idempotency.New(db, f.Router(), idempotency.Config{Name: "c", Table: f.Records, CacheSize: -1,
 		Retry: idempotency.Retry{Margin: margin}})
 	if err != nil {
 		t.Fatal(err)
@@ -49,8 +50,8 @@ func TestConsumer_a_hung_commit_gives_up_before_the_invocation_deadline(t *testi
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	res, err := process(ctx, c, message(t, "m", "ev", "test.counted", counted{Counter: "x", By: 1}))
-	if res.Outcome != idempotency.Failed || err == nil || permanent(err) {
+	res, err := applytest.Process(ctx, c, applytest.Message(t, "m", "ev", "test.counted", applytest.Counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || err == nil || idempotency.IsPermanent(err) {
 		t.Fatalf("Process = %+v, %v; want a transient failure", res, err)
 	}
 	if left := time.Until(deadline); left < margin/2 {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
-	"github.com/onceflow/onceflow/pkg/lease"
 )
 
 // Under HoldGroup the group's hold takes one of the transaction's 100 items: an effect that
@@ -25,7 +25,7 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 		return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 			var e idempotency.Effect
 			for i := range n {
-				e = append(e, f.add(counted{Counter: fmt.Sprintf("%s-%d", ev.ID, i), By: 1}))
+				e = append(e, f.Add(applytest.Counted{Counter: fmt.Sprintf("%s-%d", ev.ID, i), By: 1}))
 			}
 			return e, nil
 		})
@@ -41,9 +41,9 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id := unique(t)
-			c := f.consumerFor(t, "holder", writes(tt.writes), hold)
-			_, err := process(context.Background(), c, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
+			id := applytest.Unique(t)
+			c := f.ConsumerFor(t, "holder", writes(tt.writes), hold)
+			_, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1}))
 			if got := errors.Is(err, idempotency.ErrInvalidEffect); got != tt.invalid {
 				t.Errorf("Apply = %v; want invalid %v", err, tt.invalid)
 			}
@@ -51,16 +51,6 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 				t.Errorf("error %q does not say why", err)
 			}
 		})
-	}
-}
-
-func TestNewLeased_refuses_HoldGroup(t *testing.T) {
-	t.Parallel()
-	noop := lease.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
-	_, err := lease.New(fakeDB{}, noop, lease.Config{Config: idempotency.Config{Name: "n", Table: "t",
-		AfterDeadLetter: idempotency.HoldGroup}})
-	if err == nil || !strings.Contains(err.Error(), "HoldGroup") {
-		t.Errorf("NewLeased = %v; want HoldGroup refused in lease mode", err)
 	}
 }
 
@@ -79,23 +69,23 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 		want    idempotency.Outcome
 	}{
 		{"applied", nil, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			return applytest.Message(t, "m1", counter+"-a", "test.counted", applytest.Counted{Counter: counter, By: 1})
 		}, idempotency.Applied},
 		{"rejected", func(c *idempotency.Consumer, blocker events.SQSMessage) {
 			counter := strings.TrimSuffix(mustDecode(t, blocker).ID, "-a")
-			earlier := message(t, "m0", counter+"-0", "test.counted", counted{Counter: counter, By: 1})
-			if res, err := process(context.Background(), c, earlier); err != nil || res.Outcome != idempotency.Applied {
+			earlier := applytest.Message(t, "m0", counter+"-0", "test.counted", applytest.Counted{Counter: counter, By: 1})
+			if res, err := applytest.Process(context.Background(), c, earlier); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("earlier event = %+v, %v", res, err)
 			}
 		}, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.capped", counted{Counter: counter, By: 11})
+			return applytest.Message(t, "m1", counter+"-a", "test.capped", applytest.Counted{Counter: counter, By: 11})
 		}, idempotency.Rejected},
 		{"found applied already", func(c *idempotency.Consumer, blocker events.SQSMessage) {
-			if res, err := process(context.Background(), c, blocker); err != nil || res.Outcome != idempotency.Applied {
+			if res, err := applytest.Process(context.Background(), c, blocker); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
 		}, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			return applytest.Message(t, "m1", counter+"-a", "test.counted", applytest.Counted{Counter: counter, By: 1})
 		}, idempotency.Duplicate},
 	}
 	// How the blocker comes to head the hold: HoldGroup, as the engine dead-letters it; an
@@ -111,29 +101,29 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 			if err := engineOf(c).HoldMessages(context.Background(), "group-1", []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
-			return redriven(blocker, "m1-redriven")
+			return applytest.Redriven(blocker, "m1-redriven")
 		}
 		if err := engineOf(c).HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
 			errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
-		return redelivered(blocker, 6)
+		return applytest.Redelivered(blocker, 6)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			counter := unique(t)
-			c := f.consumerFor(t, "holder-"+counter, f.router(), hold, func(c *idempotency.Config) { c.CacheSize = -1 })
+			counter := applytest.Unique(t)
+			c := f.ConsumerFor(t, "holder-"+counter, f.Router(), hold, func(c *idempotency.Config) { c.CacheSize = -1 })
 			blocker := tt.blocker(counter)
 			if tt.before != nil {
 				tt.before(c, blocker)
 			}
 			again := held(t, c, blocker, tt.want == idempotency.Duplicate)
-			if res, err := process(ctx, c, again); err != nil || res.Outcome != tt.want {
+			if res, err := applytest.Process(ctx, c, again); err != nil || res.Outcome != tt.want {
 				t.Fatalf("redriven blocker = %+v, %v; want %s", res, err, tt.want)
 			}
-			next := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
-			if res, err := process(ctx, c, next); err != nil || res.Outcome != idempotency.Applied {
+			next := applytest.Message(t, "m2", counter+"-b", "test.counted", applytest.Counted{Counter: counter, By: 2})
+			if res, err := applytest.Process(ctx, c, next); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("the group's next event = %+v, %v; want applied: the blocker released the group", res, err)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
@@ -26,9 +27,9 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	counter := unique(t)
+	counter := applytest.Unique(t)
 	name := "full-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
+	c := f.ConsumerFor(t, name, f.Router(), holding)
 	const filler, live = 400, 5
 	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
 	if err := engineOf(c).HoldGroup(ctx, "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times: downstream throttled")); err != nil {
@@ -44,13 +45,13 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 		}
 	}
 	for i := filler; i < filler+live; i++ { // live messages of the group, held after the list
-		msg := message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", counted{Counter: counter, By: 1})
+		msg := applytest.Message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", applytest.Counted{Counter: counter, By: 1})
 		msg.Attributes["MessageGroupId"] = "acct"
-		if _, err := process(ctx, c, msg); !errors.Is(err, idempotency.ErrHeld) {
+		if _, err := applytest.Process(ctx, c, msg); !errors.Is(err, idempotency.ErrHeld) {
 			t.Fatalf("live message %d behind %d held: %v; want held (ErrHeld), never ErrHoldFull", i, i, err)
 		}
 	}
-	a := operator.New(f.db, f.records)
+	a := operator.New(f.DB, f.Records)
 	h, ok, err := a.Hold(ctx, name, "acct")
 	if err != nil || !ok || len(h.Held) != filler+live || len(h.Pages) < 10 {
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over at least 10 pages", len(h.Held), len(h.Pages), ok, err, filler+live)
@@ -69,13 +70,13 @@ func TestHold_past_one_items_size_spreads_over_pages_and_drains_in_order(t *test
 
 	// The redrive: each comes back in order, the head each time, across the pages.
 	for i := range filler + live {
-		msg := redelivered(message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", counted{Counter: counter, By: 1}), 6)
+		msg := applytest.Redelivered(applytest.Message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", applytest.Counted{Counter: counter, By: 1}), 6)
 		msg.Attributes["MessageGroupId"] = "acct"
-		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
+		if res, err := applytest.Process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 			t.Fatalf("held message %d redriven = %+v, %v; want applied, in order", i, res, err)
 		}
 	}
-	if got := f.counter(t, counter); got != filler+live {
+	if got := f.Counter(t, counter); got != filler+live {
 		t.Errorf("counter = %d; want %d, each held message once", got, filler+live)
 	}
 	if left := len(holdKeys(t, f, name, "acct")); left != 0 {
@@ -95,7 +96,7 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 	if err := engineOf(c).HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
-	a := operator.New(f.db, f.records)
+	a := operator.New(f.DB, f.Records)
 	if h, ok, err := a.Hold(ctx, name, "acct"); err != nil || !ok || len(h.Pages) == 0 || len(h.Held) != filler+2 {
 		t.Fatalf("hold: %d entries over %d pages, %v, %v; want %d over pages", len(h.Held), len(h.Pages), ok, err, filler+2)
 	}
@@ -111,16 +112,16 @@ func TestHold_a_resend_of_the_head_listed_on_a_page_leaves_with_it(t *testing.T)
 		}
 	}
 	for i := 1; i <= filler; i++ { // the rest, redriven in order, drains the hold
-		msg := redelivered(message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", counted{Counter: counter, By: 1}), 6)
+		msg := applytest.Redelivered(applytest.Message(t, fmt.Sprintf("m-%d", i), id(i), "test.counted", applytest.Counted{Counter: counter, By: 1}), 6)
 		msg.Attributes["MessageGroupId"] = "acct"
-		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
+		if res, err := applytest.Process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 			t.Fatalf("held message %d redriven = %+v, %v; want applied, in order", i, res, err)
 		}
 	}
 	if left := holdKeys(t, f, name, "acct"); len(left) != 0 {
 		t.Errorf("hold items left after its list drained: %q; want none", left)
 	}
-	if got := f.counter(t, counter); got != filler+1 {
+	if got := f.Counter(t, counter); got != filler+1 {
 		t.Errorf("counter = %d; want %d, each event once", got, filler+1)
 	}
 }
@@ -133,7 +134,7 @@ func holdKeys(t *testing.T, f *fixture, consumer, group string) []string {
 		t.Fatal(err)
 	}
 	var keys []string
-	p := dynamodb.NewScanPaginator(f.db, &dynamodb.ScanInput{TableName: aws.String(f.records), FilterExpression: expr.Filter(),
+	p := dynamodb.NewScanPaginator(f.DB, &dynamodb.ScanInput{TableName: aws.String(f.Records), FilterExpression: expr.Filter(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		out, err := p.NextPage(context.Background())
@@ -163,7 +164,7 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 	if err := engineOf(c).HoldMessages(ctx, "acct", append(fillers, holdlist.Held{MessageID: "m-resent"})); err != nil {
 		t.Fatal(err)
 	}
-	a := operator.New(f.db, f.records)
+	a := operator.New(f.DB, f.Records)
 	for _, e := range fillers { // discarded: the head alone in the own item, the re-send on a page
 		if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: e.EventID, MessageID: e.MessageID, Group: "acct", Body: "{}"}); err != nil {
 			t.Fatal(err)
@@ -185,9 +186,9 @@ func TestHold_a_resend_alone_on_the_only_page_commits_in_the_heads_place(t *test
 func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempotency.Consumer, name, counter string, id func(int) string, fillers []holdlist.Held) {
 	t.Helper()
 	f = newFixture(t)
-	counter = unique(t)
+	counter = applytest.Unique(t)
 	name = prefix + counter
-	c = f.consumerFor(t, name, f.router(), holding)
+	c = f.ConsumerFor(t, name, f.Router(), holding)
 	id = func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
 	if err := engineOf(c).HoldGroup(context.Background(), "acct", holdlist.Held{EventID: id(0), MessageID: "m-0"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
@@ -202,9 +203,9 @@ func heldBehindHead(t *testing.T, prefix string, n int) (f *fixture, c *idempote
 // acct, and wants it applied in the head's place.
 func commitResend(t *testing.T, c *idempotency.Consumer, counter, eventID string) {
 	t.Helper()
-	resent := message(t, "m-resent", eventID, "test.counted", counted{Counter: counter, By: 1})
+	resent := applytest.Message(t, "m-resent", eventID, "test.counted", applytest.Counted{Counter: counter, By: 1})
 	resent.Attributes["MessageGroupId"] = "acct"
-	if res, err := process(context.Background(), c, resent); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(context.Background(), c, resent); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("the head's re-send = %+v, %v; want applied, in the head's place", res, err)
 	}
 }

@@ -20,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -28,6 +27,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // recovery is the recovery path between real components: a FIFO source queue and its
@@ -35,7 +35,7 @@ import (
 // appends each applied event's id to its group's log (in commit order), and a poller that
 // plays Lambda's event source mapping. Events named in failing fail (transiently) until
 // healed; events named in malformed are malformed for good. Each test makes its own (its
-// tables and queues named by testenv.Name), so that the tests run in parallel.
+// tables and queues named by testkit.Name), so that the tests run in parallel.
 type recovery struct {
 	db        *dynamodb.Client
 	sqs       *sqs.Client
@@ -53,10 +53,10 @@ type recovery struct {
 
 func newRecovery(t *testing.T) *recovery {
 	t.Helper()
-	r := &recovery{db: testenv.DynamoDB(t), sqs: testenv.SQS(t), consumer: "ledger",
+	r := &recovery{db: testkit.DynamoDB(t), sqs: testkit.SQS(t), consumer: "ledger",
 		failing: map[string]bool{}, malformed: map[string]bool{}}
-	r.app = testenv.CreateTable(t, r.db, "app", false)
-	r.idem = testenv.CreateTable(t, r.db, "idem", false)
+	r.app = testkit.Table(t, r.db, "app", "pk")
+	r.idem = testkit.Table(t, r.db, "idem", "pk")
 	r.src, r.srcARN = r.queue(t, "src")
 	r.dlq, _ = r.queue(t, "dlq")
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
@@ -73,7 +73,7 @@ func newRecovery(t *testing.T) *recovery {
 
 func (r *recovery) queue(t *testing.T, prefix string) (url, arn string) {
 	t.Helper()
-	out, err := r.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name(prefix) + ".fifo"),
+	out, err := r.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testkit.Name(prefix) + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "30"}})
 	if err != nil {
 		t.Fatal(err)

@@ -11,11 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The paths of docs/runbook.md, followed against the emulators with the group's live traffic
@@ -108,7 +108,7 @@ func (r *recovery) crash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	testenv.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		out, err := r.sqs.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(r.src), MaxNumberOfMessages: 10})
 		if err != nil {
 			return err

@@ -21,10 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 	ktypes "github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -56,8 +55,8 @@ type amount struct {
 
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
-	e := &streamEnv{stream: newStream(t), db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
-	e.totals = testenv.CreateTable(t, e.db, "totals", false)
+	e := &streamEnv{stream: newStream(t), db: testkit.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
+	e.totals = testkit.Table(t, e.db, "totals", "pk")
 	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
@@ -66,8 +65,8 @@ func newStreamEnv(t *testing.T) *streamEnv {
 func newStream(t *testing.T) *stream {
 	t.Helper()
 	ep := testkit.Emulator(t, testkit.KinesisEndpointVariable)
-	s := &stream{kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) }),
-		name: testenv.Name("amounts")}
+	s := &stream{kin: kinesis.NewFromConfig(testkit.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) }),
+		name: testkit.Name("amounts")}
 	ctx := context.Background()
 	if _, err := s.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(s.name), ShardCount: aws.Int32(1)}); err != nil {
 		t.Fatal(err)
@@ -136,7 +135,7 @@ func (s *stream) records(t *testing.T) []events.KinesisEventRecord {
 
 func (e *streamEnv) consumer(t *testing.T, policy idempotency.GroupPolicy) *idempotency.Consumer {
 	t.Helper()
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
+	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
 	c, err := idempotency.New(db, idempotency.HandlerFunc(e.decide), idempotency.Config{Name: "totals", Table: e.idem,
 		CacheSize: -1, AfterDeadLetter: policy, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {

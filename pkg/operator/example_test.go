@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/operator"
@@ -18,11 +18,7 @@ import (
 // (Compiled, not run: it needs a table.)
 func Example() {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config
 	admin := operator.New(dynamodb.NewFromConfig(cfg), "idempotency")
 
 	h, held, err := admin.Hold(ctx, "ledger", "acct-001")
@@ -52,11 +48,7 @@ func Example() {
 // (Compiled, not run: it needs a table.)
 func ExampleAdmin_Discard() {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config
 	admin := operator.New(dynamodb.NewFromConfig(cfg), "idempotency")
 
 	letter := `{"specversion":"1.0","id":"credit-7","source":"bank/api","type":"account.credited",` +

@@ -13,11 +13,12 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // A message whose MaxAttempts-th failure could not be dead-lettered (the hold or the
@@ -39,7 +40,7 @@ func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_a
 			var puts atomic.Int64
 			r := newRedrive(t)
 			r.failing[r.eventID(t, "a/1")] = true
-			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("#hold#", tc.holds, &puts)))
+			db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(fault.ThrottleFirstWrites("#hold#", tc.holds, &puts)))
 			var sends atomic.Int64
 			dl := batch.DeadLettererFunc(func(ctx context.Context, msg events.SQSMessage, reason error) error {
 				if sends.Add(1) == 1 && tc.sendFail {
@@ -48,7 +49,7 @@ func TestProcessor_a_message_past_MaxAttempts_is_dead_lettered_without_running_a
 				return r.DeadLetter(ctx, msg, reason)
 			})
 			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-			p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
+			p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testkit.Table(t, r.db, "idem", "pk"),
 				Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond}},
 				sqsbatch.Config{Options: batch.Options{DeadLetter: dl}})
 			if err != nil {

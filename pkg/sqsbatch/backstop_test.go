@@ -11,12 +11,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // timingOut is the redrive consumer whose Decide, for the events in hangs, runs until the
@@ -45,7 +45,7 @@ func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testin
 	r := newRedrive(t)
 	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, "a/1"): true}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
 		sqsbatch.Config{Options: batch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
@@ -105,7 +105,7 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 		t.Run(name, func(t *testing.T) {
 			r := newRedrive(t)
 			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-			records := testenv.CreateTable(t, r.db, "idem", false)
+			records := testkit.Table(t, r.db, "idem", "pk")
 			p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 			if err != nil {
@@ -139,7 +139,7 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 func TestProcessor_the_backstop_holds_messages_the_deadline_guard_never_started(t *testing.T) {
 	const maxReceiveCount = 4
 	r := newRedrive(t)
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
 		sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})

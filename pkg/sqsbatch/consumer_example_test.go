@@ -1,12 +1,11 @@
 package sqsbatch_test
 
 import (
-	"context"
 	"log"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -33,10 +32,7 @@ type key struct {
 // to the customer's spend exactly once, however often SQS delivers it. What can never succeed
 // goes to the dead-letter queue with its reason.
 func ExampleNewConsumer() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatal(err) // at init, never on the handler path
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config, once at init
 	orders := idempotency.NewRouter()
 	idempotency.Route(orders, "order.placed", func(ev cloudevent.Event, o orderPlaced) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Update("shop", key{PK: "CUSTOMER#" + o.CustomerID, SK: "SPEND"},

@@ -7,15 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // calls is a side effect that counts its runs by idempotency key.
@@ -50,7 +51,7 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 	}{{"claim", "dynamodb:PutItem", false}, {"completion", "dynamodb:UpdateItem", true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newDeniedStack(t, 0)
-			db, ddb := testenv.DynamoDBDenying(t)
+			db, ddb := fault.DynamoDBDenying(t)
 			logger, logs := testenv.NewLogs()
 			recorder, emf := testenv.NewEMF(map[string]string{"Consumer": "notifier"})
 			effect, clock := &calls{}, testkit.NewClock()
@@ -64,7 +65,7 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 			if err != nil {
 				t.Fatal(err)
 			}
-			ddb.Set(testenv.Deny{Action: tt.action, Prefix: "notifier#"})
+			ddb.Set(fault.Deny{Action: tt.action, Prefix: "notifier#"})
 			q := newFIFOQueue(t, 50, "a/1")
 			for range port.DefaultMaxAttempts + 2 {
 				ev := q.receive()

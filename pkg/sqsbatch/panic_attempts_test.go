@@ -8,12 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // panicking is the redrive consumer whose Decide panics for the events in panics, as a
@@ -46,7 +46,7 @@ func TestProcessor_counts_a_panicking_message_as_a_failed_attempt(t *testing.T) 
 	r := newRedrive(t)
 	h := &panicking{redrive: r, panics: map[string]int{r.eventID(t, "a/1"): 0}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
+	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: testkit.Table(t, r.db, "idem", "pk"),
 		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}})
 	if err != nil {
 		t.Fatal(err)

@@ -19,13 +19,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // backstop is the template's maxReceiveCount (template_test.go checks the template against
@@ -47,8 +47,8 @@ type redrive struct {
 type deadLetter struct{ id, reason string }
 
 func newRedrive(t *testing.T, failing ...string) *redrive {
-	db := testenv.DynamoDB(t)
-	r := &redrive{db: db, app: testenv.CreateTable(t, db, "app", false), failing: map[string]bool{}, malformed: map[string]bool{}, tried: map[string]int{}}
+	db := testkit.DynamoDB(t)
+	r := &redrive{db: db, app: testkit.Table(t, db, "app", "pk"), failing: map[string]bool{}, malformed: map[string]bool{}, tried: map[string]int{}}
 	for _, id := range failing {
 		r.failing[id] = true
 	}
@@ -234,7 +234,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 				failing = append(failing, t.Name()+"-"+f)
 			}
 			r := newRedrive(t, failing...)
-			p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{}, idempotency.GoOn)
+			p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{}, idempotency.GoOn)
 			q := newFIFOQueue(t, backstop, "a/1", "a/2", "a/3", "b/1")
 			q.drain(t, p)
 
@@ -272,7 +272,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 // A configured limit replaces the default.
 func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{Options: batch.Options{MaxAttempts: 2}}, idempotency.GoOn)
+	p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{Options: batch.Options{MaxAttempts: 2}}, idempotency.GoOn)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2")
 	if n := q.drain(t, p); n != 2 {
 		t.Errorf("drained in %d batches; want 2 (two own failures)", n)
@@ -289,7 +289,7 @@ func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 // groups go on throughout.
 func TestProcessor_hold_policy_parks_the_rest_of_the_group_in_order(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{}, idempotency.HoldGroup)
+	p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{}, idempotency.HoldGroup)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2", "b/1", "a/3")
 	q.drain(t, p)
 	q.send(t, "a/4") // a later batch

@@ -11,12 +11,13 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The DynamoDB round trips of one batch under HoldGroup, counted by an SDK middleware on the
@@ -28,8 +29,8 @@ func TestProcessor_round_trips_per_commit_on_the_fast_and_recovery_paths(t *test
 	const maxReceiveCount = backstop // the template's figures: 50, and MaxAttempts 5
 	r := newRedrive(t)
 	requests := &testenv.Requests{}
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
-	table := testenv.CreateTable(t, r.db, "idem", false)
+	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
+	table := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: table,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 		sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})

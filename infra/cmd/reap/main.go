@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/reap"
+	"github.com/onceflow/onceflow/pkg/testkit/child"
 )
 
 func main() {
@@ -55,7 +56,7 @@ func run(args []string) int {
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	if err := reap.DieWithParent(syscall.SIGTERM); err != nil {
+	if err := child.DieWithParent(syscall.SIGTERM); err != nil {
 		fmt.Fprintln(os.Stderr, "reap:", err)
 	}
 	g := &guard{run: *id, grace: *grace}
@@ -86,7 +87,7 @@ func (g *guard) command(argv []string, signals <-chan os.Signal) int {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.Env = reap.Mark(os.Environ(), g.run)
-	if err := reap.Start(cmd, syscall.SIGTERM); err != nil {
+	if err := child.Start(cmd, syscall.SIGTERM); err != nil {
 		fmt.Fprintln(os.Stderr, "reap:", err)
 		return 127
 	}

@@ -13,18 +13,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/internal/denied"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // Denied reads an access denial as each SDK client reports AWS's answer (here a proxy's in
 // front of the emulators, in AWS's exact form): the service, operation and code, and the
 // principal, permission and resource IAM's message names.
 func TestDenied_reads_each_services_denial_as_the_SDK_reports_it(t *testing.T) {
-	db, _ := testenv.DynamoDBDenying(t, testenv.Deny{Action: "dynamodb:GetItem"})
-	sqsQuery, _ := testenv.SQSDenying(t, testenv.Deny{Action: "sqs:SendMessage", QueryError: true})
-	sqsJSON, _ := testenv.SQSDenying(t, testenv.Deny{Action: "sqs:SendMessage"})
-	s3c, _ := testenv.S3Denying(t, testenv.Deny{Action: "s3:GetObject"})
+	db, _ := fault.DynamoDBDenying(t, fault.Deny{Action: "dynamodb:GetItem"})
+	sqsQuery, _ := fault.SQSDenying(t, fault.Deny{Action: "sqs:SendMessage", QueryError: true})
+	sqsJSON, _ := fault.SQSDenying(t, fault.Deny{Action: "sqs:SendMessage"})
+	s3c, _ := fault.S3Denying(t, fault.Deny{Action: "s3:GetObject"})
 	queue := "https://sqs.us-east-1.amazonaws.com/000000000000/q.fifo"
 	cases := []struct {
 		name                                string
@@ -57,7 +57,7 @@ func TestDenied_reads_each_services_denial_as_the_SDK_reports_it(t *testing.T) {
 				t.Fatalf("Of(%v) = false; want a denial", err)
 			}
 			got := fmt.Sprint(d.Service, " ", d.Operation, " ", d.Code, " ", d.Action, " ", d.Resource, " ", d.Principal)
-			want := fmt.Sprint(c.service, " ", c.op, " ", c.code, " ", c.action, " ", c.resource, " ", testenv.Principal)
+			want := fmt.Sprint(c.service, " ", c.op, " ", c.code, " ", c.action, " ", c.resource, " ", fault.Principal)
 			if got != want {
 				t.Errorf("denial %s; want %s", got, want)
 			}

@@ -1,0 +1,197 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/lease"
+)
+
+// isExtension tells a lease extension (an UpdateItem setting only leaseExpiresAt) from a
+// completion or an attempt count.
+func isExtension(in any) bool {
+	u, ok := in.(*dynamodb.UpdateItemInput)
+	if !ok {
+		return false
+	}
+	names := []string{}
+	for _, n := range u.ExpressionAttributeNames {
+		names = append(names, n)
+	}
+	return slices.Contains(names, "leaseExpiresAt") && !slices.Contains(names, "outcome")
+}
+
+// claimedUntil reads the lease expiry a claim's PutItem writes.
+func claimedUntil(in any) (time.Time, bool) {
+	p, ok := in.(*dynamodb.PutItemInput)
+	if !ok {
+		return time.Time{}, false
+	}
+	n, ok := p.Item["leaseExpiresAt"].(*types.AttributeValueMemberN)
+	if !ok {
+		return time.Time{}, false
+	}
+	ms, _ := strconv.ParseInt(n.Value, 10, 64)
+	return time.UnixMilli(ms), true
+}
+
+// With a heartbeat, the effect's context ends when the lease does, however the extensions
+// fail: refused by a hanging DynamoDB or failing at once. The effect may not outlive the
+// lease it claimed (written in the record, the instant another owner may take it over).
+func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T) {
+	t.Parallel()
+	const length, heartbeat = 300 * time.Millisecond, 250 * time.Millisecond
+	tests := []struct {
+		name      string
+		extension func(ctx context.Context) error
+	}{
+		{"extension hangs", func(ctx context.Context) error {
+			select { // a hung connection: answers only when given up on, or after 3s
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(3 * time.Second):
+				return errors.New("connection reset after hanging")
+			}
+		}},
+		{"extension fails", func(context.Context) error { return errors.New("throttled") }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, r := applytest.New(t), applytest.NewReceiver(t)
+			var until atomic.Int64
+			db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if isExtension(in.Parameters) {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, tt.extension(ctx)
+				}
+				if u, ok := claimedUntil(in.Parameters); ok {
+					until.Store(u.UnixMilli())
+				}
+				return next.HandleInitialize(ctx, in)
+			})
+			id := applytest.Unique(t)
+			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
+			never := newGate(r) // never opened: only the end of its lease can end it
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			done := make(chan time.Time, 1)
+			go func() {
+				_, err := applytest.Process(ctx, f.Leased(t, "notifier", db, never, withLease(length, heartbeat)), msg)
+				if !errors.Is(err, lease.ErrLost) || idempotency.IsPermanent(err) {
+					t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
+				}
+				if err != nil && strings.Contains(err.Error(), "%!") {
+					t.Errorf("effect past its lease = %q; want a readable reason", err)
+				}
+				done <- time.Now()
+			}()
+			<-never.started
+			select {
+			case <-done:
+			case <-time.After(8 * time.Second):
+				t.Fatal("the effect still runs 8s after its 300ms lease")
+			}
+			var stopped time.Time
+			select {
+			case stopped = <-never.stopped:
+			default:
+				t.Fatal("the effect returned without its context ending")
+			}
+			// The moment the effect is told to stop is what another owner races with; the
+			// release round trip after it is not part of the lease.
+			over := stopped.Sub(time.UnixMilli(until.Load()))
+			t.Logf("effect stopped %v after its lease (lease %v, heartbeat %v)", over, length, heartbeat)
+			// The cancellation is a timer: on a loaded machine it fires late by scheduling alone
+			// (667 ms seen at a load of 20 on 2 cores). A second still tells a cancel at the
+			// lease's end from none (the lease is 300 ms; the test gives up at 8 s).
+			if over > time.Second {
+				t.Errorf("effect ran %v past its lease; want it cancelled when the lease ends", over)
+			}
+		})
+	}
+}
+
+// A claim whose PutItem committed but whose answer was lost is retried with the same owner
+// token, so the retry finds its own lease, not someone else's, and goes on.
+func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
+	t.Parallel()
+	f, r := applytest.New(t), applytest.NewReceiver(t)
+	var dropped atomic.Bool
+	db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		out, md, err := next.HandleInitialize(ctx, in)
+		if _, ok := claimedUntil(in.Parameters); ok && err == nil && dropped.CompareAndSwap(false, true) {
+			return out, md, errors.New("connection reset: the claim committed, its answer was lost")
+		}
+		return out, md, err
+	})
+	id := applytest.Unique(t)
+	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
+	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", db, r.Effect()), msg)
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("Apply after a lost claim answer = %+v, %v; want applied", res, err)
+	}
+	if !dropped.Load() {
+		t.Fatal("no claim answer was dropped; the fault did not fire")
+	}
+	if n := r.Applied(); n != 1 {
+		t.Errorf("effect ran %d times; want once", n)
+	}
+}
+
+// A claim, completion or release call that hangs is given up Retry.Margin before the
+// invocation's deadline, as a commit is, leaving time to report the message.
+func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		hangs func(in any) bool
+		fail  bool // the effect fails, so the record is released
+	}{
+		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false},
+		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false},
+		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f, r := applytest.New(t), applytest.NewReceiver(t)
+			db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				if tt.hangs(in.Parameters) {
+					<-ctx.Done()
+					return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+				}
+				return next.HandleInitialize(ctx, in)
+			})
+			if tt.fail {
+				r.FailNext(1)
+			}
+			id := applytest.Unique(t)
+			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
+			deadline := time.Now().Add(1500 * time.Millisecond)
+			ctx, cancel := context.WithDeadline(context.Background(), deadline)
+			defer cancel()
+			c := f.Leased(t, "notifier", db, r.Effect(), func(c *lease.Config) { c.Retry.Margin = 500 * time.Millisecond })
+			_, err := applytest.Process(ctx, c, msg)
+			if err == nil {
+				t.Fatal("Apply = nil; want the hung call's failure")
+			}
+			// The calls end half of Retry.Margin (250ms) before the deadline; 100ms of it may go
+			// to scheduling on a loaded machine, and before the bound Apply returned after it.
+			if left := time.Until(deadline); left < 150*time.Millisecond {
+				t.Errorf("Apply returned %v before the deadline; want about half of Retry.Margin (500ms) left to report the message", left)
+			}
+		})
+	}
+}

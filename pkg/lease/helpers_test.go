@@ -1,0 +1,88 @@
+package lease_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/lease"
+	"github.com/onceflow/onceflow/pkg/testkit"
+)
+
+func TestMain(m *testing.M) { testkit.Main(m) }
+
+// errProcessDied is what a crashed process's DynamoDB calls return: none of them lands.
+var errProcessDied = errors.New("the process died")
+
+// crashingDB passes calls to DynamoDB until die is called, and fails every call after,
+// as if the process had died: a record it claimed stays in progress under its lease.
+type crashingDB struct {
+	idempotency.DB
+	dead atomic.Bool
+}
+
+func (d *crashingDB) die() { d.dead.Store(true) }
+
+func (d *crashingDB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	if d.dead.Load() {
+		return nil, errProcessDied
+	}
+	return d.DB.UpdateItem(ctx, in, opts...)
+}
+
+func (d *crashingDB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	if d.dead.Load() {
+		return nil, errProcessDied
+	}
+	return d.DB.DeleteItem(ctx, in, opts...)
+}
+
+// gate is a side effect that calls the receiver and then waits until it is opened (or its
+// context ends): an effect that is still running while the test acts.
+type gate struct {
+	r       *applytest.Receiver
+	started chan struct{}
+	open    chan struct{}
+	stopped chan time.Time // when the effect saw its context end
+	once    sync.Once
+}
+
+func newGate(r *applytest.Receiver) *gate {
+	return &gate{r: r, started: make(chan struct{}), open: make(chan struct{}), stopped: make(chan time.Time, 1)}
+}
+
+func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
+	err := g.r.Call(ctx, ev, key)
+	g.once.Do(func() { close(g.started) })
+	select {
+	case <-g.open:
+		return err
+	case <-ctx.Done():
+		select {
+		case g.stopped <- time.Now():
+		default:
+		}
+		return errors.Join(err, context.Cause(ctx))
+	}
+}
+
+// runHeld processes msg with c in the background, its effect g, and returns once the effect
+// has started; the channel receives what process returned.
+func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := applytest.Process(context.Background(), c, msg)
+		done <- err
+	}()
+	<-g.started
+	return done
+}
