@@ -1,7 +1,8 @@
 # The front door. Every target installs what it needs; see README.md.
 SHELL := /usr/bin/env bash
 GO    ?= go
-PKGS  ?= ./...
+# The engine (pkg/) is a module of its own; make test runs the packages of both modules.
+PKGS  ?= ./... ./pkg/...
 
 .PHONY: test bench lint fuzz
 
@@ -23,9 +24,16 @@ TESTREPORT := .local/bin/testreport
 .PHONY: $(TESTREPORT)
 $(TESTREPORT):
 	@$(GO) build -o $@ ./infra/cmd/testreport
-## test: every test, with DynamoDB Local, fauxqs and kinesalite started for the run and stopped after it;
-##   a line per package, the failures' own lines, a summary; each package's whole log in .local/test-logs/
-test: $(TESTREPORT)
+# One go test runs both modules' packages through a workspace of the two, made here and never
+# committed: each module builds and tests alone (.ci/run tests the engine's alone).
+WORKSPACE := .local/go.work
+$(WORKSPACE): go.mod pkg/go.mod
+	@mkdir -p $(@D) && rm -f $@ && GOWORK=$(CURDIR)/$@ $(GO) work init . ./pkg
+## test: every test of both modules, with DynamoDB Local, fauxqs and kinesalite started for the run
+##   and stopped after it; a line per package, the failures' own lines, a summary; each package's
+##   whole log in .local/test-logs/
+test: export GOWORK = $(CURDIR)/$(WORKSPACE)
+test: $(TESTREPORT) $(WORKSPACE)
 	infra/emulators.sh $(TESTREPORT) -logs $(TEST_LOGS) -- $(GO) test -json -race -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
@@ -36,19 +44,19 @@ test: $(TESTREPORT)
 BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
-	@$(GO) test -c -o .local/bench.test ./pkg/idempotency/
+	@cd pkg && $(GO) test -c -o ../.local/bench.test ./idempotency/
 	@echo "bench: 5 variants x $(BENCH_N) messages, one at a time, against DynamoDB Local (about a minute)"
 	@cd pkg/idempotency && ../../infra/emulators.sh ../../.local/bench.test -test.run '^$$' -test.bench . \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench.txt || { cat ../../.local/bench.txt; exit 1; }
 	@echo; sed -n '/variant.*msgs\/s/,$$p' .local/bench.txt | grep -v -E '^(PASS|ok |Benchmark)'; \
 	  echo "(raw output: .local/bench.txt)"
-	@$(GO) test -c -o .local/bench-sqsbatch.test ./pkg/sqsbatch/
+	@cd pkg && $(GO) test -c -o ../.local/bench-sqsbatch.test ./sqsbatch/
 	@echo; echo "bench: side by side, 8 variants x $(BENCH_N) messages interleaved, direct and +5 ms per round trip (a few minutes)"
 	@cd pkg/sqsbatch && ../../infra/emulators.sh ../../.local/bench-sqsbatch.test -test.run '^$$' -test.bench SideBySide \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-sidebyside.txt || { cat ../../.local/bench-sidebyside.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-sidebyside.txt; \
 	  echo "(raw output: .local/bench-sidebyside.txt)"
-	@$(GO) test -c -o .local/bench-ports.test ./pkg/batch/
+	@cd pkg && $(GO) test -c -o ../.local/bench-ports.test ./batch/
 	@echo; echo "bench: the ports (SQS, DynamoDB Streams, Kinesis) on one engine, packed and unpacked, $(BENCH_N) records each (under a minute)"
 	@cd pkg/batch && ../../infra/emulators.sh ../../.local/bench-ports.test -test.run '^$$' -test.bench Ports \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-ports.txt || { cat ../../.local/bench-ports.txt; exit 1; }
@@ -64,10 +72,11 @@ bench:
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/cloudevent/
+	cd pkg && $(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./cloudevent/
 
 ## lint: gofmt, go vet and golangci-lint (errcheck, staticcheck, unused, govet, ineffassign;
-##   .golangci.yml) on this module and on pkg/testdata/shop, the module importing the engine
+##   .golangci.yml) on this module, on the engine's (pkg/) and on pkg/testdata/shop, a module
+##   importing the engine
 GOLANGCI := .local/bin/golangci-lint
 # Its cache is the checkout's own: golangci-lint keys cached findings by content, not by path,
 # so a cache shared with another checkout of the same files replays that checkout's paths,
@@ -81,8 +90,10 @@ $(GOLANGCI): infra/tools/go.mod infra/tools/go.sum
 lint: $(GOLANGCI)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
+	cd pkg && $(GO) vet ./...
 	cd pkg/testdata/shop && $(GO) vet ./...
 	$(GOLANGCI_RUN) $(GOLANGCI) run ./...
+	cd pkg && $(GOLANGCI_RUN) $(CURDIR)/$(GOLANGCI) run ./...
 	cd pkg/testdata/shop && $(GOLANGCI_RUN) $(CURDIR)/$(GOLANGCI) run ./...
 
 ## validate: template.yaml through the real SAM translator and cfn-lint, as `make test` checks it
@@ -184,11 +195,8 @@ $(RIE):
 $(LOCALCLOUD):
 	@$(GO) build -o $@ ./infra/cmd/localcloud
 
-infra/node_modules/.package-lock.json: infra/package-lock.json
-	cd infra && npm ci --no-audit --no-fund --loglevel=error
-
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
-up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
+up: $(LOCALCLOUD) $(RIE)
 	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
@@ -269,7 +277,7 @@ $(SPIN):
 ##   under weak fairness (docs/recovery-model.md); `make test` checks a set of it
 .PHONY: model
 model: $(SPIN)
-	MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run '^TestModel_recovery_protocol$$' ./pkg/idempotency/model/ | \
+	cd pkg && MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run '^TestModel_recovery_protocol$$' ./idempotency/model/ | \
 	  grep -E '^(=== RUN|--- |\s+model_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
 
 # ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------

@@ -87,7 +87,7 @@ func (e *emulators) run(kind *emulator.Kind) (*emulator.Process, error) {
 			return nil, err
 		}
 	}
-	return emulator.Start(ctx, kind, dir, filepath.Join(e.logs, kind.Name+".log"))
+	return emulator.Start(ctx, kind, dir, filepath.Join(e.logs, kind.ID+".log"))
 }
 
 // stop stops every emulator started and removes their logs.

