@@ -5,7 +5,6 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -15,10 +14,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/lease"
-	"github.com/onceflow/onceflow/pkg/testkit"
 )
-
-func TestMain(m *testing.M) { testkit.Main(m) }
 
 // errProcessDied is what a crashed process's DynamoDB calls return: none of them lands.
 var errProcessDied = errors.New("the process died")

@@ -18,6 +18,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
@@ -46,7 +47,7 @@ type variant struct {
 func BenchmarkSideBySide(b *testing.B) {
 	for _, delay := range []time.Duration{0, 5 * time.Millisecond} {
 		b.Run(fmt.Sprintf("+%dms", delay.Milliseconds()), func(b *testing.B) {
-			url := fault.LatencyProxy(b, os.Getenv("DYNAMODB_ENDPOINT"), delay)
+			url := fault.LatencyProxy(b, testkit.Emulator(b, testkit.EndpointVariable), delay)
 			warmUp(b, newBenchEnv(b, url))
 			results := interleaved(b, url)
 			r := func(name string) float64 { return results[name].perSecond }

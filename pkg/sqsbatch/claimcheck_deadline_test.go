@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ func TestClaimCheck_a_slow_read_answers_within_the_deadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := testkit.S3Client(t, func(o *s3.Options) {
-		o.BaseEndpoint = aws.String(fault.LatencyProxy(t, os.Getenv("SQS_ENDPOINT"), 3*time.Second))
+		o.BaseEndpoint = aws.String(fault.LatencyProxy(t, testkit.Emulator(t, testkit.SQSEndpointVariable), 3*time.Second))
 	})
 	reader, err := claimcheck.NewReader(slow, claimcheck.ReaderConfig{Buckets: []string{bucket}})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"os"
 	"testing"
 	"time"
 
@@ -32,7 +31,7 @@ func TestDeadLetter_a_slow_send_answers_within_the_deadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	slow := testkit.SQS(t, func(o *sqs.Options) {
-		o.BaseEndpoint = aws.String(fault.LatencyProxy(t, os.Getenv("SQS_ENDPOINT"), 3*time.Second))
+		o.BaseEndpoint = aws.String(fault.LatencyProxy(t, testkit.Emulator(t, testkit.SQSEndpointVariable), 3*time.Second))
 	})
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))

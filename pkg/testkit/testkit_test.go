@@ -130,31 +130,3 @@ func TestQueue_builds_messages_as_SQS_delivers_them(t *testing.T) {
 		t.Errorf("a standard queue's message has group %q", s.Attributes["MessageGroupId"])
 	}
 }
-
-// fatal records a test's failure instead of ending it.
-type fatal struct {
-	testing.TB
-	msg string
-}
-
-func (f *fatal) Helper() {}
-func (f *fatal) Fatalf(format string, args ...any) {
-	f.msg = fmt.Sprintf(format, args...)
-	panic(f)
-}
-
-func TestDynamoDB_without_an_endpoint_fails_saying_how_to_start_the_emulator(t *testing.T) {
-	t.Setenv(testkit.EndpointVariable, "")
-	f := &fatal{TB: t}
-	func() {
-		defer func() {
-			if r := recover(); r != nil && r != any(f) {
-				panic(r)
-			}
-		}()
-		testkit.DynamoDB(f)
-	}()
-	if !strings.Contains(f.msg, "DYNAMODB_ENDPOINT is not set") || !strings.Contains(f.msg, "DynamoDBLocal.jar") {
-		t.Errorf("failure %q; want it to name the variable and how to start DynamoDB Local", f.msg)
-	}
-}
