@@ -89,4 +89,3 @@ func (k kinesalite) describe(t *testing.T, name string) description {
 func (r record) arrival() time.Time {
 	return time.UnixMilli(int64(r.ApproximateArrivalTimestamp * 1000))
 }
-
