@@ -33,7 +33,7 @@ func New(db DB, handler Handler, cfg Config) (*Consumer, error) {
 // It is the entry point for any transport: sqsbatch adapts it to SQS, and a stream, Kinesis or
 // EventBridge handler calls it with the event it decoded.
 //
-// The error is nil when the event is done with (applied, duplicate, rejected); marked
+// The error is nil when the event is done with (applied, duplicate, rejected, ignored); marked
 // permanent (IsPermanent) when it can never succeed (malformed, conflict, invalid effect), to
 // be dead-lettered; and anything else when a delivery again may succeed.
 func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
@@ -65,6 +65,10 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery)
 	}
 	effect, err := c.handler.Decide(ctx, ev)
 	if err != nil {
+		if unrouted(err) {
+			res, err := c.ignore(ctx, res, hash, d, err)
+			return prepared{}, res, true, err
+		}
 		if errors.Is(err, cloudevent.ErrMalformed) {
 			return fail(Malformed, err) // a decided event is answered on its failure path (HoldGroup)
 		}

@@ -44,9 +44,7 @@ var (
 	_ idempotency.DB                                                                                                   = (*dynamodb.Client)(nil)
 	_ idempotency.Handler                                                                                              = idempotency.HandlerFunc(nil)
 	_ idempotency.Handler                                                                                              = (*idempotency.Router)(nil)
-	_ func() *idempotency.Router                                                                                       = idempotency.NewRouter
 	_ func(*idempotency.Router) []string                                                                               = (*idempotency.Router).Types
-	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error))                = idempotency.Route[shop.Order]
 	_ func(string, any) idempotency.Write                                                                              = idempotency.Put
 	_ func(string, any, expression.UpdateBuilder) idempotency.Write                                                    = idempotency.Update
 	_ func(string, any) idempotency.Write                                                                              = idempotency.Delete
@@ -64,8 +62,13 @@ var (
 	_                                                                                                                  = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
 	_                                                                                                                  = idempotency.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
 	_                                                                                                                  = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
-	_                                                                                                                  = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed}
+	_                                                                                                                  = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed, idempotency.Ignored}
 	_                                                                                                                  = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrLeaseHeld, idempotency.ErrLeaseLost}
+
+	// idempotency: routing, tolerant unless Strict
+	_ func(...idempotency.RouteOption) *idempotency.Router                                                                          = idempotency.NewRouter
+	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error), ...idempotency.RouteOption) = idempotency.Route[shop.Order]
+	_ func() idempotency.RouteOption                                                                                                = idempotency.Strict
 
 	// idempotency: the lease mode
 	_ func(idempotency.DB, idempotency.SideEffect, idempotency.LeaseConfig) (*idempotency.LeasedConsumer, error) = idempotency.NewLeased
@@ -96,6 +99,7 @@ var (
 	_ metrics.Flusher                                         = (*metrics.EMF)(nil)
 	_ metrics.Recorder                                        = countingRecorder{}
 	_ func(metrics.Recorder) error                            = metrics.Flush
+	_                                                         = metrics.Ignored
 
 	// outbox
 	_ func(string, cloudevent.Event, time.Time, ...outbox.PutOption) (types.TransactWriteItem, error)  = outbox.Put
