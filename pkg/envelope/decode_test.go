@@ -215,13 +215,7 @@ func TestDecoders_refuse_what_they_cannot_key_as_malformed(t *testing.T) {
 		{"s3 no version nor sequencer", `{"Records":[{"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},"object":{"key":"k"}}}]}`, "Records.0.s3.object", envelope.S3{}},
 		{"cloudevents", `{"id":"1"}`, "specversion", envelope.CloudEvents{}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.d.Decode(context.Background(), msg(tc.body))
-			var me *cloudevent.MalformedError
-			if !errors.As(err, &me) || me.Field != tc.field {
-				t.Fatalf("Decode = %v; want a MalformedError of field %s", err, tc.field)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { refusesAsMalformed(t, tc.d, tc.body, tc.field) })
 	}
 }
 
@@ -245,13 +239,17 @@ func TestDecoders_refuse_a_body_that_is_not_I_JSON(t *testing.T) {
 		{"s3 key not UTF-8", "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"b\"},\"object\":{\"key\":\"k\xff\",\"sequencer\":\"1\"}}}]}", "Records.0.s3.object.key", envelope.S3{}},
 		{"cloudevents id twice", `{"specversion":"1.0","id":"1","id":"2","source":"s","type":"t"}`, "id", envelope.CloudEvents{}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.d.Decode(context.Background(), msg(tc.body))
-			var me *cloudevent.MalformedError
-			if !errors.As(err, &me) || me.Field != tc.field {
-				t.Fatalf("Decode = %v; want a MalformedError of field %s", err, tc.field)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { refusesAsMalformed(t, tc.d, tc.body, tc.field) })
+	}
+}
+
+// refusesAsMalformed checks that d refuses body with a MalformedError of field.
+func refusesAsMalformed(t *testing.T, d sqsbatch.Decoder, body, field string) {
+	t.Helper()
+	_, err := d.Decode(context.Background(), msg(body))
+	var me *cloudevent.MalformedError
+	if !errors.As(err, &me) || me.Field != field {
+		t.Fatalf("Decode = %v; want a MalformedError of field %s", err, field)
 	}
 }
 

@@ -4,7 +4,8 @@
 // processed event E" in one TransactWriteItems, the record guarded by a condition, and
 // classifies DynamoDB's answer into an Outcome: applied, duplicate, rejected (an effect's own
 // condition failed, recorded with its business reason), conflict (same event id, other
-// payload), malformed, or failed (transient, to be delivered again).
+// payload), malformed, ignored (a type its Router routes nowhere: nothing written), or failed
+// (transient, to be delivered again).
 //
 // Consumer.Apply takes one decoded event, whatever brought it (a stream, Kinesis,
 // EventBridge); package sqsbatch puts it behind an SQS event source in one call.
