@@ -156,10 +156,12 @@ func TestConsumer_failed_effect_condition_is_rejected_and_remembered(t *testing.
 	}
 }
 
+// A strict router's consumer (idempotency.Strict) refuses also what a tolerant one reads: a
+// type it routes nowhere, a data field its type does not know.
 func TestConsumer_malformed_messages_name_the_field(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	c := f.Consumer(t, "counter")
+	c := f.ConsumerFor(t, "counter", strictRouter(f))
 	id := applytest.Unique(t)
 	cases := []struct {
 		name, body, field string
@@ -170,6 +172,7 @@ func TestConsumer_malformed_messages_name_the_field(t *testing.T) {
 		{"invalid data", `{"specversion":"1.0","id":"` + id + `-2","source":"s","type":"test.counted","data":{"counter":"x","by":-1}}`, "data.by"},
 		{"wrong data type", `{"specversion":"1.0","id":"` + id + `-3","source":"s","type":"test.counted","data":{"counter":"x","by":"one"}}`, "data.by"},
 		{"unknown data field", `{"specversion":"1.0","id":"` + id + `-4","source":"s","type":"test.counted","data":{"counter":"x","by":1,"extra":true}}`, "data"},
+		{"a data member twice", `{"specversion":"1.0","id":"` + id + `-5","source":"s","type":"test.counted","data":{"counter":"x","by":1,"by":2}}`, "data.by"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,7 +4,8 @@
 // processed event E" in one TransactWriteItems, the record guarded by a condition, and
 // classifies DynamoDB's answer into an Outcome: applied, duplicate, rejected (an effect's own
 // condition failed, recorded with its business reason), conflict (same event id, other
-// payload), malformed, or failed (transient, to be delivered again).
+// payload), malformed, ignored (a type its Router routes nowhere: nothing written), or failed
+// (transient, to be delivered again).
 //
 // A port delivers the events: sqsbatch.NewConsumer puts a Consumer behind an SQS event source
 // in one call, and sqsbatch, dynamodbbatch and kinesisbatch take its Engine. Consumer.Apply

@@ -25,6 +25,7 @@ func TestNames_are_the_engines_values(t *testing.T) {
 		{"Malformed", string(Malformed), string(engine.Malformed)},
 		{"Failed", string(Failed), string(engine.Failed)},
 		{"Discarded", string(Discarded), string(engine.Discarded)},
+		{"Ignored", string(Ignored), string(engine.Ignored)},
 	} {
 		if c.ours != c.its {
 			t.Errorf("%s is %v here, %v in the engine", c.name, c.ours, c.its)

@@ -18,6 +18,9 @@ const (
 	Conflict  Outcome = "conflict"  // a record exists for this event id with another payload
 	Malformed Outcome = "malformed" // the message can never be processed as sent
 	Failed    Outcome = "failed"    // transient failure, or an effect DynamoDB can never commit
+	// Ignored: an event of a type its Router routes nowhere. The message is acknowledged and
+	// nothing is written, neither an effect nor a record (see NewRouter).
+	Ignored Outcome = "ignored"
 	// Discarded is stored by an operator (operator.Admin.Discard): the event is not to be
 	// applied; a redelivery of it is a Duplicate whose Stored outcome says so.
 	Discarded Outcome = "discarded"
@@ -28,7 +31,7 @@ type Result struct {
 	Outcome Outcome
 	Key     string // idempotency key (operator.Key); empty when the event had no usable id
 	EventID string
-	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection)
+	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection); why, for Ignored
 	Stored  Outcome       // for Duplicate: the outcome stored by the first processing; empty when a write marked OrDuplicate recognised it
 	Commit  time.Duration // time spent in DynamoDB calls
 }

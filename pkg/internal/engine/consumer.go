@@ -39,9 +39,9 @@ func New(db DB, handler Handler, cfg Config) (*Consumer, error) {
 
 // Apply applies one event, delivered as d, exactly once, and logs and counts its outcome once
 // (idempotency.Consumer.Apply). The error is nil when the event is done with (applied,
-// duplicate, rejected); marked permanent (IsPermanent) when it can never succeed (malformed,
-// conflict, invalid effect), to be dead-lettered; and anything else when a delivery again may
-// succeed.
+// duplicate, rejected, ignored); marked permanent (IsPermanent) when it can never succeed
+// (malformed, conflict, invalid effect), to be dead-lettered; and anything else when a delivery
+// again may succeed.
 func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
 	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
 }
@@ -71,6 +71,10 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Deli
 	}
 	effect, err := c.handler.Decide(ctx, ev)
 	if err != nil {
+		if unrouted(err) {
+			res, err := c.ignore(ctx, res, hash, d, err)
+			return prepared{}, res, true, err
+		}
 		if errors.Is(err, cloudevent.ErrMalformed) {
 			return fail(Malformed, err) // a decided event is answered on its failure path (HoldGroup)
 		}

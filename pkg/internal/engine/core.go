@@ -39,7 +39,7 @@ type Result struct {
 	Outcome Outcome
 	Key     string // idempotency key; empty when the event had no usable id
 	EventID string
-	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection)
+	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection); why, for Ignored
 	Stored  Outcome       // for Duplicate: the outcome stored by the first processing; empty when a write marked OrDuplicate recognised it
 	Commit  time.Duration // time spent in DynamoDB calls
 
@@ -78,7 +78,7 @@ func (c *core) start(ev cloudevent.Event, d port.Delivery) (res Result, hash str
 	case ev.ID == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "missing; the publisher must set a stable event id")
 	case len(ev.ID) > cloudevent.MaxIDLength:
-		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "is %d characters; at most %d", len(ev.ID), cloudevent.MaxIDLength)
+		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("id", "is %d bytes; at most %d", len(ev.ID), cloudevent.MaxIDLength)
 	case ev.Type == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("type", "missing")
 	}
@@ -241,5 +241,5 @@ func (c *core) report(ctx context.Context, ev cloudevent.Event, d port.Delivery,
 
 var metricName = map[Outcome]string{
 	Applied: metrics.Applied, Duplicate: metrics.Duplicate, Rejected: metrics.Rejected,
-	Conflict: metrics.Conflict, Malformed: metrics.Malformed, Failed: metrics.Failed,
+	Conflict: metrics.Conflict, Malformed: metrics.Malformed, Failed: metrics.Failed, Ignored: metrics.Ignored,
 }

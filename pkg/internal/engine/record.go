@@ -12,6 +12,7 @@ type Outcome string
 const (
 	Applied, Rejected, Duplicate, Conflict Outcome = "applied", "rejected", "duplicate", "conflict"
 	Malformed, Failed, Discarded           Outcome = "malformed", "failed", "discarded"
+	Ignored                                Outcome = "ignored"
 )
 
 // heldOf is rec's event as its group's held list knows it.

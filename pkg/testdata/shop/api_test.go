@@ -42,33 +42,34 @@ var (
 	_                                                                                = cloudevent.MaxIDLength
 
 	// idempotency: the consumer, effects, the permanence rule
-	_ func(idempotency.DB, idempotency.Handler, idempotency.Config) (*idempotency.Consumer, error)              = idempotency.New
-	_ func(*idempotency.Consumer, context.Context, cloudevent.Event, port.Delivery) (idempotency.Result, error) = (*idempotency.Consumer).Apply
-	_ func(*idempotency.Consumer) port.Engine                                                                   = (*idempotency.Consumer).Engine
-	_ idempotency.DB                                                                                            = (*dynamodb.Client)(nil)
-	_ idempotency.Handler                                                                                       = idempotency.HandlerFunc(nil)
-	_ idempotency.Handler                                                                                       = (*idempotency.Router)(nil)
-	_ func() *idempotency.Router                                                                                = idempotency.NewRouter
-	_ func(*idempotency.Router) []string                                                                        = (*idempotency.Router).Types
-	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error))         = idempotency.Route[shop.Order]
-	_ func(string, any) idempotency.Write                                                                       = idempotency.Put
-	_ func(string, any, expression.UpdateBuilder) idempotency.Write                                             = idempotency.Update
-	_ func(string, any) idempotency.Write                                                                       = idempotency.Delete
-	_ func(string, any, expression.ConditionBuilder) idempotency.Write                                          = idempotency.Check
-	_ func(types.TransactWriteItem) idempotency.Write                                                           = idempotency.Raw
-	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                    = idempotency.Write.If
-	_ func(idempotency.Write, string) idempotency.Write                                                         = idempotency.Write.OrReject
-	_ func(idempotency.Write) idempotency.Write                                                                 = idempotency.Write.OrDuplicate
-	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                           = idempotency.Write.OnReject
-	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                  = idempotency.Write.TransactWriteItem
-	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                               = idempotency.Effect.TransactWriteItems
-	_ func(error) error                                                                                         = idempotency.Permanent
-	_ func(error) bool                                                                                          = idempotency.IsPermanent
-	_                                                                                                           = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
-	_                                                                                                           = port.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
-	_                                                                                                           = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
-	_                                                                                                           = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed}
-	_                                                                                                           = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrHeld}
+	_ func(idempotency.DB, idempotency.Handler, idempotency.Config) (*idempotency.Consumer, error)                                  = idempotency.New
+	_ func(*idempotency.Consumer, context.Context, cloudevent.Event, port.Delivery) (idempotency.Result, error)                     = (*idempotency.Consumer).Apply
+	_ func(*idempotency.Consumer) port.Engine                                                                                       = (*idempotency.Consumer).Engine
+	_ idempotency.DB                                                                                                                = (*dynamodb.Client)(nil)
+	_ idempotency.Handler                                                                                                           = idempotency.HandlerFunc(nil)
+	_ idempotency.Handler                                                                                                           = (*idempotency.Router)(nil)
+	_ func(...idempotency.RouteOption) *idempotency.Router                                                                          = idempotency.NewRouter
+	_ func() idempotency.RouteOption                                                                                                = idempotency.Strict
+	_ func(*idempotency.Router) []string                                                                                            = (*idempotency.Router).Types
+	_ func(*idempotency.Router, string, func(cloudevent.Event, shop.Order) (idempotency.Effect, error), ...idempotency.RouteOption) = idempotency.Route[shop.Order]
+	_ func(string, any) idempotency.Write                                                                                           = idempotency.Put
+	_ func(string, any, expression.UpdateBuilder) idempotency.Write                                                                 = idempotency.Update
+	_ func(string, any) idempotency.Write                                                                                           = idempotency.Delete
+	_ func(string, any, expression.ConditionBuilder) idempotency.Write                                                              = idempotency.Check
+	_ func(types.TransactWriteItem) idempotency.Write                                                                               = idempotency.Raw
+	_ func(idempotency.Write, expression.ConditionBuilder) idempotency.Write                                                        = idempotency.Write.If
+	_ func(idempotency.Write, string) idempotency.Write                                                                             = idempotency.Write.OrReject
+	_ func(idempotency.Write) idempotency.Write                                                                                     = idempotency.Write.OrDuplicate
+	_ func(idempotency.Write, ...idempotency.Write) idempotency.Write                                                               = idempotency.Write.OnReject
+	_ func(idempotency.Write) (types.TransactWriteItem, error)                                                                      = idempotency.Write.TransactWriteItem
+	_ func(idempotency.Effect) ([]types.TransactWriteItem, error)                                                                   = idempotency.Effect.TransactWriteItems
+	_ func(error) error                                                                                                             = idempotency.Permanent
+	_ func(error) bool                                                                                                              = idempotency.IsPermanent
+	_                                                                                                                               = idempotency.Config{Name: "", Table: "", Retention: 0, CacheSize: 0, StorePayload: false, Retry: idempotency.Retry{}, Logger: nil, Metrics: metrics.Recorder(nil), Now: time.Now}
+	_                                                                                                                               = port.Delivery{MessageID: "", SequenceNumber: "", ReceiveCount: 0, Body: ""}
+	_                                                                                                                               = idempotency.Result{Outcome: idempotency.Applied, Key: "", EventID: "", Reason: "", Stored: idempotency.Duplicate, Commit: 0}
+	_                                                                                                                               = []idempotency.Outcome{idempotency.Applied, idempotency.Rejected, idempotency.Duplicate, idempotency.Conflict, idempotency.Malformed, idempotency.Failed, idempotency.Ignored}
+	_                                                                                                                               = []error{idempotency.ErrConflict, idempotency.ErrInvalidEffect, idempotency.ErrHeld}
 
 	// lease: the lease mode
 	_ func(idempotency.DB, lease.SideEffect, lease.Config) (*lease.Consumer, error)                       = lease.New
@@ -109,6 +110,7 @@ var (
 	_ func(io.Writer, string, map[string]string) *metrics.EMF = metrics.NewEMF
 	_ metrics.Recorder                                        = (*metrics.EMF)(nil)
 	_ metrics.Flusher                                         = (*metrics.EMF)(nil)
+	_                                                         = metrics.Ignored
 	_ metrics.Recorder                                        = countingRecorder{}
 	_ func(metrics.Recorder) error                            = metrics.Flush
 
