@@ -336,3 +336,32 @@ func TestNew_refuses_a_policy_reading_a_condition_key_it_does_not_compute(t *tes
 		t.Errorf("err %v; want the unknown condition key named", err)
 	}
 }
+
+// A statement limited to the ledger's partitions by ForAllValues:StringLike: a Query of another
+// partition is refused however its key condition is written (value first, the vacuous pass of
+// a Query with no leading keys), and one whose partition key cannot be read is refused too,
+// never authorised with no leading keys.
+func TestGatekeeper_refuses_a_Query_of_another_partition_however_its_key_condition_is_written(t *testing.T) {
+	up := newUpstream(t, nil)
+	query := map[string]any{"Effect": "Allow", "Action": "dynamodb:Query", "Resource": appARN,
+		"Condition": map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{"ledger#*"}}}}
+	_, url := gate(t, up, query)
+	db := dynamodb.NewFromConfig(as("LOCALLedgerFunction", url))
+	for _, tt := range []struct {
+		cond, pk string
+		allowed  bool
+	}{
+		{"pk = :v", "ledger#a", true},
+		{":v = pk", "ledger#a", true},
+		{"pk = :v", "other#a", false},
+		{":v = pk", "other#a", false},
+		{"(:v = pk)", "other#a", false},
+		{"begins_with(sk, :v)", "ledger#a", false}, // no partition key: DynamoDB refuses it, the gatekeeper too
+	} {
+		_, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("app"), KeyConditionExpression: aws.String(tt.cond),
+			ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":v": s(tt.pk)}})
+		if (err == nil) != tt.allowed {
+			t.Errorf("Query %q with :v %s: %v; want allowed %v", tt.cond, tt.pk, err, tt.allowed)
+		}
+	}
+}

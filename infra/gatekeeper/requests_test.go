@@ -408,3 +408,47 @@ func sha256sum(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]
 }
+
+// A Query's key condition as DynamoDB accepts it, in any order and shape: the partition key's
+// equality gives dynamodb:LeadingKeys whether the name or the value is written first, with or
+// without parentheses, beside a sort key's BETWEEN ... AND, in the legacy KeyConditions too.
+func TestRequests_name_the_leading_key_of_every_shape_of_Query(t *testing.T) {
+	c := newCapture(t)
+	db := dynamodb.NewFromConfig(config(c.srv.URL))
+	vals := map[string]ddbtypes.AttributeValue{":v": s("ACCOUNT#a-1"), ":lo": s("A"), ":hi": s("B")}
+	names := map[string]string{"#p": "pk", "#s": "sk"}
+	tests := []struct {
+		name, cond string
+		names      map[string]string
+	}{
+		{"name first", "pk = :v", nil},
+		{"value first", ":v = pk", nil},
+		{"value first, names substituted", ":v = #p", names},
+		{"value first, no spaces", ":v=#p", names},
+		{"in parentheses beside a sort key's BETWEEN", "(:v = #p) AND #s BETWEEN :lo AND :hi", names},
+		{"the sort key first, lower case and", "#s >= :lo and #p = :v", names},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &dynamodb.QueryInput{TableName: aws.String("app"), KeyConditionExpression: aws.String(tt.cond),
+				ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{}}
+			for k, v := range vals {
+				if strings.Contains(tt.cond, k) {
+					in.ExpressionAttributeValues[k] = v
+				}
+			}
+			if tt.names != nil {
+				in.ExpressionAttributeNames = map[string]string{}
+				for k, v := range tt.names {
+					if strings.Contains(tt.cond, k) {
+						in.ExpressionAttributeNames[k] = v
+					}
+				}
+			}
+			_, _ = db.Query(context.Background(), in)
+			if g := got(c.last(t)); !reflect.DeepEqual(g, want(authz{"dynamodb:Query", appARN, []string{"ACCOUNT#a-1"}, nil})) {
+				t.Errorf("%q: authorisations %+v; want the Query with leading key ACCOUNT#a-1", tt.cond, g)
+			}
+		})
+	}
+}
