@@ -365,3 +365,27 @@ func TestGatekeeper_refuses_a_Query_of_another_partition_however_its_key_conditi
 		}
 	}
 }
+
+// aws:PrincipalArn of a role session is the role's ARN, not the session's: a statement
+// conditioned on the role allows, one conditioned on the session's ARN does not.
+func TestGatekeeper_reads_aws_PrincipalArn_as_the_role_of_the_session(t *testing.T) {
+	for _, tt := range []struct {
+		op, arn string
+		allowed bool
+	}{
+		{"ArnEquals", "arn:aws:iam::000000000000:role/LedgerFunctionRole", true},
+		{"StringEquals", "arn:aws:iam::000000000000:role/LedgerFunctionRole", true},
+		{"ArnLike", "arn:aws:iam::000000000000:role/Ledger*", true},
+		{"ArnEquals", ledgerARN, false},
+		{"StringLike", "arn:aws:sts::000000000000:assumed-role/*", false},
+	} {
+		up := newUpstream(t, nil)
+		_, url := gate(t, up, map[string]any{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": idemARN,
+			"Condition": map[string]any{tt.op: map[string]any{"aws:PrincipalArn": tt.arn}}})
+		_, err := dynamodb.NewFromConfig(as("LOCALLedgerFunction", url)).GetItem(context.Background(), &dynamodb.GetItemInput{
+			TableName: aws.String("idem"), Key: map[string]ddbtypes.AttributeValue{"pk": s("ledger#1")}})
+		if (err == nil) != tt.allowed {
+			t.Errorf("%s aws:PrincipalArn %s: %v; want allowed %v", tt.op, tt.arn, err, tt.allowed)
+		}
+	}
+}
