@@ -26,6 +26,23 @@ type Principal struct {
 	Policies    []iam.Policy
 }
 
+// roleARN is aws:PrincipalArn of the principal: for a role session
+// (arn:aws:sts::<account>:assumed-role/<role>/<session>) the role's ARN,
+// arn:aws:iam::<account>:role/<role>, as IAM gives it for a role session; else its ARN. The
+// local roles have no path.
+func (p *Principal) roleARN() string {
+	rest, ok := strings.CutPrefix(p.ARN, "arn:aws:sts::")
+	if !ok {
+		return p.ARN
+	}
+	acct, role, ok := strings.Cut(rest, ":assumed-role/")
+	if !ok {
+		return p.ARN
+	}
+	role, _, _ = strings.Cut(role, "/")
+	return "arn:aws:iam::" + acct + ":role/" + role
+}
+
 // Table is what a DynamoDB request names by table name and the gatekeeper needs: the
 // partition key's attribute name of the table and of each index (by index name), for the
 // dynamodb:LeadingKeys condition key.
@@ -216,7 +233,7 @@ func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, regio
 	if region == "" {
 		region = g.cfg.Region
 	}
-	out["aws:principalarn"] = []string{p.ARN}
+	out["aws:principalarn"] = []string{p.roleARN()}
 	out["aws:principalaccount"] = []string{g.cfg.Account}
 	out["aws:requestedregion"] = []string{region}
 	out["aws:securetransport"] = []string{"true"} // AWS's endpoints are HTTPS; loopback stands in for them
