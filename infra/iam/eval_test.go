@@ -164,3 +164,69 @@ func TestLike_matches_IAM_wildcards(t *testing.T) {
 		}
 	}
 }
+
+// ARN conditions as AWS evaluates them: ArnEquals and ArnNotEquals take wildcards as ArnLike
+// and ArnNotLike do, and each of the six colon-separated components is matched on its own, so
+// a * never reaches across a colon into the next one.
+func TestEvaluate_matches_ARN_conditions_component_by_component(t *testing.T) {
+	role := "arn:aws:iam::000000000000:role/LedgerFunctionRole"
+	stream := "arn:aws:dynamodb:us-east-1:000000000000:table/app/stream/2026-12-01T00:00:00.000"
+	tests := []struct {
+		op, value, arn string
+		holds          bool
+	}{
+		{"ArnEquals", "arn:aws:iam::000000000000:role/*", role, true},
+		{"ArnEquals", "arn:aws:iam::*:role/LedgerFunction?ole", role, true},
+		{"ArnNotEquals", "arn:aws:iam::000000000000:role/*", role, false},
+		{"ArnNotEquals", "arn:aws:iam::111111111111:role/*", role, true},
+		{"ArnLike", "arn:aws:iam::*:role/Ledger*", role, true},
+		{"ArnLike", "arn:aws:iam::000000000000:*", role, true}, // the resource part is one component
+		{"ArnLike", "arn:aws:dynamodb:us-east-1:*:00.000", stream, false}, // * in the account, not across it into the resource
+		{"ArnNotLike", "arn:aws:dynamodb:us-east-1:*:00.000", stream, true},
+		{"ArnLike", "arn:aws:dynamodb:us-east-1:*:table/app/stream/*", stream, true}, // within the resource part, * spans its colons
+		{"ArnLike", "arn:aws:dynamo*:us-east-1:000000000000:table/app/stream/*", stream, true},
+		{"ArnLike", "arn:aws:dynamodb:us-east-1:000000000000:table/app", stream, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.op+" "+tt.value, func(t *testing.T) {
+			p := policy(t, st{"Effect": "Allow", "Action": "sqs:SendMessage", "Resource": "*",
+				"Condition": st{tt.op: st{"aws:SourceArn": tt.value}}})
+			d := iam.Evaluate([]iam.Policy{p}, iam.Request{Action: "sqs:SendMessage", Resource: "arn:aws:sqs:us-east-1:000000000000:q",
+				Context: map[string][]string{"aws:sourcearn": {tt.arn}}})
+			if d.Allowed != tt.holds {
+				t.Errorf("%s %s on %s: holds %v; want %v (%s)", tt.op, tt.value, tt.arn, d.Allowed, tt.holds, d.Why)
+			}
+		})
+	}
+}
+
+// A Resource ARN is matched component by component too: a * inside a segment covers part of
+// that segment only; one that ends the last segment of an ARN the policy leaves short stands
+// for the segments left out.
+func TestEvaluate_matches_resource_ARNs_component_by_component(t *testing.T) {
+	queue := "arn:aws:sqs:us-east-1:123456789012:q.fifo"
+	stream := "arn:aws:dynamodb:us-east-1:123456789012:table/app/stream/2026-12-01T00:00:00.000"
+	tests := []struct {
+		pattern, resource string
+		allowed           bool
+	}{
+		{"arn:aws:sqs:*123456789012:q.fifo*", queue, false}, // a colon left out: * does not take us-east-1: with it
+		{"arn:aws:sqs:*:123456789012:q.fifo", queue, true},
+		{"arn:aws:sqs:us-*:123456789012:q.*", queue, true},
+		{"arn:aws:sqs:us-east-1:*", queue, true},
+		{"arn:aws:sqs:*:*:*", queue, true},
+		{"arn:aws:sqs:*:1234*:q.fifo", queue, true},
+		{"arn:aws:sqs:us-east-1:12345678901?:q.fifo", queue, true},
+		{"arn:aws:dynamodb:us-east-1:*:00.000", stream, false},
+		{"arn:aws:dynamodb:us-east-1:123456789012:table/app/stream/*", stream, true},
+		{"arn:aws:dynamodb:*:123456789012:table/app*", "arn:aws:dynamodb:us-east-1:123456789012:table/app/index/byTag", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			p := policy(t, st{"Effect": "Allow", "Action": "*", "Resource": tt.pattern})
+			if d := iam.Evaluate([]iam.Policy{p}, iam.Request{Action: "sqs:SendMessage", Resource: tt.resource}); d.Allowed != tt.allowed {
+				t.Errorf("Resource %s on %s: allowed %v; want %v", tt.pattern, tt.resource, d.Allowed, tt.allowed)
+			}
+		})
+	}
+}
