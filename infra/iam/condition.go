@@ -118,12 +118,14 @@ func (c Condition) matches(v string) bool {
 	for _, p := range c.Values {
 		var ok bool
 		switch c.base {
-		case "stringequals", "stringnotequals", "arnequals", "arnnotequals":
+		case "stringequals", "stringnotequals":
 			ok = v == p
 		case "stringequalsignorecase", "stringnotequalsignorecase", "bool":
 			ok = strings.EqualFold(v, p)
-		case "stringlike", "stringnotlike", "arnlike", "arnnotlike":
-			ok = Like(p, v)
+		case "stringlike", "stringnotlike":
+			ok = like(p, v)
+		case "arnequals", "arnnotequals", "arnlike", "arnnotlike": // ArnEquals takes wildcards as ArnLike does
+			ok = ARNLike(p, v)
 		}
 		if ok {
 			hit = true
