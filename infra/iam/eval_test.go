@@ -180,7 +180,7 @@ func TestEvaluate_matches_ARN_conditions_component_by_component(t *testing.T) {
 		{"ArnNotEquals", "arn:aws:iam::000000000000:role/*", role, false},
 		{"ArnNotEquals", "arn:aws:iam::111111111111:role/*", role, true},
 		{"ArnLike", "arn:aws:iam::*:role/Ledger*", role, true},
-		{"ArnLike", "arn:aws:iam::000000000000:*", role, true}, // the resource part is one component
+		{"ArnLike", "arn:aws:iam::000000000000:*", role, true},            // the resource part is one component
 		{"ArnLike", "arn:aws:dynamodb:us-east-1:*:00.000", stream, false}, // * in the account, not across it into the resource
 		{"ArnNotLike", "arn:aws:dynamodb:us-east-1:*:00.000", stream, true},
 		{"ArnLike", "arn:aws:dynamodb:us-east-1:*:table/app/stream/*", stream, true}, // within the resource part, * spans its colons
