@@ -230,3 +230,47 @@ func TestEvaluate_matches_resource_ARNs_component_by_component(t *testing.T) {
 		})
 	}
 }
+
+// dynamodb:LeadingKeys is multivalued (ArrayOfString in the service authorization reference):
+// an operator without ForAllValues or ForAnyValue never matches it when the request has it,
+// negated operators and IfExists included, so neither an Allow nor a Deny written that way
+// applies; without the key, the operators answer as for any missing key.
+func TestEvaluate_single_valued_operators_never_match_a_multivalued_key(t *testing.T) {
+	allowAll := st{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "*"}
+	tests := []struct {
+		name    string
+		sts     []any
+		keys    []string // nil: the request has no dynamodb:LeadingKeys
+		allowed bool
+	}{
+		{"an Allow with StringLike does not allow its own keys", []any{st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+			"Condition": st{"StringLike": st{"dynamodb:LeadingKeys": "ledger#*"}}}}, []string{"ledger#a"}, false},
+		{"an Allow with StringEquals neither", []any{st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+			"Condition": st{"StringEquals": st{"dynamodb:LeadingKeys": "ledger#a"}}}}, []string{"ledger#a"}, false},
+		{"an Allow with StringLikeIfExists neither", []any{st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+			"Condition": st{"StringLikeIfExists": st{"dynamodb:LeadingKeys": "ledger#*"}}}}, []string{"ledger#a"}, false},
+		{"a Deny guardrail with StringNotLike refuses nothing", []any{allowAll, st{"Effect": "Deny", "Action": "dynamodb:*", "Resource": "*",
+			"Condition": st{"StringNotLike": st{"dynamodb:LeadingKeys": "ledger#*"}}}}, []string{"other#a"}, true},
+		{"a Deny with StringEquals refuses nothing", []any{allowAll, st{"Effect": "Deny", "Action": "dynamodb:*", "Resource": "*",
+			"Condition": st{"StringEquals": st{"dynamodb:LeadingKeys": "other#a"}}}}, []string{"other#a"}, true},
+		{"the same Deny with ForAnyValue refuses", []any{allowAll, st{"Effect": "Deny", "Action": "dynamodb:*", "Resource": "*",
+			"Condition": st{"ForAnyValue:StringEquals": st{"dynamodb:LeadingKeys": "other#a"}}}}, []string{"other#a"}, false},
+		{"without the key, StringNotLike holds: the Deny refuses", []any{allowAll, st{"Effect": "Deny", "Action": "dynamodb:*", "Resource": "*",
+			"Condition": st{"StringNotLike": st{"dynamodb:LeadingKeys": "ledger#*"}}}}, nil, false},
+		{"without the key, StringLikeIfExists holds: the Allow allows", []any{st{"Effect": "Allow", "Action": "dynamodb:Scan", "Resource": "*",
+			"Condition": st{"StringLikeIfExists": st{"dynamodb:LeadingKeys": "ledger#*"}}}}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := iam.Request{Action: "dynamodb:GetItem", Resource: table}
+			if tt.keys != nil {
+				req.Context = map[string][]string{"dynamodb:leadingkeys": tt.keys}
+			} else {
+				req.Action = "dynamodb:Scan"
+			}
+			if d := iam.Evaluate([]iam.Policy{policy(t, tt.sts...)}, req); d.Allowed != tt.allowed {
+				t.Errorf("allowed %v; want %v (%+v)", d.Allowed, tt.allowed, d)
+			}
+		})
+	}
+}
