@@ -104,6 +104,11 @@ func (c Condition) holds(ctx map[string][]string) bool {
 		// A missing key matches nothing: a positive operator fails, a negated one holds.
 		return c.ifExists || operators[c.base]
 	}
+	if multivaluedKeys[c.Key] {
+		// A multivalued key needs a set operator: without one, no value of it matches, whatever
+		// the operator says (a negated one included).
+		return false
+	}
 	for _, v := range vals {
 		if c.matches(v) {
 			return true
