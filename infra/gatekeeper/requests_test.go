@@ -41,6 +41,7 @@ const (
 	queueARN        = "arn:aws:sqs:us-east-1:000000000000:ledger.fifo"
 	streamARN       = "arn:aws:dynamodb:us-east-1:000000000000:table/app/stream/2026-12-01T00:00:00.000"
 	kinesisARN      = "arn:aws:kinesis:us-east-1:000000000000:stream/clicks"
+	consumerARN     = kinesisARN + "/consumer/fan:1796000000"
 )
 
 // tables are the key schemas of the tables the cases name.
@@ -337,6 +338,23 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 			_, err := kin.PutRecord(ctx, &kinesis.PutRecordInput{StreamARN: aws.String(kinesisARN), PartitionKey: aws.String("p"), Data: []byte("x")})
 			return err
 		}, want(authz{"kinesis:PutRecord", kinesisARN, nil, nil})},
+		{"Kinesis DescribeStreamConsumer: the consumer's ARN", func() error {
+			_, err := kin.DescribeStreamConsumer(ctx, &kinesis.DescribeStreamConsumerInput{ConsumerARN: aws.String(consumerARN)})
+			return err
+		}, want(authz{"kinesis:DescribeStreamConsumer", consumerARN, nil, nil})},
+		{"Kinesis DescribeStreamConsumer by stream and name: the consumer's ARN, its creation time any", func() error {
+			_, err := kin.DescribeStreamConsumer(ctx, &kinesis.DescribeStreamConsumerInput{StreamARN: aws.String(kinesisARN), ConsumerName: aws.String("fan")})
+			return err
+		}, want(authz{"kinesis:DescribeStreamConsumer", kinesisARN + "/consumer/fan:*", nil, nil})},
+		{"Kinesis SubscribeToShard: the consumer's ARN", func() error {
+			_, err := kin.SubscribeToShard(ctx, &kinesis.SubscribeToShardInput{ConsumerARN: aws.String(consumerARN), ShardId: aws.String("shardId-0"),
+				StartingPosition: &kinesistypes.StartingPosition{Type: kinesistypes.ShardIteratorTypeLatest}})
+			return err
+		}, want(authz{"kinesis:SubscribeToShard", consumerARN, nil, nil})},
+		{"Kinesis RegisterStreamConsumer: the stream", func() error {
+			_, err := kin.RegisterStreamConsumer(ctx, &kinesis.RegisterStreamConsumerInput{StreamARN: aws.String(kinesisARN), ConsumerName: aws.String("fan")})
+			return err
+		}, want(authz{"kinesis:RegisterStreamConsumer", kinesisARN, nil, nil})},
 		{"SSM GetParameter: the parameter's ARN, its leading slash one", func() error {
 			_, err := params.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/onceflow/webhook/url"), WithDecryption: aws.Bool(true)})
 			return err
