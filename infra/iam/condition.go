@@ -62,10 +62,10 @@ func parseConditions(v any) ([]Condition, error) {
 				continue
 			}
 		}
-		if strings.HasSuffix(rest, "ifexists") && rest != "null" {
+		if strings.HasSuffix(rest, "ifexists") {
 			c.ifExists, rest = true, strings.TrimSuffix(rest, "ifexists")
 		}
-		if _, ok := operators[rest]; !ok {
+		if _, ok := operators[rest]; !ok || (c.ifExists && rest == "null") {
 			errs = append(errs, fmt.Errorf("condition operator %s is not evaluated here", op))
 			continue
 		}
@@ -93,9 +93,12 @@ func (c Condition) String() string {
 // values; a key absent from it is absent from the request).
 func (c Condition) holds(ctx map[string][]string) bool {
 	vals, present := ctx[c.Key]
-	if c.base == "null" {
-		want := len(c.Values) > 0 && strings.EqualFold(c.Values[0], "true")
-		return want == !present
+	if c.base == "null" { // "true" holds without the key, "false" with it; any of the values
+		goal := "true"
+		if present {
+			goal = "false"
+		}
+		return slices.ContainsFunc(c.Values, func(v string) bool { return strings.EqualFold(v, goal) })
 	}
 	switch c.set {
 	case "forallvalues": // every value the request has matches; vacuously true without any

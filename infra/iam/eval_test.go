@@ -83,6 +83,9 @@ func TestEvaluate_decides_as_IAM_does(t *testing.T) {
 		{"IfExists holds without the key", []any{
 			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"StringEqualsIfExists": st{"s3:prefix": "a/"}}}},
 			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b"}, true, false, -1, "", 0, true},
+		{"Null holds for any of its values: false with the key", []any{
+			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"Null": st{"s3:prefix": []any{"true", "false"}}}}},
+			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Context: map[string][]string{"s3:prefix": {""}}}, true, false, -1, "", 0, true},
 		{"Null true holds only without the key", []any{
 			st{"Effect": "Allow", "Action": "s3:ListBucket", "Resource": "*", "Condition": st{"Null": st{"s3:prefix": "true"}}}},
 			iam.Request{Action: "s3:ListBucket", Resource: "arn:aws:s3:::b", Context: map[string][]string{"s3:prefix": {""}}}, false, false, 0, "", 0, false},
@@ -129,6 +132,19 @@ func TestParsePolicy_refuses_what_it_cannot_evaluate(t *testing.T) {
 		{"both Action and NotAction", st{"Effect": "Allow", "Action": "a:b", "NotAction": "a:c", "Resource": "*"}, "Action and NotAction"},
 		{"a Principal", st{"Effect": "Allow", "Action": "a:b", "Resource": "*", "Principal": "*"}, "Principal"},
 		{"an effect IAM has not", st{"Effect": "Permit", "Action": "a:b", "Resource": "*"}, "want Allow or Deny"},
+		{"a policy variable, named with the statement's Sid", st{"Sid": "Own", "Effect": "Allow", "Action": "s3:GetObject",
+			"Resource": "arn:aws:s3:::b/${aws:username}/*"}, `statement 0 (Sid Own): Resource "arn:aws:s3:::b/${aws:username}/*": the policy variable ${aws:username}`},
+		{"a policy variable in a condition", st{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": "*",
+			"Condition": st{"ForAllValues:StringEquals": st{"dynamodb:LeadingKeys": "${aws:userid}"}}}, "policy variable ${aws:userid}"},
+		{"an ARN left short without a trailing *", st{"Effect": "Allow", "Action": "sqs:*", "Resource": "arn:aws:sqs:*123456789012:q.fifo"},
+			"not a whole ARN (5 of its 6"},
+		{"a wildcard in a resource's service", st{"Effect": "Allow", "Action": "sqs:*", "Resource": "arn:aws:s*:us-east-1:1:q"}, "a wildcard in the service"},
+		{"a wildcard in a resource type", st{"Effect": "Allow", "Action": "dynamodb:*", "Resource": "arn:aws:dynamodb:us-east-1:1:*/idem"},
+			"a wildcard in the resource type (*)"},
+		{"a wildcard in an action's service", st{"Effect": "Allow", "Action": "dynamo*:GetItem", "Resource": "*"}, "wildcard in the service prefix"},
+		{"an ArnLike value that is not a whole ARN", st{"Effect": "Allow", "Action": "a:b", "Resource": "*",
+			"Condition": st{"ArnLike": st{"aws:PrincipalArn": "arn:aws:iam::*role/x"}}}, "not a whole ARN"},
+		{"NullIfExists", st{"Effect": "Allow", "Action": "a:b", "Resource": "*", "Condition": st{"NullIfExists": st{"s3:prefix": "true"}}}, "not evaluated here"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

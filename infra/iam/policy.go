@@ -39,8 +39,9 @@ type Policy struct {
 
 // ParsePolicy reads a policy document (a JSON-shaped value: {"Version": ..., "Statement": [...]})
 // whose values are resolved. It refuses what IAM would refuse in an identity-based policy and
-// what this package cannot evaluate (an unknown condition operator), so that a policy is never
-// evaluated as something it does not say.
+// what this package cannot evaluate as AWS does (an unknown condition operator, a policy
+// variable, an ARN whose wildcards AWS reads otherwise), naming the statement (its index, and
+// its Sid) and the element, so that a policy is never evaluated as something it does not say.
 func ParsePolicy(name string, document any) (Policy, error) {
 	doc, ok := document.(map[string]any)
 	if !ok {
@@ -55,8 +56,11 @@ func ParsePolicy(name string, document any) (Policy, error) {
 	}
 	for i, raw := range list(doc["Statement"]) {
 		st, err := parseStatement(raw)
+		if err == nil {
+			err = errors.Join(unevaluable(st)...)
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("statement %d: %w", i, err))
+			errs = append(errs, fmt.Errorf("%s: %w", statementName(i, raw), err))
 			continue
 		}
 		p.Statements = append(p.Statements, st)
@@ -68,6 +72,17 @@ func ParsePolicy(name string, document any) (Policy, error) {
 		return Policy{}, fmt.Errorf("policy %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// statementName names statement i of a policy as an error about it does: by index, and by Sid
+// when it has one.
+func statementName(i int, raw any) string {
+	if m, ok := raw.(map[string]any); ok {
+		if sid, ok := m["Sid"].(string); ok && sid != "" {
+			return fmt.Sprintf("statement %d (Sid %s)", i, sid)
+		}
+	}
+	return fmt.Sprintf("statement %d", i)
 }
 
 func parseStatement(raw any) (Statement, error) {
