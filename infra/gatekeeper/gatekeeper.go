@@ -103,16 +103,30 @@ func New(cfg Config) (*Gatekeeper, error) {
 			errs = append(errs, fmt.Errorf("principal %s: access key id %s taken", p.Name, p.AccessKeyID))
 		}
 		g.principals[p.AccessKeyID] = p
-		for _, pol := range p.Policies {
-			for _, k := range pol.ConditionKeys() {
-				if !slices.Contains(knownKeys, k) {
-					errs = append(errs, fmt.Errorf("principal %s: policy %s reads condition key %s, which the gatekeeper does not compute (it does %v)",
-						p.Name, pol.Name, k, knownKeys))
+		if err := CheckPolicies(p.Policies); err != nil {
+			errs = append(errs, fmt.Errorf("principal %s: %w", p.Name, err))
+		}
+	}
+	return g, errors.Join(errs...)
+}
+
+// CheckPolicies says what of policies the gatekeeper cannot decide as AWS does: a condition
+// key it does not compute for a request, by policy, statement (index and Sid) and condition;
+// nil when it can decide them all. (What the evaluator itself cannot evaluate, iam.ParsePolicy
+// refuses.)
+func CheckPolicies(policies []iam.Policy) error {
+	var errs []error
+	for _, pol := range policies {
+		for i, st := range pol.Statements {
+			for _, c := range st.Conditions {
+				if !slices.Contains(knownKeys, c.Key) {
+					errs = append(errs, fmt.Errorf("policy %s %s: Condition %s %s: the gatekeeper does not compute this condition key (it computes %s)",
+						pol.Name, iam.StatementName(i, st.Sid), c.Operator, c.Key, strings.Join(knownKeys, ", ")))
 				}
 			}
 		}
 	}
-	return g, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // Stats returns the calls decided so far.

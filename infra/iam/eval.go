@@ -23,7 +23,7 @@ type StatementRef struct {
 }
 
 func (r StatementRef) String() string {
-	return fmt.Sprintf("%s statement %d (%s)", r.Policy, r.Index, r.Statement)
+	return fmt.Sprintf("%s %s (%s)", r.Policy, StatementName(r.Index, r.Statement.Sid), r.Statement)
 }
 
 // Decision is the answer for one Request.

@@ -3,8 +3,6 @@ package iam
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 )
 
@@ -77,12 +75,24 @@ func ParsePolicy(name string, document any) (Policy, error) {
 // statementName names statement i of a policy as an error about it does: by index, and by Sid
 // when it has one.
 func statementName(i int, raw any) string {
-	if m, ok := raw.(map[string]any); ok {
-		if sid, ok := m["Sid"].(string); ok && sid != "" {
-			return fmt.Sprintf("statement %d (Sid %s)", i, sid)
-		}
+	sid, _ := get(raw, "Sid").(string)
+	return StatementName(i, sid)
+}
+
+// StatementName names the statement of index i and Sid sid ("" for none) as errors and logs
+// about it do: "statement 2", "statement 2 (Sid ReadOwnItems)".
+func StatementName(i int, sid string) string {
+	if sid != "" {
+		return fmt.Sprintf("statement %d (Sid %s)", i, sid)
 	}
 	return fmt.Sprintf("statement %d", i)
+}
+
+func get(v any, key string) any {
+	if m, ok := v.(map[string]any); ok {
+		return m[key]
+	}
+	return nil
 }
 
 func parseStatement(raw any) (Statement, error) {
@@ -127,20 +137,6 @@ func parseStatement(raw any) (Statement, error) {
 		st.Conditions = conds
 	}
 	return st, errors.Join(errs...)
-}
-
-// ConditionKeys returns the condition keys the policy's statements read, lower-cased, sorted.
-func (p Policy) ConditionKeys() []string {
-	var keys []string
-	for _, st := range p.Statements {
-		for _, c := range st.Conditions {
-			if !slices.Contains(keys, c.Key) {
-				keys = append(keys, c.Key)
-			}
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // String writes a statement in a line: its effect, actions, resources and conditions.
