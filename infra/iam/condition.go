@@ -66,7 +66,7 @@ func parseConditions(v any) ([]Condition, error) {
 			c.ifExists, rest = true, strings.TrimSuffix(rest, "ifexists")
 		}
 		if _, ok := operators[rest]; !ok || (c.ifExists && rest == "null") {
-			errs = append(errs, fmt.Errorf("condition operator %s is not evaluated here", op))
+			errs = append(errs, fmt.Errorf("condition operator %s is not evaluated here (String*, Arn*, Bool and Null are, with ForAllValues:, ForAnyValue: and ...IfExists)", op))
 			continue
 		}
 		c.base = rest
