@@ -256,19 +256,26 @@ func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, regio
 
 // requests names the authorisations a call needs.
 func (g *Gatekeeper) requests(ctx context.Context, service string, r *http.Request, body []byte) ([]iam.Request, error) {
+	var reqs []iam.Request
+	var err error
 	switch service {
 	case dynamodbService:
-		return g.dynamodbRequests(ctx, r, body)
+		reqs, err = g.dynamodbRequests(ctx, r, body)
 	case sqsService:
-		return g.sqsRequests(r, body)
+		reqs, err = g.sqsRequests(r, body)
 	case s3Service:
-		return g.s3Requests(r, body)
+		reqs, err = g.s3Requests(r, body)
 	case kinesisService:
-		return g.kinesisRequests(r, body)
+		reqs, err = g.kinesisRequests(r, body)
 	case ssmService:
-		return g.ssmRequests(r, body)
+		reqs, err = g.ssmRequests(r, body)
+	default:
+		return nil, fmt.Errorf("service %s is not authorised here", service)
 	}
-	return nil, fmt.Errorf("service %s is not authorised here", service)
+	if err == nil {
+		err = checkMapped(reqs)
+	}
+	return reqs, err
 }
 
 // Requests returns the authorisations the signed request r needs, as the gatekeeper computes
