@@ -9,12 +9,29 @@
 // and writes one JSON array of decisions in the same order, each
 //   {"result": "Allowed" | "ImplicitlyDenied" | "ExplicitlyDenied", "ignored": [context keys the
 //    action does not have], "error": "..." when the simulator refused the case}.
-// One process decides every case: starting Node once per case would cost more than the cases.
+// The principal's own condition keys (aws:PrincipalArn, aws:PrincipalAccount) it derives from
+// the principal's ARN with the simulator's library, in place of those of the case: so the
+// gatekeeper's are checked too. One process decides every case: starting Node once per case
+// would cost more than the cases.
 import { runSimulation } from '@cloud-copilot/iam-simulate'
+import { convertAssumedRoleArnToRoleArn, isAssumedRoleArn } from '@cloud-copilot/iam-utils'
 
 const chunks = []
 for await (const chunk of process.stdin) chunks.push(chunk)
 const cases = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+
+// principalKeys replaces the principal's keys of a case's context with the simulator's own.
+function principalKeys(c) {
+  const context = {}
+  for (const [k, v] of Object.entries(c.context ?? {})) {
+    const key = k.toLowerCase()
+    if (key !== 'aws:principalarn' && key !== 'aws:principalaccount') context[k] = v
+  }
+  const arn = isAssumedRoleArn(c.principal) ? convertAssumedRoleArnToRoleArn(c.principal) : c.principal
+  context['aws:PrincipalArn'] = [arn]
+  context['aws:PrincipalAccount'] = [arn.split(':')[4]]
+  return context
+}
 
 async function decide(c) {
   const simulation = {
@@ -25,7 +42,7 @@ async function decide(c) {
       principal: c.principal,
       action: c.action,
       resource: { resource: c.resource, accountId: c.account },
-      contextVariables: c.context ?? {}
+      contextVariables: principalKeys(c)
     }
   }
   const out = await runSimulation(simulation, {})

@@ -238,6 +238,13 @@ func (g *Gatekeeper) refuseCaller(w http.ResponseWriter, r *http.Request, servic
 	refuse(w, r, service, why, "")
 }
 
+// Context returns the condition keys of a request of principal p as the gatekeeper evaluates
+// them: ctx, the request's own (lower-cased), and the global keys every request has
+// (aws:PrincipalArn, aws:PrincipalAccount, aws:RequestedRegion, aws:SecureTransport).
+func (g *Gatekeeper) Context(p *Principal, ctx map[string][]string) map[string][]string {
+	return g.withGlobalKeys(ctx, p, "")
+}
+
 // withGlobalKeys adds the global condition keys every request has.
 func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, region string) map[string][]string {
 	out := make(map[string][]string, len(ctx)+4)

@@ -290,3 +290,30 @@ func TestEvaluate_single_valued_operators_never_match_a_multivalued_key(t *testi
 		})
 	}
 }
+
+// A NotResource ARN left short with a trailing * stands for the resources whose ARN continues
+// it, as the * that ends an ARN's last segment reaches across the colons after it: a resource of
+// another service, region or account is outside it, so an Allow with NotResource allows it and
+// a Deny with NotResource refuses it.
+func TestEvaluate_NotResource_left_short_leaves_out_only_what_its_trailing_star_covers(t *testing.T) {
+	notSQS := st{"NotResource": "arn:aws:sqs:us-east-1:*"}
+	allow := st{"Effect": "Allow", "Action": "*", "NotResource": notSQS["NotResource"]}
+	deny := []any{st{"Effect": "Allow", "Action": "*", "Resource": "*"}, st{"Effect": "Deny", "Action": "*", "NotResource": notSQS["NotResource"]}}
+	tests := []struct {
+		resource            string
+		allowed, denyDenies bool
+	}{
+		{table, true, true},
+		{"arn:aws:sqs:eu-west-1:000000000000:q", true, true},
+		{"arn:aws:sqs:us-east-1:000000000000:q", false, false},
+	}
+	for _, tt := range tests {
+		req := iam.Request{Action: "sqs:SendMessage", Resource: tt.resource}
+		if d := iam.Evaluate([]iam.Policy{policy(t, allow)}, req); d.Allowed != tt.allowed {
+			t.Errorf("Allow NotResource %v on %s: allowed %v; want %v", notSQS["NotResource"], tt.resource, d.Allowed, tt.allowed)
+		}
+		if d := iam.Evaluate([]iam.Policy{policy(t, deny...)}, req); d.Explicit() != tt.denyDenies {
+			t.Errorf("Deny NotResource %v on %s: refused explicitly %v; want %v", notSQS["NotResource"], tt.resource, d.Explicit(), tt.denyDenies)
+		}
+	}
+}

@@ -33,6 +33,9 @@ type Statement struct {
 type Policy struct {
 	Name       string
 	Statements []Statement
+	// Document is the document ParsePolicy read, as it was given: what another evaluator is
+	// handed to decide the same requests.
+	Document any
 }
 
 // ParsePolicy reads a policy document (a JSON-shaped value: {"Version": ..., "Statement": [...]})
@@ -45,7 +48,7 @@ func ParsePolicy(name string, document any) (Policy, error) {
 	if !ok {
 		return Policy{}, fmt.Errorf("policy %s: the document is %T, want an object", name, document)
 	}
-	p := Policy{Name: name}
+	p := Policy{Name: name, Document: document}
 	var errs []error
 	for k := range doc {
 		if k != "Version" && k != "Statement" && k != "Id" {
