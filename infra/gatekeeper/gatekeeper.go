@@ -217,13 +217,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // deny answers, logs and counts a refused authorisation.
 func (g *Gatekeeper) deny(w http.ResponseWriter, r *http.Request, service string, p *Principal, q iam.Request, d iam.Decision) {
-	ref, why := d.Closest, d.Why
-	if d.Explicit() {
-		ref, why = d.By, "an explicit Deny"
-	}
-	closest := ""
-	if ref != nil {
-		closest = ref.String()
+	closest, why := "", d.Why
+	switch {
+	case d.Explicit():
+		why = "refused by an explicit Deny, " + d.By.String()
+	case d.Closest != nil:
+		closest = d.Closest.String()
 	}
 	g.stats.count(p.Name, &Denial{Principal: p.Name, Action: q.Action, Resource: q.Resource, Closest: closest, Why: why})
 	g.cfg.Logger.Error("access denied", "principal", p.Name, "arn", p.ARN, "action", q.Action, "resource", q.Resource,
