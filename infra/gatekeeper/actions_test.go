@@ -6,6 +6,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -90,7 +91,7 @@ func TestOperations_cover_every_call_the_code_can_send(t *testing.T) {
 		_, op := c.last(t)
 		sent[op] = true
 	}
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		svc, _, _ := strings.Cut(op, ":")
 		if _, ok := notGated[svc]; ok {
 			continue
@@ -104,15 +105,6 @@ func TestOperations_cover_every_call_the_code_can_send(t *testing.T) {
 		}
 	}
 	t.Logf("%d operations the code can send, %d of them through the gatekeeper", len(ops), len(sent))
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // refAction is an action as the simulator's copy of the service authorization reference

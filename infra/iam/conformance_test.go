@@ -2,6 +2,7 @@ package iam_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -70,7 +71,7 @@ func TestEvaluate_decides_as_the_independent_IAM_simulator(t *testing.T) {
 	}
 	t.Run("as written", func(t *testing.T) {
 		byKind := disagreements(cases, ds)
-		for _, kind := range sortedKeys(byKind) {
+		for _, kind := range slices.Sorted(maps.Keys(byKind)) {
 			if !slices.Contains(known, kind) {
 				report(t, kind, byKind[kind])
 			}
@@ -132,7 +133,7 @@ func report(t *testing.T, kind string, dis []string) {
 
 func countsLine(kinds map[string]int) string {
 	var parts []string
-	for _, k := range sortedKeys(kinds) {
+	for _, k := range slices.Sorted(maps.Keys(kinds)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, kinds[k]))
 	}
 	return strings.Join(parts, ", ")

@@ -2,6 +2,7 @@ package iam_test
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -278,7 +279,7 @@ func (u *universe) mutations(t *testing.T, tpl string, p *gatekeeper.Principal) 
 		sts, _ := raw["Statement"].([]any)
 		for si := range sts {
 			for _, m := range mutate(sts[si], u) {
-				doc := deepCopy(raw).(map[string]any)
+				doc := iam.DeepCopy(raw).(map[string]any)
 				doc["Statement"].([]any)[si] = m.statement
 				mutated, err := iam.ParsePolicy(pol.Name, doc)
 				if err != nil {
@@ -349,17 +350,17 @@ func mutate(raw any, u *universe) []mutant {
 	st, _ := raw.(map[string]any)
 	var out []mutant
 	with := func(kind, what string, change func(m map[string]any)) {
-		m := deepCopy(st).(map[string]any)
+		m := iam.DeepCopy(st).(map[string]any)
 		change(m)
 		out = append(out, mutant{kind, what, m})
 	}
-	if acts := list(st["Action"]); len(acts) > 0 {
+	if acts := iam.List(st["Action"]); len(acts) > 0 {
 		first := fmt.Sprint(acts[0])
 		if other := sibling(first); other != "" {
 			with("action", first+" → "+other, func(m map[string]any) { m["Action"] = append([]any{other}, acts[1:]...) })
 		}
 	}
-	if res := list(st["Resource"]); len(res) > 0 {
+	if res := iam.List(st["Resource"]); len(res) > 0 {
 		first := fmt.Sprint(res[0])
 		for _, other := range []string{otherOfType(first, u), widened(first)} {
 			if other != "" && other != first {
@@ -368,9 +369,9 @@ func mutate(raw any, u *universe) []mutant {
 		}
 	}
 	cond, _ := st["Condition"].(map[string]any)
-	for _, op := range sortedKeys(cond) {
+	for _, op := range slices.Sorted(maps.Keys(cond)) {
 		keys, _ := cond[op].(map[string]any)
-		for _, key := range sortedKeys(keys) {
+		for _, key := range slices.Sorted(maps.Keys(keys)) {
 			if other := otherKey(key); other != "" {
 				with("condition key", op+" "+key+" → "+other, func(m map[string]any) {
 					c := m["Condition"].(map[string]any)[op].(map[string]any)
@@ -467,41 +468,4 @@ func otherOperators(op string) []string {
 		add(set, base+"IfExists")
 	}
 	return out
-}
-
-func list(v any) []any {
-	switch x := v.(type) {
-	case nil:
-		return nil
-	case []any:
-		return x
-	}
-	return []any{v}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }

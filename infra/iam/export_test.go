@@ -8,3 +8,9 @@ func SwapOperators(a, b string) (restore func()) {
 	operators[a], operators[b] = ob, oa
 	return func() { operators[a], operators[b] = oa, ob }
 }
+
+// DeepCopy and List are the package's deepCopy and list, for its tests' policy documents.
+var (
+	DeepCopy = deepCopy
+	List     = list
+)
