@@ -28,7 +28,11 @@ var errDenied = errors.New("stopped: the gatekeeper refused a call")
 // printDenied says which call of which function the gatekeeper refused, the statement of its
 // role that came closest to allowing it and why it did not, and where to grant it.
 func printDenied(w io.Writer, d gatekeeper.Denial, template, log string) {
-	fmt.Fprintf(w, "\nSTOPPED: the gatekeeper refused a call of %s, as AWS would refuse it on its first deploy\n", d.Principal)
+	fmt.Fprintf(w, "\nSTOPPED: the gatekeeper refused a call of %s, as AWS would refuse it on its first deploy", d.Principal)
+	if !d.At.IsZero() {
+		fmt.Fprintf(w, " (%s ago)", time.Since(d.At).Round(100*time.Millisecond))
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintf(w, "  function:  %s\n  action:    %s\n  resource:  %s\n", d.Principal, d.Action, d.Resource)
 	if d.Closest != "" {
 		fmt.Fprintf(w, "  closest:   %s\n", d.Closest)
