@@ -53,7 +53,7 @@ func plannedRefs(tmpl *Template, cfg Config) (*refs, error) {
 			continue
 		}
 		name := cfg.Prefix + "-" + id
-		if fifo, _ := props.(map[string]any)["FifoQueue"]; fmt.Sprint(fifo) == "true" {
+		if p, _ := props.(map[string]any); fmt.Sprint(p["FifoQueue"]) == "true" {
 			name += ".fifo"
 		}
 		r.queues[id] = Queue{Name: name, URL: fmt.Sprintf("http://127.0.0.1/%s/%s", Account, name),
@@ -70,7 +70,8 @@ func plannedRefs(tmpl *Template, cfg Config) (*refs, error) {
 			continue
 		}
 		name := cfg.Prefix + "-" + id
-		if n, _ := props.(map[string]any)["Name"].(string); n != "" {
+		p, _ := props.(map[string]any)
+		if n, _ := p["Name"].(string); n != "" {
 			name = cfg.Prefix + "-" + n
 		}
 		r.kinesis[id] = KinesisStream{Name: name, ARN: fmt.Sprintf("arn:aws:kinesis:%s:%s:stream/%s", Region, Account, name)}
