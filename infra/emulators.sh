@@ -20,6 +20,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 logs="${EMULATORS_LOGS:-$root/.local/logs}"
+mkdir -p "$logs"
+
+# The IAM simulator that infra/iam's conformance test checks the gatekeeper against
+# (infra/iamsim.mjs) is the local cloud's own npm package, pinned in infra/package-lock.json.
+if [ ! -d "$here/node_modules/@cloud-copilot/iam-simulate" ]; then
+  command -v npm >/dev/null 2>&1 || { echo "emulators: npm is required (it installs the pinned IAM simulator)" >&2; exit 1; }
+  echo "emulators: installing the pinned IAM simulator (npm ci in infra/)" >&2
+  (cd "$here" && npm ci --no-audit --no-fund --loglevel=error >"$logs/npm-ci.log" 2>&1) || {
+    echo "emulators: npm ci failed, see $logs/npm-ci.log" >&2; exit 1; }
+fi
 
 # reap, built from this checkout (go build reuses its cache).
 reap="$root/.local/bin/reap"

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/onceflow/onceflow/infra/iam"
@@ -186,12 +185,11 @@ func (c *ddbCall) leadingKeys(table string, it item) []string {
 	return []string{}
 }
 
-// equality finds the "name = :value" clauses of a key condition expression.
-var equality = regexp.MustCompile(`(#?[A-Za-z0-9_.\-]+)\s*=\s*(:[A-Za-z0-9_]+)`)
-
 // queryKeys returns the partition key a Query names: in its KeyConditionExpression (the
-// equality on the table's or index's partition key, names and values substituted) or in its
-// legacy KeyConditions.
+// equality on the table's or index's partition key, either way round, names and values
+// substituted) or in its legacy KeyConditions. A Query whose partition key value it cannot read
+// (DynamoDB refuses a Query without one) is an error: it is never authorised with no leading
+// keys, which a ForAllValues condition would let through.
 func (c *ddbCall) queryKeys(in ddbRequest) []string {
 	t, err := c.g.table(c.ctx, in.TableName)
 	if err != nil {
@@ -207,19 +205,13 @@ func (c *ddbCall) queryKeys(in ddbRequest) []string {
 			return []string{v}
 		}
 	}
-	for _, m := range equality.FindAllStringSubmatch(in.KeyConditionExpression, -1) {
-		name := m[1]
-		if n, ok := in.ExpressionAttributeNames[name]; ok {
-			name = n
-		}
-		if name != attr {
-			continue
-		}
-		if v, ok := in.ExpressionAttributeValues[m[2]].text(); ok {
+	if name, ok := partitionKeyValue(in.KeyConditionExpression, attr, in.ExpressionAttributeNames); ok {
+		if v, ok := in.ExpressionAttributeValues[name].text(); ok {
 			return []string{v}
 		}
 	}
-	return []string{}
+	c.errs = append(c.errs, fmt.Errorf("no value of the partition key %s in the key condition %q", attr, in.KeyConditionExpression))
+	return nil
 }
 
 // streamsRequests authorises a DynamoDB Streams call on its stream: named, or the one its

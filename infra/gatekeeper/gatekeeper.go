@@ -26,6 +26,23 @@ type Principal struct {
 	Policies    []iam.Policy
 }
 
+// roleARN is aws:PrincipalArn of the principal: for a role session
+// (arn:aws:sts::<account>:assumed-role/<role>/<session>) the role's ARN,
+// arn:aws:iam::<account>:role/<role>, as IAM gives it for a role session; else its ARN. The
+// local roles have no path.
+func (p *Principal) roleARN() string {
+	rest, ok := strings.CutPrefix(p.ARN, "arn:aws:sts::")
+	if !ok {
+		return p.ARN
+	}
+	acct, role, ok := strings.Cut(rest, ":assumed-role/")
+	if !ok {
+		return p.ARN
+	}
+	role, _, _ = strings.Cut(role, "/")
+	return "arn:aws:iam::" + acct + ":role/" + role
+}
+
 // Table is what a DynamoDB request names by table name and the gatekeeper needs: the
 // partition key's attribute name of the table and of each index (by index name), for the
 // dynamodb:LeadingKeys condition key.
@@ -86,16 +103,30 @@ func New(cfg Config) (*Gatekeeper, error) {
 			errs = append(errs, fmt.Errorf("principal %s: access key id %s taken", p.Name, p.AccessKeyID))
 		}
 		g.principals[p.AccessKeyID] = p
-		for _, pol := range p.Policies {
-			for _, k := range pol.ConditionKeys() {
-				if !slices.Contains(knownKeys, k) {
-					errs = append(errs, fmt.Errorf("principal %s: policy %s reads condition key %s, which the gatekeeper does not compute (it does %v)",
-						p.Name, pol.Name, k, knownKeys))
+		if err := CheckPolicies(p.Policies); err != nil {
+			errs = append(errs, fmt.Errorf("principal %s: %w", p.Name, err))
+		}
+	}
+	return g, errors.Join(errs...)
+}
+
+// CheckPolicies says what of policies the gatekeeper cannot decide as AWS does: a condition
+// key it does not compute for a request, by policy, statement (index and Sid) and condition;
+// nil when it can decide them all. (What the evaluator itself cannot evaluate, iam.ParsePolicy
+// refuses.)
+func CheckPolicies(policies []iam.Policy) error {
+	var errs []error
+	for _, pol := range policies {
+		for i, st := range pol.Statements {
+			for _, c := range st.Conditions {
+				if !slices.Contains(knownKeys, c.Key) {
+					errs = append(errs, fmt.Errorf("policy %s %s: Condition %s %s: the gatekeeper does not compute this condition key (it computes %s)",
+						pol.Name, iam.StatementName(i, st.Sid), c.Operator, c.Key, strings.Join(knownKeys, ", ")))
 				}
 			}
 		}
 	}
-	return g, errors.Join(errs...)
+	return errors.Join(errs...)
 }
 
 // Stats returns the calls decided so far.
@@ -186,13 +217,12 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // deny answers, logs and counts a refused authorisation.
 func (g *Gatekeeper) deny(w http.ResponseWriter, r *http.Request, service string, p *Principal, q iam.Request, d iam.Decision) {
-	ref, why := d.Closest, d.Why
-	if d.Explicit() {
-		ref, why = d.By, "an explicit Deny"
-	}
-	closest := ""
-	if ref != nil {
-		closest = ref.String()
+	closest, why := "", d.Why
+	switch {
+	case d.Explicit():
+		why = "refused by an explicit Deny, " + d.By.String()
+	case d.Closest != nil:
+		closest = d.Closest.String()
 	}
 	g.stats.count(p.Name, &Denial{Principal: p.Name, Action: q.Action, Resource: q.Resource, Closest: closest, Why: why})
 	g.cfg.Logger.Error("access denied", "principal", p.Name, "arn", p.ARN, "action", q.Action, "resource", q.Resource,
@@ -207,6 +237,13 @@ func (g *Gatekeeper) refuseCaller(w http.ResponseWriter, r *http.Request, servic
 	refuse(w, r, service, why, "")
 }
 
+// Context returns the condition keys of a request of principal p as the gatekeeper evaluates
+// them: ctx, the request's own (lower-cased), and the global keys every request has
+// (aws:PrincipalArn, aws:PrincipalAccount, aws:RequestedRegion, aws:SecureTransport).
+func (g *Gatekeeper) Context(p *Principal, ctx map[string][]string) map[string][]string {
+	return g.withGlobalKeys(ctx, p, "")
+}
+
 // withGlobalKeys adds the global condition keys every request has.
 func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, region string) map[string][]string {
 	out := make(map[string][]string, len(ctx)+4)
@@ -216,7 +253,7 @@ func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, regio
 	if region == "" {
 		region = g.cfg.Region
 	}
-	out["aws:principalarn"] = []string{p.ARN}
+	out["aws:principalarn"] = []string{p.roleARN()}
 	out["aws:principalaccount"] = []string{g.cfg.Account}
 	out["aws:requestedregion"] = []string{region}
 	out["aws:securetransport"] = []string{"true"} // AWS's endpoints are HTTPS; loopback stands in for them
@@ -225,19 +262,26 @@ func (g *Gatekeeper) withGlobalKeys(ctx map[string][]string, p *Principal, regio
 
 // requests names the authorisations a call needs.
 func (g *Gatekeeper) requests(ctx context.Context, service string, r *http.Request, body []byte) ([]iam.Request, error) {
+	var reqs []iam.Request
+	var err error
 	switch service {
 	case dynamodbService:
-		return g.dynamodbRequests(ctx, r, body)
+		reqs, err = g.dynamodbRequests(ctx, r, body)
 	case sqsService:
-		return g.sqsRequests(r, body)
+		reqs, err = g.sqsRequests(r, body)
 	case s3Service:
-		return g.s3Requests(r, body)
+		reqs, err = g.s3Requests(r, body)
 	case kinesisService:
-		return g.kinesisRequests(r, body)
+		reqs, err = g.kinesisRequests(r, body)
 	case ssmService:
-		return g.ssmRequests(r, body)
+		reqs, err = g.ssmRequests(r, body)
+	default:
+		return nil, fmt.Errorf("service %s is not authorised here", service)
 	}
-	return nil, fmt.Errorf("service %s is not authorised here", service)
+	if err == nil {
+		err = checkMapped(reqs)
+	}
+	return reqs, err
 }
 
 // Requests returns the authorisations the signed request r needs, as the gatekeeper computes

@@ -332,7 +332,60 @@ func TestNew_refuses_a_policy_reading_a_condition_key_it_does_not_compute(t *tes
 		t.Fatal(err)
 	}
 	_, err = gatekeeper.New(gatekeeper.Config{Principals: []gatekeeper.Principal{{Name: "F", AccessKeyID: "K", Policies: []iam.Policy{pol}}}})
-	if err == nil || !strings.Contains(err.Error(), "dynamodb:attributes") {
+	if err == nil || !strings.Contains(err.Error(), "principal F: policy P statement 0: Condition ForAllValues:StringEquals dynamodb:attributes: the gatekeeper does not compute") {
 		t.Errorf("err %v; want the unknown condition key named", err)
+	}
+}
+
+// A statement limited to the ledger's partitions by ForAllValues:StringLike: a Query of another
+// partition is refused however its key condition is written (value first, the vacuous pass of
+// a Query with no leading keys), and one whose partition key cannot be read is refused too,
+// never authorised with no leading keys.
+func TestGatekeeper_refuses_a_Query_of_another_partition_however_its_key_condition_is_written(t *testing.T) {
+	up := newUpstream(t, nil)
+	query := map[string]any{"Effect": "Allow", "Action": "dynamodb:Query", "Resource": appARN,
+		"Condition": map[string]any{"ForAllValues:StringLike": map[string]any{"dynamodb:LeadingKeys": []any{"ledger#*"}}}}
+	_, url := gate(t, up, query)
+	db := dynamodb.NewFromConfig(as("LOCALLedgerFunction", url))
+	for _, tt := range []struct {
+		cond, pk string
+		allowed  bool
+	}{
+		{"pk = :v", "ledger#a", true},
+		{":v = pk", "ledger#a", true},
+		{"pk = :v", "other#a", false},
+		{":v = pk", "other#a", false},
+		{"(:v = pk)", "other#a", false},
+		{"begins_with(sk, :v)", "ledger#a", false}, // no partition key: DynamoDB refuses it, the gatekeeper too
+	} {
+		_, err := db.Query(context.Background(), &dynamodb.QueryInput{TableName: aws.String("app"), KeyConditionExpression: aws.String(tt.cond),
+			ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{":v": s(tt.pk)}})
+		if (err == nil) != tt.allowed {
+			t.Errorf("Query %q with :v %s: %v; want allowed %v", tt.cond, tt.pk, err, tt.allowed)
+		}
+	}
+}
+
+// aws:PrincipalArn of a role session is the role's ARN, not the session's: a statement
+// conditioned on the role allows, one conditioned on the session's ARN does not.
+func TestGatekeeper_reads_aws_PrincipalArn_as_the_role_of_the_session(t *testing.T) {
+	for _, tt := range []struct {
+		op, arn string
+		allowed bool
+	}{
+		{"ArnEquals", "arn:aws:iam::000000000000:role/LedgerFunctionRole", true},
+		{"StringEquals", "arn:aws:iam::000000000000:role/LedgerFunctionRole", true},
+		{"ArnLike", "arn:aws:iam::000000000000:role/Ledger*", true},
+		{"ArnEquals", ledgerARN, false},
+		{"StringLike", "arn:aws:sts::000000000000:assumed-role/*", false},
+	} {
+		up := newUpstream(t, nil)
+		_, url := gate(t, up, map[string]any{"Effect": "Allow", "Action": "dynamodb:GetItem", "Resource": idemARN,
+			"Condition": map[string]any{tt.op: map[string]any{"aws:PrincipalArn": tt.arn}}})
+		_, err := dynamodb.NewFromConfig(as("LOCALLedgerFunction", url)).GetItem(context.Background(), &dynamodb.GetItemInput{
+			TableName: aws.String("idem"), Key: map[string]ddbtypes.AttributeValue{"pk": s("ledger#1")}})
+		if (err == nil) != tt.allowed {
+			t.Errorf("%s aws:PrincipalArn %s: %v; want allowed %v", tt.op, tt.arn, err, tt.allowed)
+		}
 	}
 }

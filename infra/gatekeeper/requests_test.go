@@ -9,12 +9,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -28,6 +30,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/iam"
@@ -41,6 +45,7 @@ const (
 	queueARN        = "arn:aws:sqs:us-east-1:000000000000:ledger.fifo"
 	streamARN       = "arn:aws:dynamodb:us-east-1:000000000000:table/app/stream/2026-12-01T00:00:00.000"
 	kinesisARN      = "arn:aws:kinesis:us-east-1:000000000000:stream/clicks"
+	consumerARN     = kinesisARN + "/consumer/fan:1796000000"
 )
 
 // tables are the key schemas of the tables the cases name.
@@ -63,7 +68,12 @@ type capture struct {
 	mu  sync.Mutex
 	got [][]iam.Request
 	err []error
+	ops []string // the SDK's service package and operation (operationHeader), "" for a request the SDK did not send
 }
+
+// operationHeader carries the operation a client of config sends, service package and
+// operation name (dynamodbstreams:GetRecords), to the capture.
+const operationHeader = "X-Test-Operation"
 
 func newCapture(t *testing.T) *capture {
 	t.Helper()
@@ -76,7 +86,7 @@ func newCapture(t *testing.T) *capture {
 	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		reqs, err := g.Requests(r)
 		c.mu.Lock()
-		c.got, c.err = append(c.got, reqs), append(c.err, err)
+		c.got, c.err, c.ops = append(c.got, reqs), append(c.err, err), append(c.ops, r.Header.Get(operationHeader))
 		c.mu.Unlock()
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 		_, _ = io.WriteString(w, "{}")
@@ -85,7 +95,8 @@ func newCapture(t *testing.T) *capture {
 	return c
 }
 
-func (c *capture) last(t *testing.T) []iam.Request {
+// last returns the authorisations of the last request captured, and its operation.
+func (c *capture) last(t *testing.T) ([]iam.Request, string) {
 	t.Helper()
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -95,12 +106,23 @@ func (c *capture) last(t *testing.T) []iam.Request {
 	if err := c.err[len(c.err)-1]; err != nil {
 		t.Fatalf("requests: %v", err)
 	}
-	return c.got[len(c.got)-1]
+	return c.got[len(c.got)-1], c.ops[len(c.ops)-1]
 }
 
+// config is the SDK configuration of a client of the capture at endpoint: each request says its
+// operation in operationHeader.
 func config(endpoint string) aws.Config {
+	name := middleware.BuildMiddlewareFunc("operationHeader", func(ctx context.Context, in middleware.BuildInput,
+		next middleware.BuildHandler) (middleware.BuildOutput, middleware.Metadata, error) {
+		if r, ok := in.Request.(*smithyhttp.Request); ok {
+			svc := strings.ToLower(strings.ReplaceAll(awsmiddleware.GetServiceID(ctx), " ", ""))
+			r.Header.Set(operationHeader, svc+":"+awsmiddleware.GetOperationName(ctx))
+		}
+		return next.HandleBuild(ctx, in)
+	})
 	return aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider("AKIDCAPTURE", "secret", ""),
-		BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1}
+		BaseEndpoint: aws.String(endpoint), RetryMaxAttempts: 1,
+		APIOptions: []func(*middleware.Stack) error{func(st *middleware.Stack) error { return st.Build.Add(name, middleware.After) }}}
 }
 
 func s(v string) ddbtypes.AttributeValue { return &ddbtypes.AttributeValueMemberS{Value: v} }
@@ -132,11 +154,17 @@ func got(reqs []iam.Request) []authz {
 	return out
 }
 
-// Every call the code makes, sent by the SDK as the code sends it, authorised as IAM names it.
-func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing.T) {
-	c := newCapture(t)
+// sdkCall is one kind of call the code makes, sent by the SDK as the code sends it, and the
+// authorisations it needs.
+type sdkCall struct {
+	name string
+	call func() error
+	want []authz
+}
+
+// sdkCalls are the calls the code makes, one of each kind, through clients of cfg.
+func sdkCalls(cfg aws.Config) []sdkCall {
 	ctx := context.Background()
-	cfg := config(c.srv.URL)
 	db := dynamodb.NewFromConfig(cfg)
 	streams := dynamodbstreams.NewFromConfig(cfg)
 	q := sqs.NewFromConfig(cfg)
@@ -147,11 +175,7 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 		And(expression.Key("sk").BeginsWith("ENTRY#"))).Build()
 	tagCond, _ := expression.NewBuilder().WithKeyCondition(expression.Key("tag").Equal(expression.Value("travel"))).Build()
 	filter, _ := expression.NewBuilder().WithFilter(expression.Name("kind").Equal(expression.Value("outbox"))).Build()
-	tests := []struct {
-		name string
-		call func() error
-		want []authz
-	}{
+	return []sdkCall{
 		{"PutItem", func() error {
 			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("idem"), Item: map[string]ddbtypes.AttributeValue{"pk": s("ledger#ev-1")}})
 			return err
@@ -219,6 +243,25 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 		}, want(authz{"dynamodb:DescribeTable", appARN, nil, nil})},
 		{"ListTables", func() error { _, err := db.ListTables(ctx, &dynamodb.ListTablesInput{}); return err },
 			want(authz{"dynamodb:ListTables", "*", nil, nil})},
+		{"CreateTable", func() error {
+			_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("app"), KeySchema: []ddbtypes.KeySchemaElement{
+				{AttributeName: aws.String("pk"), KeyType: ddbtypes.KeyTypeHash}}, AttributeDefinitions: []ddbtypes.AttributeDefinition{
+				{AttributeName: aws.String("pk"), AttributeType: ddbtypes.ScalarAttributeTypeS}}, BillingMode: ddbtypes.BillingModePayPerRequest})
+			return err
+		}, want(authz{"dynamodb:CreateTable", appARN, nil, nil})},
+		{"DeleteTable", func() error {
+			_, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("app")})
+			return err
+		}, want(authz{"dynamodb:DeleteTable", appARN, nil, nil})},
+		{"UpdateTimeToLive", func() error {
+			_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("app"),
+				TimeToLiveSpecification: &ddbtypes.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}})
+			return err
+		}, want(authz{"dynamodb:UpdateTimeToLive", appARN, nil, nil})},
+		{"DescribeTimeToLive", func() error {
+			_, err := db.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String("app")})
+			return err
+		}, want(authz{"dynamodb:DescribeTimeToLive", appARN, nil, nil})},
 		{"Streams DescribeStream: the stream, its region as AWS's", func() error {
 			_, err := streams.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(strings.Replace(streamARN, region, "ddblocal", 1))})
 			return err
@@ -275,6 +318,18 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 		}, want(authz{"sqs:GetQueueUrl", queueARN, nil, nil})},
 		{"ListQueues", func() error { _, err := q.ListQueues(ctx, &sqs.ListQueuesInput{}); return err },
 			want(authz{"sqs:ListQueues", "*", nil, nil})},
+		{"ListDeadLetterSourceQueues: the dead-letter queue", func() error {
+			_, err := q.ListDeadLetterSourceQueues(ctx, &sqs.ListDeadLetterSourceQueuesInput{QueueUrl: aws.String(queueURL)})
+			return err
+		}, want(authz{"sqs:ListDeadLetterSourceQueues", queueARN, nil, nil})},
+		{"CreateQueue: the queue by name", func() error {
+			_, err := q.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String("ledger.fifo")})
+			return err
+		}, want(authz{"sqs:CreateQueue", queueARN, nil, nil})},
+		{"DeleteQueue", func() error {
+			_, err := q.DeleteQueue(ctx, &sqs.DeleteQueueInput{QueueUrl: aws.String(queueURL)})
+			return err
+		}, want(authz{"sqs:DeleteQueue", queueARN, nil, nil})},
 		{"S3 GetObject", func() error {
 			_, err := s3c.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String("payloads"), Key: aws.String("a/b.json")})
 			return err
@@ -333,10 +388,40 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 			_, err := kin.GetRecords(ctx, &kinesis.GetRecordsInput{ShardIterator: aws.String("AAAA-unknown")})
 			return err
 		}, want(authz{"kinesis:GetRecords", "*", nil, nil})},
+		{"Kinesis DescribeStream", func() error {
+			_, err := kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String("clicks")})
+			return err
+		}, want(authz{"kinesis:DescribeStream", kinesisARN, nil, nil})},
+		{"Kinesis CreateStream", func() error {
+			_, err := kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String("clicks"), ShardCount: aws.Int32(1)})
+			return err
+		}, want(authz{"kinesis:CreateStream", kinesisARN, nil, nil})},
+		{"Kinesis IncreaseStreamRetentionPeriod", func() error {
+			_, err := kin.IncreaseStreamRetentionPeriod(ctx, &kinesis.IncreaseStreamRetentionPeriodInput{StreamName: aws.String("clicks"),
+				RetentionPeriodHours: aws.Int32(48)})
+			return err
+		}, want(authz{"kinesis:IncreaseStreamRetentionPeriod", kinesisARN, nil, nil})},
 		{"Kinesis PutRecord by stream ARN", func() error {
 			_, err := kin.PutRecord(ctx, &kinesis.PutRecordInput{StreamARN: aws.String(kinesisARN), PartitionKey: aws.String("p"), Data: []byte("x")})
 			return err
 		}, want(authz{"kinesis:PutRecord", kinesisARN, nil, nil})},
+		{"Kinesis DescribeStreamConsumer: the consumer's ARN", func() error {
+			_, err := kin.DescribeStreamConsumer(ctx, &kinesis.DescribeStreamConsumerInput{ConsumerARN: aws.String(consumerARN)})
+			return err
+		}, want(authz{"kinesis:DescribeStreamConsumer", consumerARN, nil, nil})},
+		{"Kinesis DescribeStreamConsumer by stream and name: the consumer's ARN, its creation time any", func() error {
+			_, err := kin.DescribeStreamConsumer(ctx, &kinesis.DescribeStreamConsumerInput{StreamARN: aws.String(kinesisARN), ConsumerName: aws.String("fan")})
+			return err
+		}, want(authz{"kinesis:DescribeStreamConsumer", kinesisARN + "/consumer/fan:*", nil, nil})},
+		{"Kinesis SubscribeToShard: the consumer's ARN", func() error {
+			_, err := kin.SubscribeToShard(ctx, &kinesis.SubscribeToShardInput{ConsumerARN: aws.String(consumerARN), ShardId: aws.String("shardId-0"),
+				StartingPosition: &kinesistypes.StartingPosition{Type: kinesistypes.ShardIteratorTypeLatest}})
+			return err
+		}, want(authz{"kinesis:SubscribeToShard", consumerARN, nil, nil})},
+		{"Kinesis RegisterStreamConsumer: the stream", func() error {
+			_, err := kin.RegisterStreamConsumer(ctx, &kinesis.RegisterStreamConsumerInput{StreamARN: aws.String(kinesisARN), ConsumerName: aws.String("fan")})
+			return err
+		}, want(authz{"kinesis:RegisterStreamConsumer", kinesisARN, nil, nil})},
 		{"SSM GetParameter: the parameter's ARN, its leading slash one", func() error {
 			_, err := params.GetParameter(ctx, &ssm.GetParameterInput{Name: aws.String("/onceflow/webhook/url"), WithDecryption: aws.Bool(true)})
 			return err
@@ -347,11 +432,34 @@ func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing
 		}, want(authz{"ssm:GetParameters", "arn:aws:ssm:us-east-1:000000000000:parameter/a", nil, nil},
 			authz{"ssm:GetParameters", "arn:aws:ssm:us-east-1:000000000000:parameter/b", nil, nil})},
 	}
-	for _, tt := range tests {
+}
+
+// Every call the code makes, sent by the SDK as the code sends it, authorised as IAM names it:
+// its operation is one the gatekeeper maps, each authorisation one of that operation's actions,
+// with only condition keys its action has.
+func TestRequests_name_the_IAM_actions_and_resources_of_each_SDK_call(t *testing.T) {
+	c := newCapture(t)
+	for _, tt := range sdkCalls(config(c.srv.URL)) {
 		t.Run(tt.name, func(t *testing.T) {
 			_ = tt.call() // the canned answer may not parse: only the request matters
-			if g := got(c.last(t)); !reflect.DeepEqual(g, tt.want) {
+			reqs, op := c.last(t)
+			if g := got(reqs); !reflect.DeepEqual(g, tt.want) {
 				t.Errorf("authorisations\n  %+v\nwant\n  %+v", g, tt.want)
+			}
+			names, ok := gatekeeper.OperationActions(op)
+			if !ok {
+				t.Fatalf("operation %s is not one the gatekeeper maps", op)
+			}
+			for _, q := range reqs {
+				a, ok := gatekeeper.LookupAction(q.Action)
+				if !ok || !slices.Contains(names, q.Action) {
+					t.Errorf("%s authorised as %s; the gatekeeper maps it as %v", op, q.Action, names)
+				}
+				for k := range q.Context {
+					if !a.Has(k) {
+						t.Errorf("%s: condition key %s, which %s does not have (%v)", op, k, q.Action, a.Keys)
+					}
+				}
 			}
 		})
 	}
@@ -381,7 +489,8 @@ func TestRequests_read_SQS_query_protocol_requests(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			if g := got(c.last(t)); !reflect.DeepEqual(g, tt.want) {
+			if reqs, _ := c.last(t); !reflect.DeepEqual(got(reqs), tt.want) {
+				g := got(reqs)
 				t.Errorf("authorisations %+v; want %+v", g, tt.want)
 			}
 		})
@@ -407,4 +516,49 @@ func signed(t *testing.T, method, url, service, body, contentType string) *http.
 func sha256sum(s string) []byte {
 	h := sha256.Sum256([]byte(s))
 	return h[:]
+}
+
+// A Query's key condition as DynamoDB accepts it, in any order and shape: the partition key's
+// equality gives dynamodb:LeadingKeys whether the name or the value is written first, with or
+// without parentheses, beside a sort key's BETWEEN ... AND, in the legacy KeyConditions too.
+func TestRequests_name_the_leading_key_of_every_shape_of_Query(t *testing.T) {
+	c := newCapture(t)
+	db := dynamodb.NewFromConfig(config(c.srv.URL))
+	vals := map[string]ddbtypes.AttributeValue{":v": s("ACCOUNT#a-1"), ":lo": s("A"), ":hi": s("B")}
+	names := map[string]string{"#p": "pk", "#s": "sk"}
+	tests := []struct {
+		name, cond string
+		names      map[string]string
+	}{
+		{"name first", "pk = :v", nil},
+		{"value first", ":v = pk", nil},
+		{"value first, names substituted", ":v = #p", names},
+		{"value first, no spaces", ":v=#p", names},
+		{"in parentheses beside a sort key's BETWEEN", "(:v = #p) AND #s BETWEEN :lo AND :hi", names},
+		{"the sort key first, lower case and", "#s >= :lo and #p = :v", names},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := &dynamodb.QueryInput{TableName: aws.String("app"), KeyConditionExpression: aws.String(tt.cond),
+				ExpressionAttributeValues: map[string]ddbtypes.AttributeValue{}}
+			for k, v := range vals {
+				if strings.Contains(tt.cond, k) {
+					in.ExpressionAttributeValues[k] = v
+				}
+			}
+			if tt.names != nil {
+				in.ExpressionAttributeNames = map[string]string{}
+				for k, v := range tt.names {
+					if strings.Contains(tt.cond, k) {
+						in.ExpressionAttributeNames[k] = v
+					}
+				}
+			}
+			_, _ = db.Query(context.Background(), in)
+			if reqs, _ := c.last(t); !reflect.DeepEqual(got(reqs), want(authz{"dynamodb:Query", appARN, []string{"ACCOUNT#a-1"}, nil})) {
+				g := got(reqs)
+				t.Errorf("%q: authorisations %+v; want the Query with leading key ACCOUNT#a-1", tt.cond, g)
+			}
+		})
+	}
 }

@@ -75,7 +75,7 @@ func (g *Gatekeeper) s3Requests(r *http.Request, body []byte) ([]iam.Request, er
 		}
 	}
 	out := []iam.Request{{Action: "s3:" + action, Resource: resource}}
-	if action == "ListBucket" {
+	if actions["s3:"+action].Has("s3:prefix") { // ListBucket, ListBucketVersions
 		ctx := map[string][]string{}
 		for _, k := range []string{"prefix", "delimiter", "max-keys"} {
 			if q.Has(k) {

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Stats counts the calls the gatekeeper decided since it started. A call is one HTTP request;
@@ -27,21 +28,38 @@ type PrincipalStats struct {
 	Denied     int `json:"denied"`
 }
 
-// Denial is one distinct refusal: who was refused what on which resource, how often, and the
-// statement that came closest to allowing it (empty when no statement came near).
+// Denial is one distinct refusal: who was refused what on which resource, how often, the
+// statement that came closest to allowing it (empty when no statement came near, and for an
+// explicit Deny, which Why names), and why.
 type Denial struct {
-	Principal string `json:"principal"`
-	Action    string `json:"action"`
-	Resource  string `json:"resource"`
-	Count     int    `json:"count"`
-	Closest   string `json:"closest,omitempty"`
-	Why       string `json:"why,omitempty"`
+	Principal string    `json:"principal"`
+	Action    string    `json:"action"`
+	Resource  string    `json:"resource"`
+	Count     int       `json:"count"`
+	Closest   string    `json:"closest,omitempty"`
+	Why       string    `json:"why,omitempty"`
+	At        time.Time `json:"at"` // when it was first refused
 }
 
 func (d Denial) String() string {
 	s := fmt.Sprintf("%s was refused %s on %s", d.Principal, d.Action, d.Resource)
 	if d.Count > 1 {
 		s += fmt.Sprintf(" (%d times)", d.Count)
+	}
+	return s
+}
+
+// Explain is the refusal and why: the statement that came closest to allowing it (the nearest
+// Allow), and what of it did not match; or that no statement came near.
+func (d Denial) Explain() string {
+	s := d.String()
+	switch {
+	case d.Closest != "":
+		s += "; the closest statement, " + d.Closest + ", does not allow it: " + d.Why
+	case d.Why != "":
+		s += ": " + d.Why
+	default:
+		s += ": no statement of its role allows any action of the service"
 	}
 	return s
 }
@@ -96,7 +114,7 @@ func (c *counters) count(principal string, denial *Denial) {
 	}
 	if len(c.s.Denials) < maxDenials {
 		d := *denial
-		d.Count = 1
+		d.Count, d.At = 1, time.Now()
 		c.s.Denials = append(c.s.Denials, d)
 	}
 }

@@ -3,6 +3,7 @@ package iam
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -19,12 +20,24 @@ type Condition struct {
 	ifExists bool
 }
 
-// operators are the condition operators evaluated here, lower-cased, each with whether it is
-// negated (true when a request value matches none of the policy's values).
-var operators = map[string]bool{
-	"stringequals": false, "stringnotequals": true, "stringequalsignorecase": false, "stringnotequalsignorecase": true,
-	"stringlike": false, "stringnotlike": true, "arnequals": false, "arnlike": false, "arnnotequals": true,
-	"arnnotlike": true, "bool": false, "null": false,
+// operator is a condition operator without set qualifier and IfExists: whether it is negated
+// (a request value holds when it matches none of the policy's values) and how one request
+// value matches one policy value.
+type operator struct {
+	negated bool
+	match   func(policy, value string) bool
+}
+
+func equals(p, v string) bool { return p == v }
+
+// operators are the condition operators evaluated here, by lower-cased name. ArnEquals takes
+// wildcards as ArnLike does.
+var operators = map[string]operator{
+	"stringequals": {false, equals}, "stringnotequals": {true, equals},
+	"stringequalsignorecase": {false, strings.EqualFold}, "stringnotequalsignorecase": {true, strings.EqualFold},
+	"stringlike": {false, like}, "stringnotlike": {true, like},
+	"arnequals": {false, ARNLike}, "arnlike": {false, ARNLike}, "arnnotequals": {true, ARNLike}, "arnnotlike": {true, ARNLike},
+	"bool": {false, strings.EqualFold}, "null": {false, nil},
 }
 
 func parseConditions(v any) ([]Condition, error) {
@@ -49,11 +62,11 @@ func parseConditions(v any) ([]Condition, error) {
 				continue
 			}
 		}
-		if strings.HasSuffix(rest, "ifexists") && rest != "null" {
+		if strings.HasSuffix(rest, "ifexists") {
 			c.ifExists, rest = true, strings.TrimSuffix(rest, "ifexists")
 		}
-		if _, ok := operators[rest]; !ok {
-			errs = append(errs, fmt.Errorf("condition operator %s is not evaluated here", op))
+		if _, ok := operators[rest]; !ok || (c.ifExists && rest == "null") {
+			errs = append(errs, fmt.Errorf("condition operator %s is not evaluated here (String*, Arn*, Bool and Null are, with ForAllValues:, ForAnyValue: and ...IfExists)", op))
 			continue
 		}
 		c.base = rest
@@ -80,9 +93,12 @@ func (c Condition) String() string {
 // values; a key absent from it is absent from the request).
 func (c Condition) holds(ctx map[string][]string) bool {
 	vals, present := ctx[c.Key]
-	if c.base == "null" {
-		want := len(c.Values) > 0 && strings.EqualFold(c.Values[0], "true")
-		return want == !present
+	if c.base == "null" { // "true" holds without the key, "false" with it; any of the values
+		goal := "true"
+		if present {
+			goal = "false"
+		}
+		return slices.ContainsFunc(c.Values, func(v string) bool { return strings.EqualFold(v, goal) })
 	}
 	switch c.set {
 	case "forallvalues": // every value the request has matches; vacuously true without any
@@ -102,7 +118,12 @@ func (c Condition) holds(ctx map[string][]string) bool {
 	}
 	if !present {
 		// A missing key matches nothing: a positive operator fails, a negated one holds.
-		return c.ifExists || operators[c.base]
+		return c.ifExists || operators[c.base].negated
+	}
+	if multivaluedKeys[c.Key] {
+		// A multivalued key needs a set operator: without one, no value of it matches, whatever
+		// the operator says (a negated one included).
+		return false
 	}
 	for _, v := range vals {
 		if c.matches(v) {
@@ -114,23 +135,8 @@ func (c Condition) holds(ctx map[string][]string) bool {
 
 // matches reports whether one request value satisfies the operator against the policy's values.
 func (c Condition) matches(v string) bool {
-	hit := false
-	for _, p := range c.Values {
-		var ok bool
-		switch c.base {
-		case "stringequals", "stringnotequals", "arnequals", "arnnotequals":
-			ok = v == p
-		case "stringequalsignorecase", "stringnotequalsignorecase", "bool":
-			ok = strings.EqualFold(v, p)
-		case "stringlike", "stringnotlike", "arnlike", "arnnotlike":
-			ok = Like(p, v)
-		}
-		if ok {
-			hit = true
-			break
-		}
-	}
-	return hit != operators[c.base]
+	op := operators[c.base]
+	return slices.ContainsFunc(c.Values, func(p string) bool { return op.match(p, v) }) != op.negated
 }
 
 func sortedKeys[V any](m map[string]V) []string {

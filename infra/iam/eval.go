@@ -23,7 +23,7 @@ type StatementRef struct {
 }
 
 func (r StatementRef) String() string {
-	return fmt.Sprintf("%s statement %d (%s)", r.Policy, r.Index, r.Statement)
+	return fmt.Sprintf("%s %s (%s)", r.Policy, StatementName(r.Index, r.Statement.Sid), r.Statement)
 }
 
 // Decision is the answer for one Request.
@@ -116,11 +116,11 @@ func (st Statement) sameService(a string) bool {
 
 // specific reports whether a resource pattern other than "*" matches r.
 func (st Statement) specific(r string) bool {
-	return slices.ContainsFunc(st.Resources, func(p string) bool { return p != "*" && like(p, r) })
+	return slices.ContainsFunc(st.Resources, func(p string) bool { return p != "*" && resourceMatches(p, r) })
 }
 
 func (st Statement) resource(r string) bool {
-	match := func(p string) bool { return p == "*" || like(p, r) }
+	match := func(p string) bool { return resourceMatches(p, r) }
 	if len(st.Resources) > 0 {
 		return slices.ContainsFunc(st.Resources, match)
 	}

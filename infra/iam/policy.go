@@ -3,8 +3,6 @@ package iam
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
 	"strings"
 )
 
@@ -35,18 +33,22 @@ type Statement struct {
 type Policy struct {
 	Name       string
 	Statements []Statement
+	// Document is the document ParsePolicy read, as it was given: what another evaluator is
+	// handed to decide the same requests.
+	Document any
 }
 
 // ParsePolicy reads a policy document (a JSON-shaped value: {"Version": ..., "Statement": [...]})
 // whose values are resolved. It refuses what IAM would refuse in an identity-based policy and
-// what this package cannot evaluate (an unknown condition operator), so that a policy is never
-// evaluated as something it does not say.
+// what this package cannot evaluate as AWS does (an unknown condition operator, a policy
+// variable, an ARN whose wildcards AWS reads otherwise), naming the statement (its index, and
+// its Sid) and the element, so that a policy is never evaluated as something it does not say.
 func ParsePolicy(name string, document any) (Policy, error) {
 	doc, ok := document.(map[string]any)
 	if !ok {
 		return Policy{}, fmt.Errorf("policy %s: the document is %T, want an object", name, document)
 	}
-	p := Policy{Name: name}
+	p := Policy{Name: name, Document: document}
 	var errs []error
 	for k := range doc {
 		if k != "Version" && k != "Statement" && k != "Id" {
@@ -55,8 +57,11 @@ func ParsePolicy(name string, document any) (Policy, error) {
 	}
 	for i, raw := range list(doc["Statement"]) {
 		st, err := parseStatement(raw)
+		if err == nil {
+			err = errors.Join(unevaluable(st)...)
+		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("statement %d: %w", i, err))
+			errs = append(errs, fmt.Errorf("%s: %w", statementName(i, raw), err))
 			continue
 		}
 		p.Statements = append(p.Statements, st)
@@ -68,6 +73,29 @@ func ParsePolicy(name string, document any) (Policy, error) {
 		return Policy{}, fmt.Errorf("policy %s: %w", name, err)
 	}
 	return p, nil
+}
+
+// statementName names statement i of a policy as an error about it does: by index, and by Sid
+// when it has one.
+func statementName(i int, raw any) string {
+	sid, _ := get(raw, "Sid").(string)
+	return StatementName(i, sid)
+}
+
+// StatementName names the statement of index i and Sid sid ("" for none) as errors and logs
+// about it do: "statement 2", "statement 2 (Sid ReadOwnItems)".
+func StatementName(i int, sid string) string {
+	if sid != "" {
+		return fmt.Sprintf("statement %d (Sid %s)", i, sid)
+	}
+	return fmt.Sprintf("statement %d", i)
+}
+
+func get(v any, key string) any {
+	if m, ok := v.(map[string]any); ok {
+		return m[key]
+	}
+	return nil
 }
 
 func parseStatement(raw any) (Statement, error) {
@@ -112,20 +140,6 @@ func parseStatement(raw any) (Statement, error) {
 		st.Conditions = conds
 	}
 	return st, errors.Join(errs...)
-}
-
-// ConditionKeys returns the condition keys the policy's statements read, lower-cased, sorted.
-func (p Policy) ConditionKeys() []string {
-	var keys []string
-	for _, st := range p.Statements {
-		for _, c := range st.Conditions {
-			if !slices.Contains(keys, c.Key) {
-				keys = append(keys, c.Key)
-			}
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // String writes a statement in a line: its effect, actions, resources and conditions.

@@ -87,17 +87,13 @@ func (c *Cloud) start(ctx context.Context) error {
 	}
 	removeOldLogs(c.cfg.StateDir, tmpl.Functions)
 	c.tmpl = tmpl
-	c.refs = &refs{functions: map[string]bool{}, params: parameters(tmpl.Parameters, c.cfg.Parameters), tables: map[string]Table{}, queues: map[string]Queue{},
-		buckets: map[string]Bucket{}, kinesis: map[string]KinesisStream{}, policies: map[string]string{},
-		prefix: c.cfg.Prefix, region: Region, account: Account, conds: conditions{decl: tmpl.Conditions}}
-	if c.refs.mappings, err = mappings(tmpl); err != nil {
+	if !c.cfg.Ungated { // what the gatekeeper cannot decide as AWS does stops the cloud before anything starts
+		if _, err := plannedPrincipals(tmpl, c.cfg); err != nil {
+			return fmt.Errorf("IAM: %w", err)
+		}
+	}
+	if c.refs, err = newRefs(tmpl, c.cfg); err != nil {
 		return err
-	}
-	for _, id := range tmpl.ManagedPolicies {
-		c.refs.policies[id] = fmt.Sprintf("arn:aws:iam::%s:policy/%s-%s", Account, c.cfg.Prefix, id)
-	}
-	for _, id := range tmpl.Functions {
-		c.refs.functions[id] = true
 	}
 	if err := c.ensureRIE(ctx); err != nil {
 		return err

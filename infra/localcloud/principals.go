@@ -1,7 +1,9 @@
 package localcloud
 
 import (
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 
@@ -25,12 +27,19 @@ type Principal struct {
 // service (kms, logs, xray) is kept only when it resolves locally, since nothing here serves it.
 var gatedServices = []string{"dynamodb", "sqs", "s3", "kinesis", "ssm"}
 
-// principals derives the gatekeeper's principals from the template, once its resources exist:
-// each function with the role the SAM transform creates for it (iam.Roles), each managed
-// policy of the template as a role of its own, their statements resolved with the local
-// resources' names and ARNs.
+// principals derives the gatekeeper's principals from the template, once its resources exist
+// (derivePrincipals with the cloud's own resources).
 func (c *Cloud) principals() ([]gatekeeper.Principal, map[string]Principal, error) {
-	src, err := LoadDocument(c.cfg.Template)
+	return derivePrincipals(c.cfg.Template, c.tmpl, c.refs, c.log)
+}
+
+// derivePrincipals derives the gatekeeper's principals from the template at path: each
+// function with the role the SAM transform creates for it (iam.Roles), each managed policy of
+// the template as a role of its own, their statements resolved with the resources r names. A
+// policy the gatekeeper cannot decide as AWS does (iam.ParsePolicy, gatekeeper.CheckPolicies)
+// is an error naming the function or managed policy, the policy, the statement and the element.
+func derivePrincipals(path string, tmpl *Template, r *refs, log *slog.Logger) ([]gatekeeper.Principal, map[string]Principal, error) {
+	src, err := LoadDocument(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -40,32 +49,41 @@ func (c *Cloud) principals() ([]gatekeeper.Principal, map[string]Principal, erro
 	}
 	var out []gatekeeper.Principal
 	creds := map[string]Principal{}
-	add := func(id, arn string, policies []iam.Policy) {
+	var errs []error
+	add := func(what, id, arn string, policies []iam.Policy, err error) {
+		if err == nil {
+			err = gatekeeper.CheckPolicies(policies)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s %s: %w", what, id, err))
+			return
+		}
 		p := Principal{ARN: arn, AccessKeyID: "LOCAL" + id, SecretAccessKey: SecretAccessKey}
 		creds[id] = p
 		out = append(out, gatekeeper.Principal{Name: id, ARN: arn, AccessKeyID: p.AccessKeyID, Policies: policies})
 	}
 	resources, _ := src["Resources"].(map[string]any)
-	for _, id := range c.tmpl.Functions {
-		pols, err := c.rolePolicies(roles[id], resources)
-		if err != nil {
-			return nil, nil, fmt.Errorf("function %s: role: %w", id, err)
-		}
-		add(id, fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", Account, roles[id].LogicalID, id), pols)
+	res := resolver{refs: r, log: log}
+	for _, id := range tmpl.Functions {
+		pols, err := res.rolePolicies(roles[id], resources)
+		add("function", id, fmt.Sprintf("arn:aws:sts::%s:assumed-role/%s/%s", Account, roles[id].LogicalID, id), pols, err)
 	}
-	for _, id := range c.tmpl.ManagedPolicies {
-		pol, err := c.resolvePolicy(id, get(resources, id, "Properties", "PolicyDocument"))
-		if err != nil {
-			return nil, nil, fmt.Errorf("managed policy %s: %w", id, err)
-		}
-		add(id, fmt.Sprintf("arn:aws:sts::%s:assumed-role/%sRole/local", Account, id), []iam.Policy{pol})
+	for _, id := range tmpl.ManagedPolicies {
+		pol, err := res.resolvePolicy(id, get(resources, id, "Properties", "PolicyDocument"))
+		add("managed policy", id, fmt.Sprintf("arn:aws:sts::%s:assumed-role/%sRole/local", Account, id), []iam.Policy{pol}, err)
 	}
-	return out, creds, nil
+	return out, creds, errors.Join(errs...)
+}
+
+// resolver resolves a template's policies with the resources refs names.
+type resolver struct {
+	refs *refs
+	log  *slog.Logger
 }
 
 // rolePolicies are the policies of a derived role: its inline policies and the documents of
 // its managed policies (AWS's, pinned in package iam, or the template's own by Ref).
-func (c *Cloud) rolePolicies(r iam.Role, resources map[string]any) ([]iam.Policy, error) {
+func (c resolver) rolePolicies(r iam.Role, resources map[string]any) ([]iam.Policy, error) {
 	var out []iam.Policy
 	for _, arn := range r.ManagedPolicyArns {
 		if ref, ok := get(arn, "Ref").(string); ok && get(resources, ref, "Type") == typeManagedPolicy {
@@ -102,7 +120,7 @@ func (c *Cloud) rolePolicies(r iam.Role, resources map[string]any) ([]iam.Policy
 // by statement. A statement that does not resolve (a KMS key, which nothing here emulates) is
 // left out when it is only about services the gatekeeper does not serve, else it is an error:
 // the gatekeeper never evaluates less than the template says for a service it guards.
-func (c *Cloud) resolvePolicy(name string, document any) (iam.Policy, error) {
+func (c resolver) resolvePolicy(name string, document any) (iam.Policy, error) {
 	var kept []any
 	for i, st := range asList(get(document, "Statement")) {
 		v, err := c.resolveValue(st)
@@ -123,7 +141,7 @@ func (c *Cloud) resolvePolicy(name string, document any) (iam.Policy, error) {
 }
 
 // resolveValue resolves the intrinsic functions of a JSON-shaped template value (long forms).
-func (c *Cloud) resolveValue(v any) (any, error) {
+func (c resolver) resolveValue(v any) (any, error) {
 	var n yaml.Node
 	if err := n.Encode(v); err != nil {
 		return nil, err

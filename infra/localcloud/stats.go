@@ -1,6 +1,11 @@
 package localcloud
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/onceflow/onceflow/infra/gatekeeper"
@@ -79,4 +84,27 @@ func (c *counters) snapshot() Stats {
 		out.Mappings[k] = v
 	}
 	return out
+}
+
+// ReadStats returns what the running cloud at e has done so far, from its Lambda API
+// (GET LambdaURL + "/localcloud/stats"): what another process (make invoke) reads of a cloud
+// that make up started.
+func (e Endpoints) ReadStats(ctx context.Context) (Stats, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(e.LambdaURL, "/")+"/localcloud/stats", nil)
+	if err != nil {
+		return Stats{}, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return Stats{}, fmt.Errorf("local cloud stats: %w", err)
+	}
+	defer resp.Body.Close()
+	var s Stats
+	if resp.StatusCode != http.StatusOK {
+		return s, fmt.Errorf("local cloud stats: %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		return s, fmt.Errorf("local cloud stats: %w", err)
+	}
+	return s, nil
 }

@@ -25,9 +25,13 @@ type Config struct {
 	Concurrency int
 	// Seed makes the workload reproducible; default 1.
 	Seed int64
-	// Progress receives a progress line every ProgressEvery (default 3 s); nil shows none.
+	// Progress receives a progress line every ProgressEvery (default 3 s), with the calls the
+	// gatekeeper denied, each refusal once with why; nil shows none.
 	Progress      io.Writer
 	ProgressEvery time.Duration
+	// StopOnDenial stops the run within seconds of the gatekeeper's first refusal: Run returns
+	// a *DeniedError naming it, rather than waiting for the pipeline to drain without the call.
+	StopOnDenial bool
 	// DrainTimeout bounds each wait for the pipeline to drain; default 5 minutes.
 	DrainTimeout time.Duration
 	// Receiver, when set, is the webhook receiver the note-notifier posts to; its calls are

@@ -2,9 +2,12 @@ package workload_test
 
 import (
 	"context"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -58,35 +61,50 @@ func mutatedTemplate(t *testing.T, old, new string) string {
 
 // The workload of `make run`, small, on template.yaml with one action removed from a
 // function's policy (the ledger's dynamodb:ConditionCheckItem, which every commit under
-// HoldGroup needs): it fails, and says why with the action, the function and the table.
-func TestRun_fails_naming_the_action_a_function_is_not_granted(t *testing.T) {
+// HoldGroup needs): the progress lines show the refusal as it happens, and the run stops within
+// a minute of it, naming the function, the action, the table and the statement that came
+// closest, rather than waiting for a pipeline that cannot drain.
+func TestRun_stops_at_the_first_call_a_function_is_not_granted_naming_it(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	cloud := workloadtest.Start(ctx, t, mutatedTemplate(t, ledgerRecords, withoutHoldCheck), "gate", nil)
+	var progress strings.Builder
 	rep, err := workload.Run(ctx, cloud.Cloud, workload.Config{Notes: 2, Movements: 6, Accounts: 2, Malformed: -1,
-		Receiver: cloud.Receiver, DrainTimeout: 15 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+		Receiver: cloud.Receiver, StopOnDenial: true, Progress: &syncWriter{w: &progress}, ProgressEvery: time.Second})
+	stopped := time.Now()
+	t.Log(progress.String())
+	var denied *workload.DeniedError
+	if !errors.As(err, &denied) {
+		t.Fatalf("Run: report %v, err %v; want it stopped with a *DeniedError", rep != nil, err)
 	}
-	var out strings.Builder
-	rep.Print(&out)
-	t.Log(out.String())
-	if rep.OK() {
-		t.Fatal("the workload passed every invariant with the ledger's ConditionCheckItem removed")
+	d := denied.Denial
+	table := "arn:aws:dynamodb:us-east-1:000000000000:table/" + cloud.Endpoints().Tables["IdempotencyTable"].Name
+	if d.Principal != "LedgerFunction" || d.Action != "dynamodb:ConditionCheckItem" || d.Resource != table ||
+		!strings.Contains(d.Closest, "LedgerFunctionRolePolicy0") || !strings.Contains(d.Why, "do not include dynamodb:ConditionCheckItem") {
+		t.Errorf("denial %+v; want LedgerFunction's dynamodb:ConditionCheckItem on %s, its records' statement the closest", d, table)
 	}
-	want := "LedgerFunction was refused dynamodb:ConditionCheckItem on arn:aws:dynamodb:us-east-1:000000000000:table/" +
-		cloud.Endpoints().Tables["IdempotencyTable"].Name
-	var denied *workload.Invariant
-	for i, inv := range rep.Invariants {
-		if strings.HasPrefix(inv.Name, "no call denied") {
-			denied = &rep.Invariants[i]
-		}
+	if took := stopped.Sub(d.At); took > time.Minute {
+		t.Errorf("the run stopped %s after the refusal; want within a minute", took)
+	} else {
+		t.Logf("the run stopped %s after the refusal", took.Round(100*time.Millisecond))
 	}
-	if denied == nil || denied.OK || !strings.Contains(denied.Detail, want) {
-		t.Errorf("invariant %+v; want it failed, naming %q", denied, want)
+	if !strings.Contains(err.Error(), "LedgerFunction was refused dynamodb:ConditionCheckItem on "+table) {
+		t.Errorf("error %q; want it to name the refusal", err)
 	}
-	if !strings.Contains(out.String(), "gatekeeper: ") || !strings.Contains(out.String(), want) {
-		t.Error("the summary does not name the refusal")
+	if !strings.Contains(progress.String(), "DENIED LedgerFunction was refused dynamodb:ConditionCheckItem") {
+		t.Error("the progress lines did not show the refusal")
 	}
+}
+
+// syncWriter is a writer safe for the progress goroutine and the test.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
 }

@@ -12,7 +12,7 @@ import (
 const progressWidth = 120
 
 // progressLegend is printed once, before the first progress line.
-const progressLegend = "progress: api requests done/total (HTTP attempts) · relay records · consumer queued/in flight/acked"
+const progressLegend = "progress: api requests done/total (HTTP attempts) · relay records · consumer queued/in flight/acked · calls DENIED by the gatekeeper (each shown once, as it happens)"
 
 // progress is one progress report of a run.
 type progress struct {
@@ -21,6 +21,7 @@ type progress struct {
 	done, total, http, relay int64
 	faults                   int64 // faults injected so far
 	chaos                    bool  // faults are injected: the line shows their count
+	denied                   int64 // calls the gatekeeper refused so far: the line shows them when there are any
 	consumers                []consumerProgress
 }
 
@@ -35,6 +36,9 @@ func (p progress) line() string {
 	head := fmt.Sprintf("[%5.1fs] %-10s api %d/%d (%d) · relay %d", p.elapsed.Seconds(), p.phase, p.done, p.total, p.http, p.relay)
 	if p.chaos {
 		head += fmt.Sprintf(" · faults %d", p.faults)
+	}
+	if p.denied > 0 {
+		head += fmt.Sprintf(" · DENIED %d", p.denied)
 	}
 	lines, cur := []string{}, head
 	for _, c := range p.consumers {

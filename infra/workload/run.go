@@ -8,10 +8,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 )
 
 // run is one workload in progress.
@@ -36,6 +39,9 @@ type run struct {
 
 	ownersMu sync.Mutex
 	owners   map[string]*http.Client // account → its owner's client (ownerClient)
+
+	shownDenials int                               // the gatekeeper's refusals the progress lines showed
+	denial       atomic.Pointer[gatekeeper.Denial] // the first refusal, once Config.StopOnDenial stopped the run
 }
 
 // Run drives the workload through cloud, waits until the pipeline is drained, and returns
@@ -58,6 +64,25 @@ func Run(ctx context.Context, cloud Cloud, cfg Config) (*Report, error) {
 	for _, c := range t.consumers {
 		r.offsets[c.Function] = logOffsets(t.logs, c.Function)
 	}
+	if cfg.StopOnDenial {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go r.watchDenials(ctx, cancel)
+	}
+	rep, err := r.execute(ctx)
+	if d := r.denial.Load(); d != nil {
+		if cfg.Progress != nil { // the refusals the last progress line had no time to show
+			r.printDenials(cfg.Progress, r.cloud.Stats().Access)
+		}
+		return nil, &DeniedError{Denial: *d}
+	}
+	return rep, err
+}
+
+// execute runs the workload's phases, then collects and verifies what happened.
+func (r *run) execute(ctx context.Context) (*Report, error) {
+	cfg, t, ep := r.cfg, r.t, r.cloud.Endpoints()
 	rep := &Report{}
 
 	r.phases.enter("requests")
@@ -269,6 +294,7 @@ func (r *run) printProgress(ctx context.Context, w io.Writer) {
 			p.faults += int64(n)
 		}
 	}
+	p.denied = r.printDenials(w, st.Access)
 	for _, c := range r.t.consumers {
 		d, err := queueDepth(ctx, r.sqs, c.QueueURL)
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 
@@ -50,6 +51,8 @@ func invoke(args []string) error {
 		return err
 	}
 	before := sizes(localcloud.LogFiles(o.state, fn))
+	stats, _ := ep.ReadStats(context.Background())
+	defer printNewDenials(os.Stdout, ep, stats.Access)
 	out, err := localcloud.NewLambdaAPI(ep.LambdaURL).Invoke(context.Background(), fn, payload)
 	var fe *localcloud.FunctionError
 	if errors.As(err, &fe) {
@@ -192,5 +195,27 @@ func printOutcomes(w io.Writer, outs []outcome) {
 			event = " (" + event + ")"
 		}
 		fmt.Fprintf(w, "  %s  %s%s\n", o.messageID, what, event)
+	}
+}
+
+// printNewDenials prints the refusals of the gatekeeper the running cloud at ep counted since
+// before (nil: none before): each call of the invocation, or of a poller meanwhile, that AWS
+// would refuse too.
+func printNewDenials(w io.Writer, ep localcloud.Endpoints, before *gatekeeper.Stats) {
+	after, err := ep.ReadStats(context.Background())
+	if err != nil || after.Access == nil {
+		return
+	}
+	seen := map[string]int{}
+	if before != nil {
+		for _, d := range before.Denials {
+			seen[d.Principal+" "+d.Action+" "+d.Resource] = d.Count
+		}
+	}
+	for _, d := range after.Access.Denials {
+		if n := d.Count - seen[d.Principal+" "+d.Action+" "+d.Resource]; n > 0 {
+			d.Count = n
+			fmt.Fprintf(w, "DENIED %s\n", d.Explain())
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
@@ -159,6 +160,9 @@ func serve(args []string) error {
 		return errors.Join(err, cloud.Close())
 	}
 	cfg.Logger.Info("local cloud ready", "state", cloud.StateDir(), "gatekeeper", cloud.Endpoints().Gatekeeper)
+	if !cfg.Ungated {
+		go logDenials(ctx, cloud, cfg.Logger)
+	}
 	<-ctx.Done()
 	if !cfg.Ungated {
 		cfg.Logger.Info(cloud.Access().Summary())
@@ -208,4 +212,27 @@ func functionName(ep localcloud.Endpoints, name string) (string, error) {
 		ids = append(ids, id)
 	}
 	return localcloud.ResolveFunction(ids, name)
+}
+
+// logDenials logs, as they happen (every 2 s until ctx ends), each new refusal of the gatekeeper
+// with why, and its counts when a call was denied: what make up shows of refusals, in
+// .local/logs/localcloud.log, beside make invoke's.
+func logDenials(ctx context.Context, cloud *localcloud.Cloud, log *slog.Logger) {
+	shown, denied := 0, 0
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		a := cloud.Access()
+		for _, d := range a.Denials[min(shown, len(a.Denials)):] {
+			log.Error("DENIED " + d.Explain())
+		}
+		shown = len(a.Denials)
+		if a.Denied != denied {
+			log.Warn(a.Summary())
+			denied = a.Denied
+		}
+	}
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -12,12 +14,33 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload"
 )
 
 // errInvariants is returned when the workload ran and an invariant failed.
 var errInvariants = errors.New("an invariant failed")
+
+// errDenied is returned when run stopped at the gatekeeper's first refusal.
+var errDenied = errors.New("stopped: the gatekeeper refused a call")
+
+// printDenied says which call of which function the gatekeeper refused, the statement of its
+// role that came closest to allowing it and why it did not, and where to grant it.
+func printDenied(w io.Writer, d gatekeeper.Denial, template, log string) {
+	fmt.Fprintf(w, "\nSTOPPED: the gatekeeper refused a call of %s, as AWS would refuse it on its first deploy", d.Principal)
+	if !d.At.IsZero() {
+		fmt.Fprintf(w, " (%s ago)", time.Since(d.At).Round(100*time.Millisecond))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "  function:  %s\n  action:    %s\n  resource:  %s\n", d.Principal, d.Action, d.Resource)
+	if d.Closest != "" {
+		fmt.Fprintf(w, "  closest:   %s\n", d.Closest)
+	}
+	fmt.Fprintf(w, "  why:       %s\n", cmp.Or(d.Why, "no statement of its role allows any action of the service"))
+	fmt.Fprintf(w, "grant %s to %s in %s (its Policies), or change the code that calls it; every refusal is in %s\n",
+		d.Action, d.Principal, template, log)
+}
 
 // runCmd starts the local cloud in the foreground, runs the demo workload through it, prints
 // the summary, and stops the cloud (or keeps it up until SIGINT, SIGTERM or `make down`).
@@ -88,6 +111,7 @@ func runWith(name string, args []string) error {
 		cfg.Chaos = ch.chaos
 	}
 	wl.Progress = os.Stdout
+	wl.StopOnDenial = ch == nil // run stops at the first refusal; chaos shows refusals and checks them at the end
 	if err := os.MkdirAll(filepath.Join(o.state, "logs"), 0o755); err != nil {
 		return err
 	}
@@ -120,6 +144,11 @@ func runWith(name string, args []string) error {
 	fmt.Printf("workload: %d notes, %d credits/debits, %d accounts, %.0f%% retried, %.0f%% re-sent, %d malformed/queue, crash %s\n",
 		wl.Notes, wl.Movements, wl.Accounts, wl.RetryRate*100, wl.ResendRate*100, wl.Malformed, crashFn)
 	rep, err := workload.Run(ctx, cloud, wl)
+	var denied *workload.DeniedError
+	if errors.As(err, &denied) {
+		printDenied(os.Stdout, denied.Denial, o.template, logPath)
+		return errors.Join(errDenied, cloud.Close())
+	}
 	if err != nil {
 		return errors.Join(err, cloud.Close())
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -70,6 +71,14 @@ func up(args []string) error {
 		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\ntokens: POST %s {\"sub\":\"alice\",\"scope\":\"notes.write notes.read\"}\nendpoints: %s\n",
 			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, ep.TokenURL, filepath.Join(o.state, "endpoints.json"))
 		fmt.Println(gateLine(ep))
+		if ep.Gatekeeper != "" {
+			if st, err := ep.ReadStats(context.Background()); err == nil && st.Access != nil {
+				for _, d := range st.Access.Denials { // a poller's call refused as the cloud started
+					fmt.Printf("DENIED %s\n", d.Explain())
+				}
+			}
+			fmt.Printf("a call the gatekeeper refuses: `make invoke` prints those of its invocation, %s logs each as it happens (DENIED)\n", logPath)
+		}
 		return nil
 	}
 }
