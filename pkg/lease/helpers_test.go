@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -81,4 +82,22 @@ func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
 	}()
 	<-g.started
 	return done
+}
+
+// waitMoving moves clk on by step, a second apart, until done receives, and returns what it
+// received; it fails the test when 30 seconds pass first.
+func waitMoving(t *testing.T, clk *applytest.Clock, step time.Duration, done <-chan error) error {
+	t.Helper()
+	giveUp := time.After(30 * time.Second)
+	for {
+		clk.Advance(step)
+		select {
+		case err := <-done:
+			return err
+		case <-giveUp:
+			t.Fatalf("still running after 30s (its clock at %s)", clk.Now())
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
 }
