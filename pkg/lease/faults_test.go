@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -151,46 +152,63 @@ func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
 }
 
 // A claim, completion or release call that hangs is given up Retry.Margin before the
-// invocation's deadline, as a commit is, leaving time to report the message.
+// invocation's deadline, as a commit is, leaving time to report the message. Each call's own
+// deadline shows it, whatever the load: the claim's is Retry.Margin before the invocation's,
+// a completion's or release's half of it.
 func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
 	t.Parallel()
+	const margin = 500 * time.Millisecond
 	tests := []struct {
 		name  string
 		hangs func(in any) bool
-		fail  bool // the effect fails, so the record is released
+		fail  bool          // the effect fails, so the record is released
+		ends  time.Duration // how long before the invocation's deadline the call is given up
 	}{
-		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false},
-		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false},
-		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true},
+		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false, margin},
+		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false, margin / 2},
+		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true, margin / 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f, r := applytest.New(t), applytest.NewReceiver(t)
+			var hung []time.Time // each hung call's deadline; the zero time for none
+			var mu sync.Mutex
 			db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if tt.hangs(in.Parameters) {
-					<-ctx.Done()
-					return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+				if !tt.hangs(in.Parameters) {
+					return next.HandleInitialize(ctx, in)
 				}
-				return next.HandleInitialize(ctx, in)
+				end, bounded := ctx.Deadline()
+				mu.Lock()
+				hung = append(hung, end)
+				mu.Unlock()
+				if !bounded {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("a call without a deadline would hang past the invocation")
+				}
+				<-ctx.Done()
+				return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
 			})
 			if tt.fail {
 				r.FailNext(1)
 			}
 			id := applytest.Unique(t)
 			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-			deadline := time.Now().Add(1500 * time.Millisecond)
+			// Room for the calls before the hung one, measured on this machine now.
+			deadline := time.Now().Add(roomFor(t, f) + margin)
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			defer cancel()
-			c := f.Leased(t, "notifier", db, r.Effect(), func(c *lease.Config) { c.Retry.Margin = 500 * time.Millisecond })
+			c := f.Leased(t, "notifier", db, r.Effect(), func(c *lease.Config) { c.Retry.Margin = margin })
 			_, err := applytest.Process(ctx, c, msg)
 			if err == nil {
 				t.Fatal("Apply = nil; want the hung call's failure")
 			}
-			// The calls end half of Retry.Margin (250ms) before the deadline; 100ms of it may go
-			// to scheduling on a loaded machine, and before the bound Apply returned after it.
-			if left := time.Until(deadline); left < 150*time.Millisecond {
-				t.Errorf("Apply returned %v before the deadline; want about half of Retry.Margin (500ms) left to report the message", left)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(hung) != 1 {
+				t.Fatalf("the %s was called %d times, deadlines %v; want once, given up and not tried again", tt.name, len(hung), hung)
+			}
+			if want := deadline.Add(-tt.ends); hung[0].IsZero() || hung[0].After(want) {
+				t.Errorf("the %s's deadline = %v; want %v, %v before the invocation's %v", tt.name, hung[0], want, tt.ends, deadline)
 			}
 		})
 	}

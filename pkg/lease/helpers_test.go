@@ -101,3 +101,20 @@ func waitMoving(t *testing.T, clk *applytest.Clock, step time.Duration, done <-c
 		}
 	}
 }
+
+// roomFor is time enough for a few DynamoDB calls on this machine now: ten times the slowest
+// of three reads after a first (which may open a connection), and at least a second. A test
+// gives it to the calls it does not hang.
+func roomFor(t *testing.T, f *applytest.Fixture) time.Duration {
+	t.Helper()
+	f.Record(t, "room")
+	slowest := time.Duration(0)
+	for range 3 {
+		start := time.Now()
+		f.Record(t, "room")
+		slowest = max(slowest, time.Since(start))
+	}
+	room := max(time.Second, 10*slowest)
+	t.Logf("room for the calls not hung: %v (slowest read %v)", room, slowest)
+	return room
+}

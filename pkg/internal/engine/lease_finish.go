@@ -117,11 +117,12 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 		bounded, cancelBound := deadlineOn(effectCtx, c.lease.Clock, l.until)
 		return bounded, func() error { cancelBound(); cancel(nil); return nil }
 	}
-	done, stopped := make(chan struct{}), make(chan struct{})
+	armed, done, stopped := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		c.heartbeat(effectCtx, cancel, l, done)
+		c.heartbeat(effectCtx, cancel, l, armed, done)
 	}()
+	<-armed // the lease's clock runs for the heartbeat before the effect does
 	return effectCtx, func() error {
 		close(done)
 		<-stopped
@@ -137,8 +138,9 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 // heartbeat extends the lease every Heartbeat until done is closed, and cancels the effect
 // when the lease is lost: refused, or run out (at the instant it does, on this clock) while
 // extensions kept failing or hanging. Each extension is given up by the time the lease runs
-// out, so a hung call never keeps the effect running past it.
-func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
+// out, so a hung call never keeps the effect running past it. armed is closed once the
+// heartbeat and the lease's end are timed.
+func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, armed chan<- struct{}, done <-chan struct{}) {
 	beats, stopBeats := ticks(c.lease.Clock, c.lease.Heartbeat)
 	defer stopBeats()
 	var mu sync.Mutex // guards lastErr, read when the lease runs out
@@ -156,6 +158,7 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 	}
 	expiry := c.lease.Clock.AfterFunc(c.untilStop(l), runOut)
 	defer func() { expiry.Stop() }()
+	close(armed)
 	for {
 		select {
 		case <-done:
