@@ -63,15 +63,21 @@ func TestLeased_without_heartbeat_the_effect_context_ends_with_the_lease(t *test
 	f, r := applytest.New(t), applytest.NewReceiver(t)
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-	never := newGate(r) // never opened: only the lease can end it
+	never := newGate(r)                   // never opened: only the lease can end it
+	clk := applytest.NewClock(time.Now()) // the lease's clock: only the test moves it
+	const length = 300 * time.Millisecond
+	done := runHeld(f.Leased(t, "notifier", nil, never, withLease(length, 0), lease.WithClock(clk)), never, msg)
 
-	start := time.Now()
-	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", nil, never, withLease(300*time.Millisecond, 0)), msg)
-	if res.Outcome != idempotency.Failed || !errors.Is(err, context.DeadlineExceeded) || idempotency.IsPermanent(err) {
-		t.Fatalf("effect past its lease = %+v, %v; want failed by the lease's deadline", res, err)
+	clk.Advance(length - time.Millisecond)
+	if never.ended() {
+		t.Fatalf("the effect's context ended %v into its %v lease", length-time.Millisecond, length)
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("effect ran %v; want it stopped at the 300ms lease", took)
+	clk.Advance(time.Millisecond)
+	if !never.ended() {
+		t.Fatalf("the effect's context is live at the end of its %v lease", length)
+	}
+	if err := waitMoving(t, clk, 0, done); !errors.Is(err, context.DeadlineExceeded) || idempotency.IsPermanent(err) {
+		t.Fatalf("effect past its lease = %v; want failed by the lease's deadline", err)
 	}
 	if _, ok := f.Record(t, operator.Key("notifier", id)); ok {
 		t.Error("record still there; want it released")

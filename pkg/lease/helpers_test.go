@@ -51,6 +51,7 @@ type gate struct {
 	open    chan struct{}
 	stopped chan time.Time // when the effect saw its context end
 	once    sync.Once
+	ctx     atomic.Pointer[context.Context] // the context of its first run
 }
 
 func newGate(r *applytest.Receiver) *gate {
@@ -59,7 +60,7 @@ func newGate(r *applytest.Receiver) *gate {
 
 func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	err := g.r.Call(ctx, ev, key)
-	g.once.Do(func() { close(g.started) })
+	g.once.Do(func() { g.ctx.Store(&ctx); close(g.started) })
 	select {
 	case <-g.open:
 		return err
@@ -71,6 +72,9 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 		return errors.Join(err, context.Cause(ctx))
 	}
 }
+
+// ended reports whether the context of the effect's first run has ended.
+func (g *gate) ended() bool { return (*g.ctx.Load()).Err() != nil }
 
 // runHeld processes msg with c in the background, its effect g, and returns once the effect
 // has started; the channel receives what process returned.
