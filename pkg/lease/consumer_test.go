@@ -226,7 +226,8 @@ func TestLeased_wait_for_completion_turns_a_held_lease_into_a_duplicate(t *testi
 	done := runHeld(f.Leased(t, "notifier", nil, running), running, msg)
 	time.AfterFunc(300*time.Millisecond, func() { close(running.open) })
 
-	waiting := f.Leased(t, "notifier", nil, r.Effect(), func(c *lease.Config) { c.WaitForCompletion = 5 * time.Second })
+	// An upper bound only: the wait ends when the holder completes, however loaded the machine.
+	waiting := f.Leased(t, "notifier", nil, r.Effect(), func(c *lease.Config) { c.WaitForCompletion = 30 * time.Second })
 	res, err := applytest.Process(context.Background(), waiting, applytest.Redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Errorf("waiting delivery = %+v, %v; want a duplicate once the holder completed", res, err)

@@ -77,11 +77,15 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 func (g *gate) ended() bool { return (*g.ctx.Load()).Err() != nil }
 
 // runHeld processes msg with c in the background, its effect g, and returns once the effect
-// has started; the channel receives what process returned.
+// has started; the channel receives what process returned. It runs as an invocation with a
+// minute left: the completion or release after the effect has until a moment before then,
+// however slow a loaded machine's DynamoDB is (without a deadline it has LeaseMargin).
 func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := applytest.Process(context.Background(), c, msg)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, err := applytest.Process(ctx, c, msg)
 		done <- err
 	}()
 	<-g.started
