@@ -86,7 +86,7 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 			never := newGate(r) // never opened: only the end of its lease can end it
 			clk := applytest.NewClock(time.Now())
-			done := runHeld(f.Leased(t, "notifier", db, never, withLease(length, heartbeat), lease.WithClock(clk)), never, msg)
+			done := runHeld(t, f.Leased(t, "notifier", db, never, withLease(length, heartbeat), lease.WithClock(clk)), never, msg)
 			end := time.UnixMilli(until.Load()) // the lease as written
 			if want := clk.Now().Add(length); !end.Equal(want.Truncate(time.Millisecond)) {
 				t.Fatalf("lease written until %v; want %v", end, want)
@@ -136,7 +136,7 @@ func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
 	})
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", db, r.Effect()), msg)
+	res, err := applytest.Process(minuteLeft(t), f.Leased(t, "notifier", db, r.Effect()), msg)
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Apply after a lost claim answer = %+v, %v; want applied", res, err)
 	}

@@ -30,7 +30,7 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 	clk := applytest.NewClock(time.Now())
 	const length, heartbeat = time.Second, 250 * time.Millisecond
 	start := clk.Now()
-	done := runHeld(f.Leased(t, "notifier", nil, long, withLease(length, heartbeat), lease.WithClock(clk)), long, msg)
+	done := runHeld(t, f.Leased(t, "notifier", nil, long, withLease(length, heartbeat), lease.WithClock(clk)), long, msg)
 	for clk.Now().Before(start.Add(3 * length)) {
 		clk.Advance(heartbeat)
 		want := clk.Now().Add(length).UnixMilli()
@@ -45,7 +45,7 @@ func TestLeased_heartbeat_keeps_a_long_effect_lease_alive_past_the_lease_length(
 		t.Fatalf("lease expires at %d, not past three lease lengths (%d); record %+v", rec.LeaseExpiresAt, start.Add(3*length).UnixMilli(), rec)
 	}
 
-	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", nil, r.Effect(), lease.WithClock(clk)), applytest.Redelivered(msg, 2))
+	res, err := applytest.Process(minuteLeft(t), f.Leased(t, "notifier", nil, r.Effect(), lease.WithClock(clk)), applytest.Redelivered(msg, 2))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, lease.ErrHeld) {
 		t.Errorf("delivery during the long effect = %+v, %v; want the lease still held", res, err)
 	}
@@ -66,7 +66,7 @@ func TestLeased_without_heartbeat_the_effect_context_ends_with_the_lease(t *test
 	never := newGate(r)                   // never opened: only the lease can end it
 	clk := applytest.NewClock(time.Now()) // the lease's clock: only the test moves it
 	const length = 300 * time.Millisecond
-	done := runHeld(f.Leased(t, "notifier", nil, never, withLease(length, 0), lease.WithClock(clk)), never, msg)
+	done := runHeld(t, f.Leased(t, "notifier", nil, never, withLease(length, 0), lease.WithClock(clk)), never, msg)
 
 	clk.Advance(length - time.Millisecond)
 	if never.ended() {
@@ -95,7 +95,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	// test says, however slow a loaded machine is, and its hour never runs out.
 	clk := applytest.NewClock(time.Now())
 	const heartbeat = 100 * time.Millisecond
-	done := runHeld(f.Leased(t, "notifier", nil, stuck, withLease(time.Hour, heartbeat), lease.WithClock(clk)), stuck, msg)
+	done := runHeld(t, f.Leased(t, "notifier", nil, stuck, withLease(time.Hour, heartbeat), lease.WithClock(clk)), stuck, msg)
 
 	// The take-over's claim reaches DynamoDB only after one more heartbeat of the first owner,
 	// as on a loaded machine: that heartbeat carries the first lease to its own time plus an
@@ -116,7 +116,7 @@ func TestLeased_losing_the_heartbeat_cancels_the_effect(t *testing.T) {
 	// Its clock is two leases ahead: past every extension the first owner can make meanwhile.
 	twoLeasesLater := func(c *lease.Config) { c.Now = func() time.Time { return clk.Now().Add(2 * time.Hour) } }
 	takeOver := f.Leased(t, "notifier", heartbeatFirst, r.Effect(), twoLeasesLater)
-	if res, err := applytest.Process(context.Background(), takeOver, applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(minuteLeft(t), takeOver, applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
 	}
 	taken, _ := f.Record(t, key)

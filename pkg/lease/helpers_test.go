@@ -76,15 +76,21 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 // ended reports whether the context of the effect's first run has ended.
 func (g *gate) ended() bool { return (*g.ctx.Load()).Err() != nil }
 
-// runHeld processes msg with c in the background, its effect g, and returns once the effect
-// has started; the channel receives what process returned. It runs as an invocation with a
-// minute left: the completion or release after the effect has until a moment before then,
-// however slow a loaded machine's DynamoDB is (without a deadline it has LeaseMargin).
-func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
-	done := make(chan error, 1)
+// minuteLeft is the context of an invocation with a minute left, as Lambda gives one: the
+// completion or release after an effect has until a moment before then, however slow a
+// loaded machine's DynamoDB is (without a deadline it has LeaseMargin, 2 s).
+func minuteLeft(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runHeld processes msg with c in the background, as an invocation with a minute left, its
+// effect g, and returns once the effect has started; the channel receives what process
+// returned.
+func runHeld(t *testing.T, c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
+	done, ctx := make(chan error, 1), minuteLeft(t)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
 		_, err := applytest.Process(ctx, c, msg)
 		done <- err
 	}()
