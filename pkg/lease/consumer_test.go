@@ -37,7 +37,7 @@ func TestLeased_new_event_runs_the_effect_once_and_completes_the_record(t *testi
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 
-	res, err := applytest.Process(context.Background(), c, msg)
+	res, err := applytest.Process(minuteLeft(t), c, msg)
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
@@ -61,10 +61,10 @@ func TestLeased_redelivery_after_completion_is_a_duplicate_and_makes_no_call(t *
 	c := f.Leased(t, "notifier", nil, r.Effect())
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-	if res, err := applytest.Process(context.Background(), c, msg); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(minuteLeft(t), c, msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("first delivery = %+v, %v", res, err)
 	}
-	res, err := applytest.Process(context.Background(), c, applytest.Redelivered(msg, 2))
+	res, err := applytest.Process(minuteLeft(t), c, applytest.Redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Applied {
 		t.Fatalf("redelivery = %+v, %v; want a duplicate of applied", res, err)
 	}
@@ -73,7 +73,7 @@ func TestLeased_redelivery_after_completion_is_a_duplicate_and_makes_no_call(t *
 	}
 
 	other := applytest.Message(t, "m2", id, "test.counted", applytest.Counted{Counter: id, By: 2})
-	res, err = applytest.Process(context.Background(), c, other)
+	res, err = applytest.Process(minuteLeft(t), c, other)
 	if res.Outcome != idempotency.Conflict || !errors.Is(err, idempotency.ErrConflict) || !idempotency.IsPermanent(err) {
 		t.Errorf("same id, other payload = %+v, %v; want a permanent conflict", res, err)
 	}
@@ -98,7 +98,7 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 		db.die()
 		return err
 	}), func(c *lease.Config) { c.Retry.MaxAttempts = 1 })
-	if res, err := applytest.Process(context.Background(), crashing, msg); res.Outcome != idempotency.Failed || err == nil {
+	if res, err := applytest.Process(minuteLeft(t), crashing, msg); res.Outcome != idempotency.Failed || err == nil {
 		t.Fatalf("crashed delivery = %+v, %v; want failed", res, err)
 	}
 	first, _ := f.Record(t, key)
@@ -107,14 +107,14 @@ func TestLeased_crash_after_the_call_then_redelivery_after_the_lease_calls_again
 	}
 
 	// Redelivered while the lease is live: failed for a later retry, not skipped, no call.
-	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", nil, r.Effect()), applytest.Redelivered(msg, 2))
+	res, err := applytest.Process(minuteLeft(t), f.Leased(t, "notifier", nil, r.Effect()), applytest.Redelivered(msg, 2))
 	if res.Outcome != idempotency.Failed || !errors.Is(err, lease.ErrHeld) || idempotency.IsPermanent(err) {
 		t.Fatalf("redelivery under a live lease = %+v, %v; want failed with ErrLeaseHeld, not permanent", res, err)
 	}
 
 	// Redelivered after the lease expired: taken over, called again with the same key.
 	next := f.Leased(t, "notifier", nil, r.Effect(), later, func(c *lease.Config) { c.Metrics = rec })
-	if res, err := applytest.Process(context.Background(), next, applytest.Redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(minuteLeft(t), next, applytest.Redelivered(msg, 3)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("redelivery after the lease = %+v, %v; want applied", res, err)
 	}
 	if got := r.Keys(); !slices.Equal(got, []string{key, key}) {
@@ -141,15 +141,15 @@ func TestLeased_late_owner_completing_after_a_take_over_loses_its_lease_and_over
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 
 	slow := newGate(r)
-	late := make(chan error, 1)
+	late, ctx := make(chan error, 1), minuteLeft(t)
 	go func() {
-		_, err := applytest.Process(context.Background(), f.Leased(t, "notifier", nil, slow), msg)
+		_, err := applytest.Process(ctx, f.Leased(t, "notifier", nil, slow), msg)
 		late <- err
 	}()
 	<-slow.started
 	held, _ := f.Record(t, key)
 
-	if res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", nil, r.Effect(), later), applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(minuteLeft(t), f.Leased(t, "notifier", nil, r.Effect(), later), applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("take-over = %+v, %v; want applied", res, err)
 	}
 	taken, _ := f.Record(t, key)
@@ -177,14 +177,14 @@ func TestLeased_release_on_error_lets_the_next_delivery_run(t *testing.T) {
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 	r.FailNext(1)
 
-	res, err := applytest.Process(context.Background(), c, msg)
+	res, err := applytest.Process(minuteLeft(t), c, msg)
 	if res.Outcome != idempotency.Failed || err == nil || idempotency.IsPermanent(err) {
 		t.Fatalf("failing effect = %+v, %v; want failed, not permanent", res, err)
 	}
 	if _, ok := f.Record(t, key); ok {
 		t.Fatal("record still there after the effect failed; want it released")
 	}
-	if res, err := applytest.Process(context.Background(), c, applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(minuteLeft(t), c, applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("next delivery = %+v, %v; want applied at once", res, err)
 	}
 	if got := r.Keys(); !slices.Equal(got, []string{key, key}) {
@@ -198,7 +198,7 @@ func TestLeased_live_lease_held_by_another_is_a_batch_item_failure_not_a_skip(t 
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 	running := newGate(r)
-	done := runHeld(f.Leased(t, "notifier", nil, running), running, msg)
+	done := runHeld(t, f.Leased(t, "notifier", nil, running), running, msg)
 
 	p, err := sqsbatch.NewFor(f.Leased(t, "notifier", nil, r.Effect()).Engine(), sqsbatch.Config{})
 	if err != nil {
@@ -223,11 +223,12 @@ func TestLeased_wait_for_completion_turns_a_held_lease_into_a_duplicate(t *testi
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 	running := newGate(r)
-	done := runHeld(f.Leased(t, "notifier", nil, running), running, msg)
+	done := runHeld(t, f.Leased(t, "notifier", nil, running), running, msg)
 	time.AfterFunc(300*time.Millisecond, func() { close(running.open) })
 
-	waiting := f.Leased(t, "notifier", nil, r.Effect(), func(c *lease.Config) { c.WaitForCompletion = 5 * time.Second })
-	res, err := applytest.Process(context.Background(), waiting, applytest.Redelivered(msg, 2))
+	// An upper bound only: the wait ends when the holder completes, however loaded the machine.
+	waiting := f.Leased(t, "notifier", nil, r.Effect(), func(c *lease.Config) { c.WaitForCompletion = 30 * time.Second })
+	res, err := applytest.Process(minuteLeft(t), waiting, applytest.Redelivered(msg, 2))
 	if err != nil || res.Outcome != idempotency.Duplicate {
 		t.Errorf("waiting delivery = %+v, %v; want a duplicate once the holder completed", res, err)
 	}

@@ -3,9 +3,11 @@ package lease_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/lease"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // isExtension tells a lease extension (an UpdateItem setting only leaseExpiresAt) from a
@@ -49,21 +52,18 @@ func claimedUntil(in any) (time.Time, bool) {
 
 // With a heartbeat, the effect's context ends when the lease does, however the extensions
 // fail: refused by a hanging DynamoDB or failing at once. The effect may not outlive the
-// lease it claimed (written in the record, the instant another owner may take it over).
+// lease it claimed (written in the record, the instant another owner may take it over). The
+// lease runs on a clock the test moves, so the instant is exact on a loaded machine too.
 func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T) {
 	t.Parallel()
-	const length, heartbeat = 300 * time.Millisecond, 250 * time.Millisecond
+	const length, heartbeat = time.Second, 250 * time.Millisecond
 	tests := []struct {
 		name      string
 		extension func(ctx context.Context) error
 	}{
 		{"extension hangs", func(ctx context.Context) error {
-			select { // a hung connection: answers only when given up on, or after 3s
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(3 * time.Second):
-				return errors.New("connection reset after hanging")
-			}
+			<-ctx.Done() // a hung connection: answers only when given up on
+			return ctx.Err()
 		}},
 		{"extension fails", func(context.Context) error { return errors.New("throttled") }},
 	}
@@ -71,9 +71,10 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f, r := applytest.New(t), applytest.NewReceiver(t)
-			var until atomic.Int64
+			var until, extensions atomic.Int64
 			db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 				if isExtension(in.Parameters) {
+					extensions.Add(1)
 					return middleware.InitializeOutput{}, middleware.Metadata{}, tt.extension(ctx)
 				}
 				if u, ok := claimedUntil(in.Parameters); ok {
@@ -84,40 +85,37 @@ func TestLeased_with_heartbeat_the_effect_ends_when_the_lease_does(t *testing.T)
 			id := applytest.Unique(t)
 			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 			never := newGate(r) // never opened: only the end of its lease can end it
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			done := make(chan time.Time, 1)
-			go func() {
-				_, err := applytest.Process(ctx, f.Leased(t, "notifier", db, never, withLease(length, heartbeat)), msg)
-				if !errors.Is(err, lease.ErrLost) || idempotency.IsPermanent(err) {
-					t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
-				}
-				if err != nil && strings.Contains(err.Error(), "%!") {
-					t.Errorf("effect past its lease = %q; want a readable reason", err)
-				}
-				done <- time.Now()
-			}()
-			<-never.started
-			select {
-			case <-done:
-			case <-time.After(8 * time.Second):
-				t.Fatal("the effect still runs 8s after its 300ms lease")
+			clk := applytest.NewClock(time.Now())
+			done := runHeld(t, f.Leased(t, "notifier", db, never, withLease(length, heartbeat), lease.WithClock(clk)), never, msg)
+			end := time.UnixMilli(until.Load()) // the lease as written
+			if want := clk.Now().Add(length); !end.Equal(want.Truncate(time.Millisecond)) {
+				t.Fatalf("lease written until %v; want %v", end, want)
 			}
-			var stopped time.Time
-			select {
-			case stopped = <-never.stopped:
-			default:
-				t.Fatal("the effect returned without its context ending")
+			for n := int64(1); clk.Now().Add(heartbeat).Before(end); n++ {
+				clk.Advance(heartbeat)
+				testkit.Eventually(t, 30*time.Second, func() error {
+					if got := extensions.Load(); got < n {
+						return fmt.Errorf("%d extensions tried by %v; want %d", got, clk.Now(), n)
+					}
+					return nil
+				})
 			}
-			// The moment the effect is told to stop is what another owner races with; the
-			// release round trip after it is not part of the lease.
-			over := stopped.Sub(time.UnixMilli(until.Load()))
-			t.Logf("effect stopped %v after its lease (lease %v, heartbeat %v)", over, length, heartbeat)
-			// The cancellation is a timer: on a loaded machine it fires late by scheduling alone
-			// (667 ms seen at a load of 20 on 2 cores). A second still tells a cancel at the
-			// lease's end from none (the lease is 300 ms; the test gives up at 8 s).
-			if over > time.Second {
-				t.Errorf("effect ran %v past its lease; want it cancelled when the lease ends", over)
+			// The effect stops a quarter of a heartbeat before its lease ends, for a pause of
+			// this process and the clock skew with the next owner's host; not earlier.
+			clk.Advance(end.Add(-heartbeat/4 - time.Millisecond).Sub(clk.Now()))
+			if never.ended() {
+				t.Fatalf("the effect was stopped at %v, more than a quarter heartbeat before its lease ends at %v", clk.Now(), end)
+			}
+			clk.Advance(end.Sub(clk.Now()))
+			if !never.ended() {
+				t.Fatalf("the effect still runs at %v, when its lease ends", end)
+			}
+			err := waitMoving(t, clk, 0, done)
+			if !errors.Is(err, lease.ErrLost) || idempotency.IsPermanent(err) {
+				t.Errorf("effect past its lease = %v; want it failed with its lease lost", err)
+			}
+			if err != nil && strings.Contains(err.Error(), "%!") {
+				t.Errorf("effect past its lease = %q; want a readable reason", err)
 			}
 		})
 	}
@@ -138,7 +136,7 @@ func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
 	})
 	id := applytest.Unique(t)
 	msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-	res, err := applytest.Process(context.Background(), f.Leased(t, "notifier", db, r.Effect()), msg)
+	res, err := applytest.Process(minuteLeft(t), f.Leased(t, "notifier", db, r.Effect()), msg)
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Apply after a lost claim answer = %+v, %v; want applied", res, err)
 	}
@@ -151,46 +149,63 @@ func TestLeased_an_ambiguous_claim_is_retried_as_the_same_owner(t *testing.T) {
 }
 
 // A claim, completion or release call that hangs is given up Retry.Margin before the
-// invocation's deadline, as a commit is, leaving time to report the message.
+// invocation's deadline, as a commit is, leaving time to report the message. Each call's own
+// deadline shows it, whatever the load: the claim's is Retry.Margin before the invocation's,
+// a completion's or release's half of it.
 func TestLeased_calls_are_bounded_by_the_invocation_deadline(t *testing.T) {
 	t.Parallel()
+	const margin = 500 * time.Millisecond
 	tests := []struct {
 		name  string
 		hangs func(in any) bool
-		fail  bool // the effect fails, so the record is released
+		fail  bool          // the effect fails, so the record is released
+		ends  time.Duration // how long before the invocation's deadline the call is given up
 	}{
-		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false},
-		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false},
-		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true},
+		{"claim", func(in any) bool { _, ok := claimedUntil(in); return ok }, false, margin},
+		{"completion", func(in any) bool { _, ok := in.(*dynamodb.UpdateItemInput); return ok && !isExtension(in) }, false, margin / 2},
+		{"release", func(in any) bool { _, ok := in.(*dynamodb.DeleteItemInput); return ok }, true, margin / 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			f, r := applytest.New(t), applytest.NewReceiver(t)
+			var hung []time.Time // each hung call's deadline; the zero time for none
+			var mu sync.Mutex
 			db := applytest.Faulty(t, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if tt.hangs(in.Parameters) {
-					<-ctx.Done()
-					return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
+				if !tt.hangs(in.Parameters) {
+					return next.HandleInitialize(ctx, in)
 				}
-				return next.HandleInitialize(ctx, in)
+				end, bounded := ctx.Deadline()
+				mu.Lock()
+				hung = append(hung, end)
+				mu.Unlock()
+				if !bounded {
+					return middleware.InitializeOutput{}, middleware.Metadata{}, errors.New("a call without a deadline would hang past the invocation")
+				}
+				<-ctx.Done()
+				return middleware.InitializeOutput{}, middleware.Metadata{}, ctx.Err()
 			})
 			if tt.fail {
 				r.FailNext(1)
 			}
 			id := applytest.Unique(t)
 			msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
-			deadline := time.Now().Add(1500 * time.Millisecond)
+			// Room for the calls before the hung one, measured on this machine now.
+			deadline := time.Now().Add(roomFor(t, f) + margin)
 			ctx, cancel := context.WithDeadline(context.Background(), deadline)
 			defer cancel()
-			c := f.Leased(t, "notifier", db, r.Effect(), func(c *lease.Config) { c.Retry.Margin = 500 * time.Millisecond })
+			c := f.Leased(t, "notifier", db, r.Effect(), func(c *lease.Config) { c.Retry.Margin = margin })
 			_, err := applytest.Process(ctx, c, msg)
 			if err == nil {
 				t.Fatal("Apply = nil; want the hung call's failure")
 			}
-			// The calls end half of Retry.Margin (250ms) before the deadline; 100ms of it may go
-			// to scheduling on a loaded machine, and before the bound Apply returned after it.
-			if left := time.Until(deadline); left < 150*time.Millisecond {
-				t.Errorf("Apply returned %v before the deadline; want about half of Retry.Margin (500ms) left to report the message", left)
+			mu.Lock()
+			defer mu.Unlock()
+			if len(hung) != 1 {
+				t.Fatalf("the %s was called %d times, deadlines %v; want once, given up and not tried again", tt.name, len(hung), hung)
+			}
+			if want := deadline.Add(-tt.ends); hung[0].IsZero() || hung[0].After(want) {
+				t.Errorf("the %s's deadline = %v; want %v, %v before the invocation's %v", tt.name, hung[0], want, tt.ends, deadline)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -50,6 +51,7 @@ type gate struct {
 	open    chan struct{}
 	stopped chan time.Time // when the effect saw its context end
 	once    sync.Once
+	ctx     atomic.Pointer[context.Context] // the context of its first run
 }
 
 func newGate(r *applytest.Receiver) *gate {
@@ -58,7 +60,7 @@ func newGate(r *applytest.Receiver) *gate {
 
 func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	err := g.r.Call(ctx, ev, key)
-	g.once.Do(func() { close(g.started) })
+	g.once.Do(func() { g.ctx.Store(&ctx); close(g.started) })
 	select {
 	case <-g.open:
 		return err
@@ -71,14 +73,62 @@ func (g *gate) Run(ctx context.Context, ev cloudevent.Event, key string) error {
 	}
 }
 
-// runHeld processes msg with c in the background, its effect g, and returns once the effect
-// has started; the channel receives what process returned.
-func runHeld(c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
-	done := make(chan error, 1)
+// ended reports whether the context of the effect's first run has ended.
+func (g *gate) ended() bool { return (*g.ctx.Load()).Err() != nil }
+
+// minuteLeft is the context of an invocation with a minute left, as Lambda gives one: the
+// completion or release after an effect has until a moment before then, however slow a
+// loaded machine's DynamoDB is (without a deadline it has LeaseMargin, 2 s).
+func minuteLeft(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runHeld processes msg with c in the background, as an invocation with a minute left, its
+// effect g, and returns once the effect has started; the channel receives what process
+// returned.
+func runHeld(t *testing.T, c *lease.Consumer, g *gate, msg events.SQSMessage) <-chan error {
+	done, ctx := make(chan error, 1), minuteLeft(t)
 	go func() {
-		_, err := applytest.Process(context.Background(), c, msg)
+		_, err := applytest.Process(ctx, c, msg)
 		done <- err
 	}()
 	<-g.started
 	return done
+}
+
+// waitMoving moves clk on by step, a second apart, until done receives, and returns what it
+// received; it fails the test when 30 seconds pass first.
+func waitMoving(t *testing.T, clk *applytest.Clock, step time.Duration, done <-chan error) error {
+	t.Helper()
+	giveUp := time.After(30 * time.Second)
+	for {
+		clk.Advance(step)
+		select {
+		case err := <-done:
+			return err
+		case <-giveUp:
+			t.Fatalf("still running after 30s (its clock at %s)", clk.Now())
+			return nil
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// roomFor is time enough for a few DynamoDB calls on this machine now: ten times the slowest
+// of three reads after a first (which may open a connection), and at least a second. A test
+// gives it to the calls it does not hang.
+func roomFor(t *testing.T, f *applytest.Fixture) time.Duration {
+	t.Helper()
+	f.Record(t, "room")
+	slowest := time.Duration(0)
+	for range 3 {
+		start := time.Now()
+		f.Record(t, "room")
+		slowest = max(slowest, time.Since(start))
+	}
+	room := max(time.Second, 10*slowest)
+	t.Logf("room for the calls not hung: %v (slowest read %v)", room, slowest)
+	return room
 }

@@ -57,6 +57,8 @@ type Config struct {
 	// polls for that owner to finish (a duplicate then) before it fails the message. Default
 	// 0: fail at once, and let SQS redeliver it after the visibility timeout.
 	WaitForCompletion time.Duration
+
+	clock engine.Clock // times the lease on this host; nil: the real clock (set by tests)
 }
 
 // Validate reports every problem with c.
@@ -67,7 +69,7 @@ func (c Config) engine() engine.LeaseConfig {
 	s := c.Config
 	return engine.LeaseConfig{Config: engine.Config{Name: s.Name, Table: s.Table, Retention: s.Retention, CacheSize: s.CacheSize,
 		StorePayload: s.StorePayload, AfterDeadLetter: engine.GroupPolicy(s.AfterDeadLetter), Retry: engine.Retry(s.Retry), Logger: s.Logger,
-		Metrics: s.Metrics, Now: s.Now}, Lease: c.Lease, LeaseMargin: c.LeaseMargin, Heartbeat: c.Heartbeat, WaitForCompletion: c.WaitForCompletion}
+		Metrics: s.Metrics, Now: s.Now}, Lease: c.Lease, LeaseMargin: c.LeaseMargin, Heartbeat: c.Heartbeat, WaitForCompletion: c.WaitForCompletion, Clock: c.clock}
 }
 
 // The lease's failures, as errors.Is matches them. Neither is permanent: the message is

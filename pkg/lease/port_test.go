@@ -23,12 +23,12 @@ func TestLeased_pack_applies_each_event_alone(t *testing.T) {
 	b := e.Begin(2, port.Rules{}) // the second worker never comes: a sharing batch would wait for it
 	defer b.Leave(context.Background())
 	id := applytest.Unique(t)
-	done := make(chan error, 1)
+	done, ctx := make(chan error, 1), minuteLeft(t)
 	go func() {
 		msg := applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1})
 		ev, err := cloudevent.Decode([]byte(msg.Body))
 		if err == nil {
-			err = b.Apply(context.Background(), ev, sqsbatch.DeliveryOf(msg))
+			err = b.Apply(ctx, ev, sqsbatch.DeliveryOf(msg))
 		}
 		done <- err
 	}()

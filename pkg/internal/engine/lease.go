@@ -44,10 +44,16 @@ type LeaseConfig struct {
 	// polls for that owner to finish (a duplicate then) before it fails the message. Default
 	// 0: fail at once, and let SQS redeliver it after the visibility timeout.
 	WaitForCompletion time.Duration
+	// Clock times the lease on this host: when it runs out, its heartbeat and extensions.
+	// Default: the real clock. Tests set their own (lease's test seam).
+	Clock Clock
 }
 
 func (c LeaseConfig) withDefaults() LeaseConfig {
 	c.Config = c.Config.withDefaults()
+	if c.Clock == nil {
+		c.Clock = realClock{}
+	}
 	if c.LeaseMargin == 0 {
 		c.LeaseMargin = DefaultLeaseMargin
 	}

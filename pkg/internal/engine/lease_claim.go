@@ -85,7 +85,7 @@ func poll(ctx context.Context, until time.Time) bool {
 // the previous owner's lease on this same event has expired (a take-over). It returns the
 // lease; or the record that stands in the way; or an error, to be retried.
 func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec table.Record) (*lease, map[string]types.AttributeValue, error) {
-	start := time.Now() // before the lease's stored start: the local lease never outlasts it
+	start, began := c.lease.Clock.Now(), time.Now() // before the lease's stored start: the local lease never outlasts it
 	now := c.cfg.Now()
 	length := c.leaseLength(ctx)
 	rec.Status, rec.Outcome = table.StatusInProgress, ""
@@ -111,7 +111,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec table.Recor
 		ReturnValues:                        types.ReturnValueAllOld,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}, c.cfg.Retry.single) // acquire's loop is the only retry
-	res.Commit += time.Since(start)
+	res.Commit += time.Since(began)
 	var ccf *types.ConditionalCheckFailedException
 	switch {
 	case err == nil:

@@ -114,14 +114,15 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 	effectCtx, cancelCause := context.WithCancelCause(inTime)
 	cancel := func(cause error) { cancelCause(cause); cancelInTime() }
 	if c.lease.Heartbeat <= 0 {
-		bounded, cancelBound := context.WithDeadline(effectCtx, l.until)
+		bounded, cancelBound := deadlineOn(effectCtx, c.lease.Clock, l.until)
 		return bounded, func() error { cancelBound(); cancel(nil); return nil }
 	}
-	done, stopped := make(chan struct{}), make(chan struct{})
+	armed, done, stopped := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		c.heartbeat(effectCtx, cancel, l, done)
+		c.heartbeat(effectCtx, cancel, l, armed, done)
 	}()
+	<-armed // the lease's clock runs for the heartbeat before the effect does
 	return effectCtx, func() error {
 		close(done)
 		<-stopped
@@ -137,15 +138,16 @@ func (c *LeasedConsumer) hold(ctx context.Context, l *lease) (context.Context, f
 // heartbeat extends the lease every Heartbeat until done is closed, and cancels the effect
 // when the lease is lost: refused, or run out (at the instant it does, on this clock) while
 // extensions kept failing or hanging. Each extension is given up by the time the lease runs
-// out, so a hung call never keeps the effect running past it.
-func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, done <-chan struct{}) {
-	t := time.NewTicker(c.lease.Heartbeat)
-	defer t.Stop()
+// out, so a hung call never keeps the effect running past it. armed is closed once the
+// heartbeat and the lease's end are timed.
+func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCauseFunc, l *lease, armed chan<- struct{}, done <-chan struct{}) {
+	beats, stopBeats := ticks(c.lease.Clock, c.lease.Heartbeat)
+	defer stopBeats()
 	var mu sync.Mutex // guards lastErr, read when the lease runs out
 	var lastErr error
 	// The lease ends here unless extended. The timer runs on its own goroutine, so an
 	// extension in flight (hung until its own timeout) never delays the effect's end.
-	expiry := time.AfterFunc(c.untilStop(l), func() {
+	runOut := func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if lastErr == nil { // the lease ran out before any extension answered
@@ -153,15 +155,17 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 			return
 		}
 		cancel(fmt.Errorf("lease of %s ran out while its heartbeat failed: %w: %w", l.rec.Key, ErrLeaseLost, lastErr))
-	})
-	defer expiry.Stop()
+	}
+	expiry := c.lease.Clock.AfterFunc(c.untilStop(l), runOut)
+	defer func() { expiry.Stop() }()
+	close(armed)
 	for {
 		select {
 		case <-done:
 			return
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-beats:
 		}
 		err := c.extend(ctx, l)
 		var lost *LeaseLostError
@@ -170,7 +174,7 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 			if !expiry.Stop() {
 				return // the lease ran out before the extension answered: the effect is cancelled
 			}
-			expiry.Reset(c.untilStop(l))
+			expiry = c.lease.Clock.AfterFunc(c.untilStop(l), runOut)
 		case errors.As(err, &lost):
 			cancel(lost)
 			return
@@ -188,19 +192,19 @@ func (c *LeasedConsumer) heartbeat(ctx context.Context, cancel context.CancelCau
 // quarter of a heartbeat (at most a second) before the lease runs out, a margin for a
 // scheduling pause of this process and clock skew with the next owner's host.
 func (c *LeasedConsumer) untilStop(l *lease) time.Duration {
-	return time.Until(l.until) - min(c.lease.Heartbeat/4, time.Second)
+	return l.until.Sub(c.lease.Clock.Now()) - min(c.lease.Heartbeat/4, time.Second)
 }
 
 // extend moves the lease's expiry to a lease length from now, fenced by this owner.
 func (c *LeasedConsumer) extend(ctx context.Context, l *lease) error {
-	start, length := time.Now(), c.leaseLength(ctx)
+	start, length := c.lease.Clock.Now(), c.leaseLength(ctx)
 	expr, err := expression.NewBuilder().
 		WithUpdate(expression.Set(expression.Name(attrLeaseExpiresAt), expression.Value(c.cfg.Now().Add(length).UnixMilli()))).
 		WithCondition(ownedBy(l.rec.Owner)).Build()
 	if err != nil {
 		return fmt.Errorf("build lease extension of %s: %w", l.rec.Key, err)
 	}
-	callCtx, cancel := context.WithTimeout(ctx, min(time.Until(l.until), c.lease.Heartbeat))
+	callCtx, cancel := deadlineOn(ctx, c.lease.Clock, start.Add(min(l.until.Sub(start), c.lease.Heartbeat)))
 	defer cancel()
 	_, err = c.db.UpdateItem(callCtx, &dynamodb.UpdateItemInput{
 		TableName:                           aws.String(c.cfg.Table),
