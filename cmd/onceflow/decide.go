@@ -219,7 +219,7 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
 	rec, err := a.Discard(ctx, operator.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
-		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
+		Body: l.Body, PayloadHash: l.PayloadHash, Attributes: attrs, By: d.by, Why: d.why})
 	var decided *operator.DecidedError
 	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })

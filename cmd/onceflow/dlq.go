@@ -125,7 +125,7 @@ func printLetter(s ioStreams, l deadletter.Letter) {
 		{"reason", l.Why()}, {"source queue", l.SourceQueueARN}, {"source message id", l.SourceMessage},
 		{"group id", l.GroupID}, {"dedup id", l.DedupID}, {"receive count", l.ReceiveCount},
 		{"dead-lettered at", l.DeadLetteredAt}, {"trace header", l.TraceHeader},
-		{"payload hash", strings.Join(l.PayloadHashes, " ")}, {"claim check", l.Pointer},
+		{"payload hash", l.PayloadHash}, {"claim check", l.Pointer},
 	} {
 		fmt.Fprintf(s.out, "%-18s %s\n", kv[0]+":", orNone(kv[1]))
 	}

@@ -82,26 +82,13 @@ func New(id, source, typ, subject string, at time.Time, v any) (Event, error) {
 // whitespace, member order, escapes nor how a number is written ({"n":10} and {"n":10.0})
 // matter. Data without a canonical form (not JSON, or a number a double does not hold as
 // written) is hashed as written, compacted. A second event with the same id and a different
-// hash is a producer bug, not a duplicate; compare a stored hash with SamePayload, which also
-// knows the hash of records written before canonical JSON.
+// hash is a producer bug, not a duplicate.
 func (ev Event) PayloadHash() string {
 	canon, ok := Canonical(ev.Data)
 	if !ok {
 		canon = compacted(ev.Data)
 	}
 	return ev.hash(canon)
-}
-
-// LegacyPayloadHash is the payload hash as onceflow computed it before canonical JSON (the
-// data compacted only, as written): records and items written then carry it.
-func (ev Event) LegacyPayloadHash() string { return ev.hash(compacted(ev.Data)) }
-
-// SamePayload reports whether hash, stored for an event of ev's id, is ev's payload hash:
-// PayloadHash, or LegacyPayloadHash (a record written before canonical JSON). Accepting the
-// legacy hash never makes two events one: data whose compacted form hashes as another's
-// canonical form is that canonical form, so the two events are canonically equal anyway.
-func (ev Event) SamePayload(hash string) bool {
-	return hash == ev.PayloadHash() || hash == ev.LegacyPayloadHash()
 }
 
 func (ev Event) hash(data []byte) string {

@@ -84,8 +84,8 @@ func TestQueue_a_letter_past_1_MiB_goes_through_the_claim_check(t *testing.T) {
 	if l.GroupID != "compte é 1" || l.DecodedEventID != "order-9" || l.Why() != "negative amount" {
 		t.Errorf("letter group %q event %q reason %q; want the key as it is, the decoded event and the reason", l.GroupID, l.DecodedEventID, l.Why())
 	}
-	if len(l.PayloadHashes) != 2 || l.PayloadHashes[0] != ev.PayloadHash() || l.PayloadHashes[1] != ev.LegacyPayloadHash() {
-		t.Errorf("letter payload hashes %v; want the event's canonical then legacy hash", l.PayloadHashes)
+	if l.PayloadHash != ev.PayloadHash() {
+		t.Errorf("letter payload hash %q; want the event's %q", l.PayloadHash, ev.PayloadHash())
 	}
 	if len(l.Attributes) != 0 {
 		t.Errorf("letter's own attributes %v; want none (the size attribute is the letter's claim check)", names(l.Attributes))
@@ -200,7 +200,7 @@ func TestRedrive_sends_a_stream_letter_to_its_replay_queue_with_its_key_and_reco
 		return string(v.BinaryValue)
 	}
 	want := map[string]string{deadletter.AttrOriginalMessageID: msg.MessageId, deadletter.AttrSourceGroupID: "compte é 1",
-		deadletter.AttrSourceQueueARN: msg.EventSourceARN, deadletter.AttrEventID: "order-9", deadletter.AttrPayloadHash: ev.PayloadHash() + " " + ev.LegacyPayloadHash()}
+		deadletter.AttrSourceQueueARN: msg.EventSourceARN, deadletter.AttrEventID: "order-9", deadletter.AttrPayloadHash: ev.PayloadHash()}
 	for name, v := range want {
 		if attr(name) != v {
 			t.Errorf("replayed message's %s = %q; want %q", name, attr(name), v)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -36,10 +35,9 @@ type Letter struct {
 	DecodedEventID string
 	EventType      string // the CloudEvent's type, "" when the body is not one
 	TraceHeader    string // the AWSTraceHeader system attribute, if any
-	// PayloadHashes are the payload hashes of the event the consumer decoded (AttrPayloadHash,
-	// WithEvent): the canonical one, then the legacy one when it differs; nil when it wrote
-	// none.
-	PayloadHashes []string
+	// PayloadHash is the payload hash of the event the consumer decoded (AttrPayloadHash,
+	// WithEvent); "" when it wrote none.
+	PayloadHash string
 	// Offloaded says the body is a claim check DeadLetter wrote (the letter was past SQS's
 	// limit): Body is the pointer, PayloadSize the size of the body it points to. Resolved
 	// reads it; a redrive sends the body it points to.
@@ -86,7 +84,7 @@ func Read(m types.Message) Letter {
 		queueGroup:     m.Attributes["MessageGroupId"],
 	}
 	l.DecodedEventID = attr(AttrEventID)
-	l.PayloadHashes = strings.Fields(attr(AttrPayloadHash))
+	l.PayloadHash = attr(AttrPayloadHash)
 	if l.ReceiveCount == "" {
 		l.ReceiveCount = m.Attributes["ApproximateReceiveCount"]
 	}

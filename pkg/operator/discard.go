@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,10 +25,10 @@ type Discard struct {
 	MessageID string // the letter's message id on its source queue (SQS keeps it), for the hold
 	Group     string // its group, whose hold it leaves
 	Body      string // kept in the record, cut to MaxDiscardedBody bytes
-	// PayloadHashes are the payload hashes the consumer's own decoder gave the letter's event
-	// (deadletter.Letter.PayloadHashes: the canonical one first). Empty: Body is hashed as a
-	// CloudEvent, and a body that is not one gives the record no hash.
-	PayloadHashes []string
+	// PayloadHash is the payload hash the consumer's own decoder gave the letter's event
+	// (deadletter.Letter.PayloadHash). Empty: Body is hashed as a CloudEvent, and a body that
+	// is not one gives the record no hash.
+	PayloadHash string
 	// Attributes are the letter's message attributes (and its trace header), kept in the
 	// record as a JSON object.
 	Attributes map[string]string
@@ -65,10 +64,6 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	}
 	letter := rec.PayloadHash // the letter's payload, which its held entry carries
 	write := d.EventID != "" || d.MessageID != "" && d.Group != ""
-	hashes := d.PayloadHashes // the hashes the letter's payload is known by
-	if len(hashes) == 0 {
-		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
-	}
 	var copied Record         // the letter's copy when the event's record is another payload's
 	var decided *DecidedError // the event's decision, when it has one already
 	var byMessage Record      // a conflict's discard, recorded by its message too
@@ -90,10 +85,10 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && slices.ContainsFunc(hashes, func(h string) bool { return table.Decides(old.row(), h, now) }):
+		case ok && table.Decides(old.row(), letter, now):
 			decided = &DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
-		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
+		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != letter:
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = table.DiscardedKey(d.Consumer, d.EventID)
 			if d.MessageID != "" && d.Group != "" {
@@ -198,20 +193,10 @@ func discardRecord(d Discard, now time.Time) (Record, error) {
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
 		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, table.RFC3339(ev.Time), ev.PayloadHash()
 	}
-	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
-		rec.PayloadHash = d.PayloadHashes[0]
+	if d.PayloadHash != "" { // the consumer's own: its decoder may not read the body as a CloudEvent
+		rec.PayloadHash = d.PayloadHash
 	}
 	return rec, nil
-}
-
-// payloadHashes are the payload hashes of body read as a CloudEvent: canonical, and legacy (a
-// record written before canonical JSON carries it).
-func payloadHashes(body string) []string {
-	ev, err := cloudevent.Decode([]byte(body))
-	if err != nil {
-		return nil
-	}
-	return []string{ev.PayloadHash(), ev.LegacyPayloadHash()}
 }
 
 // recordPut is the Put of rec conditional on no live record.

@@ -42,11 +42,6 @@ type Result struct {
 	Reason  string        // the rejection reason, for Rejected (also for a duplicate of a rejection); why, for Ignored
 	Stored  Outcome       // for Duplicate: the outcome stored by the first processing; empty when a write marked OrDuplicate recognised it
 	Commit  time.Duration // time spent in DynamoDB calls
-
-	// legacyHash is the event's payload hash as computed before canonical JSON
-	// (cloudevent.Event.LegacyPayloadHash), which a record written then carries: a record of
-	// either hash is the same payload.
-	legacyHash string
 }
 
 // core is what both modes share: configuration, the cache, the record, the duplicate and
@@ -82,7 +77,7 @@ func (c *core) start(ev cloudevent.Event, d port.Delivery) (res Result, hash str
 	case ev.Type == "":
 		return Result{Outcome: Malformed}, "", true, cloudevent.Malformed("type", "missing")
 	}
-	res = Result{Key: table.Key(c.cfg.Name, ev.ID), EventID: ev.ID, legacyHash: ev.LegacyPayloadHash()}
+	res = Result{Key: table.Key(c.cfg.Name, ev.ID), EventID: ev.ID}
 	hash = ev.PayloadHash()
 	if hit, ok := c.cache.get(res.Key, c.cfg.Now()); ok && !c.mayBeListed(d) {
 		res = c.known(res, hit.hash, hit.outcome, hit.reason, hash)
@@ -101,23 +96,16 @@ func (c *core) applyOnce(ctx context.Context, ev cloudevent.Event, d port.Delive
 }
 
 // known turns an existing record (its payload hash, outcome and reason) into a result.
-// The stored hash is the same payload's when it is hash or, for a record written before
-// canonical JSON, the event's legacy hash. A discarded event whose payload the operator's tool
+// The stored hash is the same payload's when it is hash. A discarded event whose payload the operator's tool
 // could not hash (a letter without the consumer's hash whose body is not a CloudEvent) has no
 // hash: every delivery of its id is answered as it.
 func (c *core) known(res Result, storedHash string, stored Outcome, reason, hash string) Result {
-	if !res.samePayload(storedHash, hash) && (stored != Discarded || storedHash != "") {
+	if storedHash != hash && (stored != Discarded || storedHash != "") {
 		res.Outcome = Conflict
 		return res
 	}
 	res.Outcome, res.Stored, res.Reason = Duplicate, stored, reason
 	return res
-}
-
-// samePayload reports whether storedHash is the payload hash of res's event, hash, or its
-// legacy hash.
-func (res Result) samePayload(storedHash, hash string) bool {
-	return storedHash == hash || res.legacyHash != "" && storedHash == res.legacyHash
 }
 
 func (c *core) conflictErr(res Result, storedHash, hash string) error {

@@ -60,7 +60,7 @@ func (c *LeasedConsumer) acquire(ctx context.Context, res Result, rec table.Reco
 			res.Outcome = Failed
 			return nil, res, fmt.Errorf("decode record %s: %w", rec.Key, err)
 		}
-		if stored.Status != table.StatusInProgress || !res.samePayload(stored.PayloadHash, rec.PayloadHash) {
+		if stored.Status != table.StatusInProgress || stored.PayloadHash != rec.PayloadHash {
 			res, err = c.existing(ctx, res, old, rec.PayloadHash) // duplicate or conflict
 			return nil, res, err
 		}
@@ -96,7 +96,7 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec table.Recor
 	if err != nil {
 		return nil, nil, fmt.Errorf("encode record %s: %w", rec.Key, err)
 	}
-	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.Owner, rec.PayloadHash, res.legacyHash)).Build()
+	cond, err := expression.NewBuilder().WithCondition(claimCondition(now, rec.Owner, rec.PayloadHash)).Build()
 	if err != nil {
 		return nil, nil, fmt.Errorf("build claim condition: %w", err)
 	}
@@ -132,11 +132,10 @@ func (c *LeasedConsumer) claim(ctx context.Context, res *Result, rec table.Recor
 
 // claimCondition: no record; or an expired one (TTL deletes late); or an in-progress record
 // of the same event whose lease ran out, or which this owner claimed already (a retry after
-// a lost answer). The same event is one of the payload's hashes: its own, or its legacy one
-// (a lease claimed before canonical JSON).
-func claimCondition(now time.Time, owner, hash, legacy string) expression.ConditionBuilder {
+// a lost answer): the same event is the same payload hash.
+func claimCondition(now time.Time, owner, hash string) expression.ConditionBuilder {
 	inProgress := expression.Name(attrStatus).Equal(expression.Value(table.StatusInProgress)).
-		And(expression.Name(attrPayloadHash).In(expression.Value(hash), expression.Value(legacy)))
+		And(expression.Name(attrPayloadHash).Equal(expression.Value(hash)))
 	return expression.Name(table.AttrKey).AttributeNotExists().Or(
 		expression.Name(table.AttrExpiresAt).LessThan(expression.Value(now.Unix())),
 		inProgress.And(expression.Name(attrLeaseExpiresAt).LessThan(expression.Value(now.UnixMilli()))),
