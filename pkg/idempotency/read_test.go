@@ -2,6 +2,9 @@ package idempotency_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -16,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/testkit"
 	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
@@ -90,6 +94,12 @@ func newReadFixture(t *testing.T, races int64) *readFixture {
 // f.races commits, and keeps every commit's request.
 func (f *readFixture) consumer(t *testing.T, mod ...func(*idempotency.Config)) *idempotency.Consumer {
 	t.Helper()
+	return f.consumerOf(t, f.h.router(), mod...)
+}
+
+// consumerOf is consumer with the handler h.
+func (f *readFixture) consumerOf(t *testing.T, h idempotency.Handler, mod ...func(*idempotency.Config)) *idempotency.Consumer {
+	t.Helper()
 	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(f.Requests.Middleware, fault.RaceCommits(1<<30,
 		func(ctx context.Context, in *dynamodb.TransactWriteItemsInput) error {
 			f.commits = append(f.commits, in)
@@ -102,7 +112,7 @@ func (f *readFixture) consumer(t *testing.T, mod ...func(*idempotency.Config)) *
 	for _, m := range mod {
 		m(&cfg)
 	}
-	c, err := idempotency.New(db, f.h.router(), cfg)
+	c, err := idempotency.New(db, h, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,4 +200,215 @@ func TestRead_a_changed_read_decides_again_on_fresh_state(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A read that found no item is a condition that the item is still absent: a writer creating it
+// before the commit makes the event decided again, on the item created.
+func TestRead_of_an_absent_item_is_conditioned_on_its_absence(t *testing.T) {
+	t.Run("an item", readAbsentItem)
+	t.Run("an attribute the struct names", readAbsentAttribute)
+}
+
+func readAbsentItem(t *testing.T) {
+	f := newReadFixture(t, 1)
+	f.raceWith = func(context.Context) error { f.putStock(t, "gadget", 5, 0); return nil }
+	c := f.consumer(t)
+	id := applytest.Unique(t)
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "stock.reserve", reserve{Item: "gadget", Quantity: 2}))
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+	first := f.commits[0].TransactItems
+	if len(first) != 3 || first[1].ConditionCheck == nil || !strings.Contains(aws.ToString(first[1].ConditionCheck.ConditionExpression), "attribute_not_exists") {
+		t.Fatalf("first commit %s; want the reservation, a ConditionCheck that the stock is absent, the record", describeItems(first))
+	}
+	if got := f.status(t, id); got != "reserved" {
+		t.Errorf("reservation %q, want reserved (decided again on the stock created)", got)
+	}
+	if s, _ := f.stock(t, "gadget"); s.Reserved != 2 {
+		t.Errorf("reserved %d, want 2", s.Reserved)
+	}
+}
+
+// An attribute that the struct a handler reads into names, and that the item lacked, is
+// conditioned on its absence: a writer adding it makes the event decided again.
+func readAbsentAttribute(t *testing.T) {
+	f := newReadFixture(t, 1)
+	k := stockKey("screw")
+	put := func(item map[string]any) {
+		av, err := attributevalue.MarshalMap(item)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.DB.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.App), Item: av}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10}) // nothing reserved yet: no attribute
+	f.raceWith = func(context.Context) error {
+		put(map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10, "reserved": 7})
+		return nil
+	}
+	c := f.consumer(t)
+	id := applytest.Unique(t)
+	if res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "stock.reserve", reserve{Item: "screw", Quantity: 4})); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+	if got := f.status(t, id); got != "out of stock" {
+		t.Errorf("reservation %q, want out of stock (7 reserved by the writer, 4 more asked of 10)", got)
+	}
+	if s, _ := f.stock(t, "screw"); s.Reserved != 7 {
+		t.Errorf("reserved %d, want 7", s.Reserved)
+	}
+}
+
+// A read of an item the effect writes is checked by that write's own condition (DynamoDB takes
+// one operation per item in a transaction), and a failure of the write's own condition on the
+// item as read is a rejection, not a changed read.
+func TestRead_of_an_item_the_effect_writes_folds_into_its_condition(t *testing.T) {
+	f := newReadFixture(t, 0)
+	f.putStock(t, "bolt", 10, 3)
+	f.h.table = f.App
+	r := idempotency.NewRouter()
+	idempotency.RouteReading(r, "stock.take", func(ctx context.Context, ev cloudevent.Event, d reserve) (idempotency.Effect, error) {
+		var s stock
+		if _, err := idempotency.Read(ctx, f.App, stockKey(d.Item), &s); err != nil {
+			return nil, err
+		}
+		return idempotency.Effect{idempotency.Update(f.App, stockKey(d.Item), expression.Set(expression.Name("reserved"), expression.Value(s.Reserved+d.Quantity))).
+			If(expression.Name("stock").GreaterThanEqual(expression.Value(s.Reserved + d.Quantity))).OrReject("not enough stock")}, nil
+	})
+	c := f.consumerOf(t, r)
+	ctx := context.Background()
+	res, err := applytest.Process(ctx, c, applytest.Message(t, "m1", applytest.Unique(t)+"-1", "stock.take", reserve{Item: "bolt", Quantity: 4}))
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+	items := f.commits[0].TransactItems
+	if len(items) != 2 || items[0].Update == nil || !strings.Contains(aws.ToString(items[0].Update.ConditionExpression), ") AND (") {
+		t.Fatalf("commit %s; want the Update carrying its own condition and the read's, then the record", describeItems(items))
+	}
+	res, err = applytest.Process(ctx, c, applytest.Message(t, "m2", applytest.Unique(t)+"-2", "stock.take", reserve{Item: "bolt", Quantity: 4}))
+	if err != nil || res.Outcome != idempotency.Rejected || res.Reason != "not enough stock" {
+		t.Fatalf("outcome %s (%q), %v; want rejected, not enough stock", res.Outcome, res.Reason, err)
+	}
+	if s, _ := f.stock(t, "bolt"); s.Reserved != 7 {
+		t.Errorf("reserved %d, want 7", s.Reserved)
+	}
+}
+
+// An item that keeps changing under a concurrent writer exhausts the bound: the message fails
+// transiently, to be delivered again, and is not counted as a failed attempt of its own.
+func TestRead_changed_past_the_bound_fails_transiently_uncounted(t *testing.T) {
+	f := newReadFixture(t, 1<<20)
+	f.putStock(t, "nut", 100, 0)
+	n := 0
+	f.raceWith = func(context.Context) error { n++; f.putStock(t, "nut", 100, n); return nil }
+	rec, emf := testenv.NewEMF(nil)
+	c := f.consumer(t, func(cfg *idempotency.Config) { cfg.Redecisions, cfg.Metrics = 2, rec })
+	id := applytest.Unique(t)
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "stock.reserve", reserve{Item: "nut", Quantity: 1}))
+	if err == nil || idempotency.IsPermanent(err) || res.Outcome != idempotency.Failed {
+		t.Fatalf("outcome %s, %v; want failed, transient", res.Outcome, err)
+	}
+	if !strings.Contains(err.Error(), "changed") {
+		t.Errorf("error %q; want it to say an item read changed", err)
+	}
+	if got := f.h.decisions.Load(); got != 3 {
+		t.Errorf("decided %d times, want 3 (the first and 2 more)", got)
+	}
+	if err := rec.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := emf.Count(metrics.Redecided); got != 2 {
+		t.Errorf("Redecided %v, want 2", got)
+	}
+	if _, ok := f.Record(t, operator.Key("reserve", id)); ok {
+		t.Errorf("a record was written for an event never applied")
+	}
+	if s, _ := f.stock(t, "nut"); s.Reserved != n {
+		t.Errorf("reserved %d, want %d: the writer's alone", s.Reserved, n)
+	}
+}
+
+// A redelivery of an applied event is answered from its record: the handler is not called and
+// nothing is read. A first delivery of it (a producer's retry) meets the record's condition,
+// which wins over a changed read: a duplicate, not a decision again.
+func TestRead_duplicates_are_answered_from_the_record(t *testing.T) {
+	f := newReadFixture(t, 0)
+	f.putStock(t, "pin", 10, 0)
+	c := f.consumer(t)
+	ctx := context.Background()
+	id := applytest.Unique(t)
+	m := applytest.Message(t, "m1", id, "stock.reserve", reserve{Item: "pin", Quantity: 1})
+	if res, err := applytest.Process(ctx, c, m); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+	reads := f.Requests.Of("GetItem")
+	res, err := applytest.Process(ctx, c, applytest.Redelivered(m, 2))
+	if err != nil || res.Outcome != idempotency.Duplicate || f.h.decisions.Load() != 1 {
+		t.Fatalf("redelivery: outcome %s, %v, decided %d times; want a duplicate, decided once", res.Outcome, err, f.h.decisions.Load())
+	}
+	if got := f.Requests.Of("GetItem") - reads; got != 1 {
+		t.Errorf("redelivery read %d items; want 1, its record", got)
+	}
+	f.races, f.raceWith = 1<<20, func(context.Context) error { f.putStock(t, "pin", 10, 5); return nil }
+	res, err = applytest.Process(ctx, c, applytest.Message(t, "m2", id, "stock.reserve", reserve{Item: "pin", Quantity: 1}))
+	if err != nil || res.Outcome != idempotency.Duplicate {
+		t.Fatalf("resent: outcome %s, %v; want a duplicate", res.Outcome, err)
+	}
+	if got := f.h.decisions.Load(); got != 2 {
+		t.Errorf("decided %d times; want 2 (the resent one once, answered by the record)", got)
+	}
+}
+
+// Reads count against the 100 items of a transaction: an effect with its checks past the
+// limit is invalid, saying so, before anything is written.
+func TestRead_counts_against_the_transaction_limit(t *testing.T) {
+	f := newReadFixture(t, 0)
+	r := idempotency.NewRouter()
+	idempotency.RouteReading(r, "many.read", func(ctx context.Context, ev cloudevent.Event, _ struct{}) (idempotency.Effect, error) {
+		var effect idempotency.Effect
+		for i := range 60 {
+			if _, err := idempotency.Read(ctx, f.App, stockKey(fmt.Sprint("r", i)), nil); err != nil {
+				return nil, err
+			}
+			effect = append(effect, f.Add(applytest.Counted{Counter: fmt.Sprint("w", i), By: 1}))
+		}
+		return effect, nil
+	})
+	c := f.consumerOf(t, r)
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", applytest.Unique(t), "many.read", struct{}{}))
+	if !errors.Is(err, idempotency.ErrInvalidEffect) || !idempotency.IsPermanent(err) || !strings.Contains(err.Error(), "60 reads") {
+		t.Fatalf("outcome %s, %v; want an invalid effect counting 60 reads", res.Outcome, err)
+	}
+	if len(f.commits) != 0 {
+		t.Errorf("%d commits sent; want none", len(f.commits))
+	}
+}
+
+// Read is the engine's: outside a Consumer's decision (a handler's own test calling Decide) it
+// says so.
+func TestRead_outside_a_decision_is_an_error(t *testing.T) {
+	_, err := idempotency.Read(context.Background(), "app", stockKey("x"), nil)
+	if err == nil || !strings.Contains(err.Error(), "outside a decision") {
+		t.Fatalf("Read outside a decision: %v; want an error saying so", err)
+	}
+}
+
+func describeItems(items []types.TransactWriteItem) string {
+	var b strings.Builder
+	for _, it := range items {
+		switch {
+		case it.Put != nil:
+			fmt.Fprintf(&b, "[Put %s]", aws.ToString(it.Put.ConditionExpression))
+		case it.Update != nil:
+			fmt.Fprintf(&b, "[Update %s]", aws.ToString(it.Update.ConditionExpression))
+		case it.Delete != nil:
+			fmt.Fprintf(&b, "[Delete %s]", aws.ToString(it.Delete.ConditionExpression))
+		case it.ConditionCheck != nil:
+			fmt.Fprintf(&b, "[ConditionCheck %s]", aws.ToString(it.ConditionCheck.ConditionExpression))
+		}
+	}
+	return b.String()
 }
