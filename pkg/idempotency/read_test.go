@@ -108,21 +108,21 @@ func (f *readFixture) consumerOf(t *testing.T, h idempotency.Handler, mod ...fun
 			}
 			return f.raceWith(ctx)
 		})))
-	cfg := idempotency.Config{Name: "reserve", Table: f.Records, CacheSize: -1, Logger: f.Logger}
-	for _, m := range mod {
-		m(&cfg)
-	}
-	c, err := idempotency.New(db, h, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	through := *f.Fixture // the fixture's tables, through the racing client
+	through.DB = db
+	return through.ConsumerFor(t, "reserve", h, mod...)
 }
 
 func (f *readFixture) putStock(t *testing.T, item string, total, reserved int) {
 	t.Helper()
 	k := stockKey(item)
-	av, err := attributevalue.MarshalMap(stock{PK: k["pk"], SK: k["sk"], Stock: total, Reserved: reserved})
+	f.put(t, stock{PK: k["pk"], SK: k["sk"], Stock: total, Reserved: reserved})
+}
+
+// put writes item, as the fixture's writer, to the table of effects.
+func (f *readFixture) put(t *testing.T, item any) {
+	t.Helper()
+	av, err := attributevalue.MarshalMap(item)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,18 +235,9 @@ func readAbsentItem(t *testing.T) {
 func readAbsentAttribute(t *testing.T) {
 	f := newReadFixture(t, 1)
 	k := stockKey("screw")
-	put := func(item map[string]any) {
-		av, err := attributevalue.MarshalMap(item)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.DB.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(f.App), Item: av}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10}) // nothing reserved yet: no attribute
+	f.put(t, map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10}) // nothing reserved yet: no attribute
 	f.raceWith = func(context.Context) error {
-		put(map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10, "reserved": 7})
+		f.put(t, map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10, "reserved": 7})
 		return nil
 	}
 	c := f.consumer(t)
