@@ -131,10 +131,15 @@ func (f *readFixture) put(t *testing.T, item any) {
 	}
 }
 
+// key is k as attribute values.
+func (f *readFixture) key(k map[string]string) map[string]types.AttributeValue {
+	av, _ := attributevalue.MarshalMap(k)
+	return av
+}
+
 func (f *readFixture) stock(t *testing.T, item string) (stock, bool) {
 	t.Helper()
-	key, _ := attributevalue.MarshalMap(stockKey(item))
-	out, err := f.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(f.App), Key: key, ConsistentRead: aws.Bool(true)})
+	out, err := f.DB.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(f.App), Key: f.key(stockKey(item)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,4 +407,44 @@ func describeItems(items []types.TransactWriteItem) string {
 		}
 	}
 	return b.String()
+}
+
+// An item read with sets, lists and maps, unchanged, passes its check as read: DynamoDB's
+// equality holds for every type, so nothing is decided again.
+func TestRead_of_an_unchanged_item_of_every_type_commits_at_once(t *testing.T) {
+	f := newReadFixture(t, 0)
+	k := stockKey("doc")
+	f.put(t, map[string]any{"pk": k["pk"], "sk": k["sk"], "stock": 10, "reserved": 1, "tags": []string{"b", "a"},
+		"sizes": map[string]any{"s": 1, "m": []any{"x", 2, true}}, "note": nil, "blob": []byte{0, 1}, "ok": true})
+	if _, err := f.DB.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{TableName: aws.String(f.App), Key: f.key(k),
+		UpdateExpression: aws.String("ADD colours :c, counts :n"), ExpressionAttributeValues: map[string]types.AttributeValue{
+			":c": &types.AttributeValueMemberSS{Value: []string{"red", "blue", "green"}}, ":n": &types.AttributeValueMemberNS{Value: []string{"3", "1", "2"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	c := f.consumer(t)
+	id := applytest.Unique(t)
+	if res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "stock.reserve", reserve{Item: "doc", Quantity: 2})); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+	if got := f.h.decisions.Load(); got != 1 {
+		t.Errorf("decided %d times, want once: the item was not changed", got)
+	}
+	if s, _ := f.stock(t, "doc"); s.Reserved != 3 {
+		t.Errorf("reserved %d, want 3", s.Reserved)
+	}
+}
+
+// A read DynamoDB refuses as such (a key that does not match the table's schema) is a bug of
+// the handler: permanent, the message dead-lettered with the reason.
+func TestRead_refused_as_invalid_is_permanent(t *testing.T) {
+	f := newReadFixture(t, 0)
+	r := idempotency.NewRouter()
+	idempotency.RouteReading(r, "bad.read", func(ctx context.Context, ev cloudevent.Event, _ struct{}) (idempotency.Effect, error) {
+		_, err := idempotency.Read(ctx, f.App, map[string]string{"id": "no such key"}, nil)
+		return nil, err
+	})
+	res, err := applytest.Process(context.Background(), f.consumerOf(t, r), applytest.Message(t, "m1", applytest.Unique(t), "bad.read", struct{}{}))
+	if !idempotency.IsPermanent(err) || res.Outcome != idempotency.Failed {
+		t.Fatalf("outcome %s, %v; want failed, permanent", res.Outcome, err)
+	}
 }

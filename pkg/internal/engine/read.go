@@ -86,6 +86,9 @@ func (rs *reads) read(ctx context.Context, r read) (map[string]types.AttributeVa
 	out, err := rs.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key,
 		ConsistentRead: aws.Bool(true)}, rs.retry.single)
 	rs.took += time.Since(start)
+	if refused(err) { // a key that does not match the table's schema: a handler bug
+		return nil, Permanent(fmt.Errorf("read %s: %w", ref, err))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", ref, err)
 	}

@@ -35,7 +35,7 @@ func (rs *reads) conditioned(eventType string, items []types.TransactWriteItem, 
 	if len(rs.items) == 0 {
 		return items, nil, nil
 	}
-	written := writtenItems(items, rs.items)
+	written, effectItems := writtenItems(items, rs.items), len(items)
 	items = slices.Clone(items)
 	checks := make([]readCheck, 0, len(rs.items))
 	for n, r := range rs.items {
@@ -58,8 +58,8 @@ func (rs *reads) conditioned(eventType string, items []types.TransactWriteItem, 
 		checks = append(checks, check)
 	}
 	if len(items) > limit {
-		return nil, nil, invalid("%d writes and checks of what it read (%d reads, %d of items it does not write); one transaction takes at most %d besides the engine's own items",
-			len(items), len(rs.items), len(items)-len(written), limit)
+		return nil, nil, invalid("%d writes and %d checks of what it read (%d reads, %d of them of items it writes); one transaction takes at most %d besides the engine's own items",
+			effectItems, len(items)-effectItems, len(rs.items), len(rs.items)-(len(items)-effectItems), limit)
 	}
 	return items, checks, nil
 }
