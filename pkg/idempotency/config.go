@@ -53,7 +53,8 @@ type Config struct {
 	Retry           Retry
 	// Redecisions bounds how many times an event is decided again when an item its handler
 	// read (Read) changed before the commit. Default 3; negative: none. Past the bound the
-	// message fails and is delivered again, never counted as its own failure.
+	// message fails and is delivered again, never counted as its own failure. The lease mode
+	// reads nothing through the engine and ignores it.
 	Redecisions int
 	Logger      *slog.Logger     // default slog.Default()
 	Metrics     metrics.Recorder // default metrics.Discard
