@@ -121,20 +121,24 @@ func (r *readRace) reserved(t *testing.T) int {
 
 // Two reservations of one item in one batch (two groups, packed into shared transactions) and a
 // writer racing the commits: every reservation is decided on what the item holds when it
-// commits, so none is lost and none exceeds the stock.
+// commits, so none is lost and none exceeds the stock; under either group policy.
 func TestConsumer_reservations_racing_a_writer_are_decided_on_fresh_state(t *testing.T) {
-	r := newReadRace(t, 10)
-	r.races.Store(1) // another reservation of 1, before the first commit
-	c := testkit.NewConsumer(t, r.db, reserving(r.table), idempotency.Config{Name: "reserve"}, sqsbatch.Config{})
-	a, b := r.message(t, "order-a", "reserve-a", 4), r.message(t, "order-b", "reserve-b", 4)
-	if failed := c.Receive(testkit.Batch(a, b)); len(failed) != 0 {
-		t.Fatalf("failed %v; want both applied", failed)
-	}
-	if got := r.reserved(t); got != 9 {
-		t.Errorf("reserved %d; want 9 (4 + 4 + the writer's 1): no reservation lost", got)
-	}
-	if c.Count(metrics.Applied) != 2 || c.Count(metrics.Redecided) < 1 {
-		t.Errorf("applied %v, redecided %v; want 2 applied, at least 1 decided again", c.Count(metrics.Applied), c.Count(metrics.Redecided))
+	for name, policy := range map[string]idempotency.GroupPolicy{"GoOn": idempotency.GoOn, "HoldGroup": idempotency.HoldGroup} {
+		t.Run(name, func(t *testing.T) {
+			r := newReadRace(t, 10)
+			r.races.Store(1) // another reservation of 1, before the first commit
+			c := testkit.NewConsumer(t, r.db, reserving(r.table), idempotency.Config{Name: "reserve", AfterDeadLetter: policy}, sqsbatch.Config{})
+			a, b := r.message(t, "order-a", "reserve-a", 4), r.message(t, "order-b", "reserve-b", 4)
+			if failed := c.Receive(testkit.Batch(a, b)); len(failed) != 0 {
+				t.Fatalf("failed %v; want both applied", failed)
+			}
+			if got := r.reserved(t); got != 9 {
+				t.Errorf("reserved %d; want 9 (4 + 4 + the writer's 1): no reservation lost", got)
+			}
+			if c.Count(metrics.Applied) != 2 || c.Count(metrics.Redecided) < 1 {
+				t.Errorf("applied %v, redecided %v; want 2 applied, at least 1 decided again", c.Count(metrics.Applied), c.Count(metrics.Redecided))
+			}
+		})
 	}
 }
 
