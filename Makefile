@@ -34,7 +34,8 @@ test: $(TESTREPORT) $(WORKSPACE)
 	infra/emulators.sh $(TESTREPORT) -logs $(TEST_LOGS) -- $(GO) test -json -race -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
-##   table (see docs/benchmarks.md); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
+##   table (see docs/benchmarks.md) and the calls a handler's read adds (reads-one vs reads-nothing);
+##   then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
 ##   with its targets and the cost model; then the three ports (SQS, DynamoDB Streams,
 ##   Kinesis) packed and unpacked; then the local cloud's gatekeeper, calls direct and through it;
 ##   raw output in .local/bench*.txt
@@ -42,7 +43,7 @@ BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
 	@cd pkg && $(GO) test -c -o ../.local/bench.test ./idempotency/
-	@echo "bench: 5 variants x $(BENCH_N) messages, one at a time, against DynamoDB Local"
+	@echo "bench: 5 variants and 2 of reads x $(BENCH_N) messages, one at a time, against DynamoDB Local"
 	@cd pkg/idempotency && ../../infra/emulators.sh ../../.local/bench.test -test.run '^$$' -test.bench . \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench.txt || { cat ../../.local/bench.txt; exit 1; }
 	@echo; sed -n '/variant.*msgs\/s/,$$p' .local/bench.txt | grep -v -E '^(PASS|ok |Benchmark)'; \

@@ -51,9 +51,14 @@ type Config struct {
 	// once one of its messages was dead-lettered: GoOn (the default) or HoldGroup.
 	AfterDeadLetter GroupPolicy
 	Retry           Retry
-	Logger          *slog.Logger     // default slog.Default()
-	Metrics         metrics.Recorder // default metrics.Discard
-	Now             func() time.Time // default time.Now
+	// Redecisions bounds how many times an event is decided again when an item its handler
+	// read (Read) changed before the commit. Default 3; negative: none. Past the bound the
+	// message fails and is delivered again, never counted as its own failure. The lease mode
+	// reads nothing through the engine and ignores it.
+	Redecisions int
+	Logger      *slog.Logger     // default slog.Default()
+	Metrics     metrics.Recorder // default metrics.Discard
+	Now         func() time.Time // default time.Now
 }
 
 // Validate reports every problem with c.
@@ -62,7 +67,7 @@ func (c Config) Validate() error { return c.engine().Validate() }
 // engine is c as the engine takes it.
 func (c Config) engine() engine.Config {
 	return engine.Config{Name: c.Name, Table: c.Table, Retention: c.Retention, CacheSize: c.CacheSize, StorePayload: c.StorePayload,
-		AfterDeadLetter: engine.GroupPolicy(c.AfterDeadLetter), Retry: engine.Retry(c.Retry), Logger: c.Logger, Metrics: c.Metrics, Now: c.Now}
+		AfterDeadLetter: engine.GroupPolicy(c.AfterDeadLetter), Retry: engine.Retry(c.Retry), Redecisions: c.Redecisions, Logger: c.Logger, Metrics: c.Metrics, Now: c.Now}
 }
 
 // Retry is the backoff for transient commit failures: full jitter, exponential from BaseDelay

@@ -15,6 +15,10 @@
 // it). Such a message is dead-lettered with the error as its reason; everything else is
 // retried.
 //
+// A handler that decides from items it reads reads them with Read: the effect is committed
+// only if they are unchanged, and the event is decided again when a concurrent writer changed
+// one.
+//
 // The rest of the engine has rooms of its own: effects outside DynamoDB (an HTTP call) run
 // under package lease, a port of your own is written on package port, and an operator reads
 // and decides on what the engine keeps (records, failure counts, held groups) with package

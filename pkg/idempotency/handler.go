@@ -9,10 +9,11 @@ import (
 	"github.com/onceflow/onceflow/pkg/internal/engine"
 )
 
-// Handler decides the effect of one event. It must be deterministic (the same event gives the
-// same effect) and do no DynamoDB I/O of its own: the engine commits what it returns. An error
-// marked Permanent (a cloudevent.MalformedError is) dead-letters the message; a Router's answer
-// for a type it routes nowhere acknowledges it (Ignored); any other error fails it so it is
+// Handler decides the effect of one event. It must be deterministic (the same event and items
+// read give the same effect) and read DynamoDB only with Read: the engine commits what it
+// returns, conditioned on what it read. An error marked Permanent (a cloudevent.MalformedError
+// is) dead-letters the message; a Router's answer for a type it routes nowhere acknowledges it
+// (Ignored); any other error fails it so it is
 // delivered again. Handlers are called concurrently for different events.
 type Handler interface {
 	Decide(ctx context.Context, ev cloudevent.Event) (Effect, error)

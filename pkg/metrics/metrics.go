@@ -18,6 +18,7 @@ const (
 	PublishFailed = "PublishFailed" // an outbox event that could not be sent
 	Parked        = "Parked"        // an outbox event that can never be sent, parked for a person
 	AccessDenied  = "AccessDenied"  // an AWS call refused for want of a permission: the deployment's fault
+	Redecided     = "Redecided"     // an event decided again: an item its handler read changed before the commit
 )
 
 // Recorder receives the engine's metrics. Implementations must be safe for concurrent use.

@@ -92,11 +92,12 @@ func (b *batch) Fail(ctx context.Context, d port.Delivery, ev cloudevent.Event, 
 
 // count counts a transient failure of the delivery and turns it permanent when it has failed
 // MaxAttempts times (or more); an event decided already is not counted: nil. A held lease is
-// not this delivery's failure: another is processing the event; nor is an access denial: the
-// deployment's fault, never counted. When the count cannot be written, err is returned as it
+// not this delivery's failure: another is processing the event; nor is a read that kept
+// changing under concurrent writers (ErrReadChanged), nor an access denial: the deployment's
+// fault, never counted. When the count cannot be written, err is returned as it
 // is (a denied count is logged as a denial).
 func (b *batch) count(ctx context.Context, d port.Delivery, ev cloudevent.Event, err error) error {
-	if IsPermanent(err) || errors.Is(err, ErrLeaseHeld) || denied.Is(err) {
+	if IsPermanent(err) || errors.Is(err, ErrLeaseHeld) || errors.Is(err, ErrReadChanged) || denied.Is(err) {
 		return err
 	}
 	n, cerr := b.c.CountMessageFailure(ctx, ev, d, err)

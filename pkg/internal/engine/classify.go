@@ -24,10 +24,11 @@ const (
 )
 
 type verdict struct {
-	kind   verdictKind
-	index  int                             // for effectFailed: the first failed write
-	failed []int                           // for effectFailed: every failed write
-	old    map[string]types.AttributeValue // for recordExists: the stored record, if returned; for held: the hold
+	kind    verdictKind
+	index   int                             // for effectFailed: the first failed write
+	failed  []int                           // for effectFailed: every failed write
+	reasons []types.CancellationReason      // for effectFailed: every item's, in order
+	old     map[string]types.AttributeValue // for recordExists: the stored record, if returned; for held: the hold
 	// What the group's hold check found, besides (for a duplicate, which may be on the list):
 	// holdFree that the group is not held, holdHeld that it is, hold its item as returned.
 	holdFree, holdHeld bool
@@ -111,7 +112,7 @@ func classifyReasons(reasons []types.CancellationReason, recordIndex, heldIndex 
 	case retry:
 		return verdict{kind: transient} // a condition read during a conflict may be stale
 	case len(failed) > 0:
-		v.kind, v.index, v.failed = effectFailed, failed[0], failed
+		v.kind, v.index, v.failed, v.reasons = effectFailed, failed[0], failed, reasons
 		return v
 	case refused:
 		return verdict{kind: permanent}

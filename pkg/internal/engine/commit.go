@@ -28,6 +28,7 @@ type prepared struct {
 	recordIndex int                   // of the record's Put in items
 	heldIndex   int                   // of the hold's release in items, or -1
 	passing     bool                  // items[heldIndex] is passHold's write, not the plain release check
+	checks      []readCheck           // where the items check what the handler read
 }
 
 // withRecord appends the record's conditional Put to the effect's items, and under HoldGroup
@@ -104,6 +105,10 @@ func (c *Consumer) settle(ctx context.Context, p prepared, v verdict, err error)
 	case held:
 		return c.throughHold(ctx, p, v.old)
 	case effectFailed:
+		if err := p.changed(v); err != nil { // decided on what is no more: decide again
+			res.Outcome = Failed
+			return res, true, err
+		}
 		if p.effect.provesDuplicate(v.failed) {
 			res, err = c.releasedAfter(ctx, p.rec, v)(duplicateByEffect(res), nil)
 			return res, true, err

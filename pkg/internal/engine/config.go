@@ -36,6 +36,7 @@ type Config struct {
 	StorePayload    bool
 	AfterDeadLetter GroupPolicy
 	Retry           Retry
+	Redecisions     int
 	Logger          *slog.Logger
 	Metrics         metrics.Recorder
 	Now             func() time.Time
@@ -56,6 +57,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	switch {
+	case c.Redecisions == 0:
+		c.Redecisions = DefaultRedecisions
+	case c.Redecisions < 0:
+		c.Redecisions = 0
 	}
 	c.Retry = c.Retry.withDefaults()
 	return c

@@ -47,11 +47,13 @@ func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d port.Delive
 }
 
 func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
-	p, res, done, err := c.prepare(ctx, ev, d)
-	if done {
-		return res, err
-	}
-	return c.commit(ctx, p)
+	return c.redeciding(func() (Result, error) {
+		p, res, done, err := c.prepare(ctx, ev, d)
+		if done {
+			return res, err
+		}
+		return c.commit(ctx, p)
+	})
 }
 
 // prepare decides the effect of ev and builds its transaction; done is true (with the result)
@@ -69,7 +71,8 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Deli
 	if res, done, err := c.answered(ctx, res, hash, d); done {
 		return prepared{}, res, true, err
 	}
-	effect, err := c.handler.Decide(ctx, ev)
+	effect, reads, err := c.decide(ctx, ev)
+	res.Commit += reads.took
 	if err != nil {
 		if unrouted(err) {
 			res, err := c.ignore(ctx, res, hash, d, err)
@@ -81,7 +84,12 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Deli
 		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}
 	rec := c.record(ev, d, hash, c.cfg.Now())
-	items, err := effect.build(ev.Type, itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))})
+	record := itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))}
+	items, err := effect.build(ev.Type, record)
+	if err != nil {
+		return fail(Failed, err)
+	}
+	items, checks, err := reads.conditioned(ev.Type, items, record, c.effectRoom(rec.Group))
 	if err != nil {
 		return fail(Failed, err)
 	}
@@ -89,5 +97,6 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Deli
 	if err != nil {
 		return fail(Failed, err)
 	}
+	p.checks = checks
 	return p, res, false, nil
 }

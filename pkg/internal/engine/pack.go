@@ -47,14 +47,16 @@ func (k *Pack) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) 
 		return k.alone.Apply(ctx, ev, d)
 	}
 	return k.c.applyOnce(ctx, ev, d, func() (Result, error) {
-		p, res, done, err := k.c.prepare(ctx, ev, d)
-		if done {
-			return res, err
-		}
-		m := &member{p: p, done: make(chan struct{})}
-		k.join(ctx, m)
-		<-m.done
-		return m.res, m.err
+		return k.c.redeciding(func() (Result, error) {
+			p, res, done, err := k.c.prepare(ctx, ev, d)
+			if done {
+				return res, err
+			}
+			m := &member{p: p, done: make(chan struct{})}
+			k.join(ctx, m)
+			<-m.done
+			return m.res, m.err
+		})
 	})
 }
 
