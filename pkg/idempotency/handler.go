@@ -46,8 +46,13 @@ func NewRouter(opts ...RouteOption) *Router {
 // not know is ignored, so that a producer may add one; with Strict (given here, or to the
 // Router) it is malformed.
 func Route[T any](r *Router, eventType string, decide func(ev cloudevent.Event, data T) (Effect, error), opts ...RouteOption) {
+	route(r, eventType, func(_ context.Context, ev cloudevent.Event, data T) (Effect, error) { return decide(ev, data) }, opts)
+}
+
+// route registers decide for eventType, its data decoded (and, strict, checked) into a T.
+func route[T any](r *Router, eventType string, decide func(ctx context.Context, ev cloudevent.Event, data T) (Effect, error), opts []RouteOption) {
 	strict := r.opts.strict || routingOf(opts).strict
-	r.routes[eventType] = HandlerFunc(func(_ context.Context, ev cloudevent.Event) (Effect, error) {
+	r.routes[eventType] = HandlerFunc(func(ctx context.Context, ev cloudevent.Event) (Effect, error) {
 		var data T
 		if err := cloudevent.DecodeData(ev, &data); err != nil {
 			return nil, err
@@ -57,7 +62,7 @@ func Route[T any](r *Router, eventType string, decide func(ev cloudevent.Event, 
 				return nil, err
 			}
 		}
-		return decide(ev, data)
+		return decide(ctx, ev, data)
 	})
 }
 

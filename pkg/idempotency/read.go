@@ -2,7 +2,6 @@ package idempotency
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -44,26 +43,10 @@ func Read(ctx context.Context, table string, key, out any) (bool, error) {
 }
 
 // RouteReading is Route for a decide that reads (Read): it is given the context the Router's
-// Decide was given.
-func RouteReading[T any](r *Router, eventType string, decide func(ctx context.Context, ev cloudevent.Event, data T) (Effect, error)) {
-	// The data is decoded and validated by Route itself, and handed out in an error, so that a
-	// reading route decodes exactly as any other route does.
-	Route(r, eventType, func(_ cloudevent.Event, data T) (Effect, error) { return nil, decoded[T]{data} })
-	route := r.routes[eventType]
-	r.routes[eventType] = HandlerFunc(func(ctx context.Context, ev cloudevent.Event) (Effect, error) {
-		_, err := route.Decide(ctx, ev)
-		var d decoded[T]
-		if !errors.As(err, &d) {
-			return nil, err
-		}
-		return decide(ctx, ev, d.data)
-	})
+// Decide was given. The data is decoded as Route decodes it, under the same options.
+func RouteReading[T any](r *Router, eventType string, decide func(ctx context.Context, ev cloudevent.Event, data T) (Effect, error), opts ...RouteOption) {
+	route(r, eventType, decide, opts)
 }
-
-// decoded carries the data Route decoded to RouteReading's decide.
-type decoded[T any] struct{ data T }
-
-func (decoded[T]) Error() string { return "decoded" }
 
 // fieldNames lists the attribute names of the struct out points to, as attributevalue names
 // them (dynamodbav tags, embedded structs flattened); nil for anything else.

@@ -88,6 +88,13 @@ func TestRoute_reads_an_added_field_unless_strict(t *testing.T) {
 			return r
 		}, true},
 		{"a strict router", func() *idempotency.Router { return routerOf(&fixture{&applytest.Fixture{}}, idempotency.Strict()) }, true},
+		{"a strict reading route", func() *idempotency.Router {
+			r := idempotency.NewRouter()
+			idempotency.RouteReading(r, "test.counted", func(context.Context, cloudevent.Event, applytest.Counted) (idempotency.Effect, error) {
+				return nil, nil
+			}, idempotency.Strict())
+			return r
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.router().Decide(context.Background(), ev)
