@@ -38,11 +38,13 @@ var (
 		args: func(dir string, port int) []string {
 			return []string{"--require", filepath.Join(dir, "loopback.cjs"), filepath.Join(dir, "fauxqs.mjs")}
 		}}
-	// Kinesis is kinesalite, in memory. Streams become active after 50 ms (its default is
+	// Kinesis is kinesalite, in memory, kept serving past a client that aborts a request
+	// (aborts.cjs). Streams become active after 50 ms (its default is
 	// 500); the account's shard limit is AWS's default, 500 (kinesalite's own is 10).
 	Kinesis = &Kind{Name: "kinesalite", ID: "kinesalite", program: "node", needs: "Node.js 20 or newer",
 		args: func(dir string, port int) []string {
-			return []string{"--require", filepath.Join(dir, "loopback.cjs"), filepath.Join(dir, "node_modules", "kinesalite", "cli.js"),
+			return []string{"--require", filepath.Join(dir, "loopback.cjs"), "--require", filepath.Join(dir, "aborts.cjs"),
+				filepath.Join(dir, "node_modules", "kinesalite", "cli.js"),
 				"--port", strconv.Itoa(port), "--createStreamMs", "50", "--deleteStreamMs", "50", "--updateStreamMs", "50",
 				"--shardLimit", "500"}
 		}}
