@@ -162,7 +162,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 }
 
 func dlqDiscard() command {
-	return decisionCommand("MESSAGE_ID or EVENT_ID", "discard without asking", (*dlqFlags).common, true, discard)
+	return decisionCommand("ID (the letter's message id, the id it was first sent as, or its event id)", "discard without asking", (*dlqFlags).common, true, discard)
 }
 
 func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
@@ -171,7 +171,11 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("no letter %s in view in %s (a later letter of a FIFO group is not handed out before the earlier ones leave)", id, url)
+		inView, err := lettersInView(ctx, t, url)
+		if err != nil {
+			return err
+		}
+		return notInView(id, url, inView)
 	}
 	kept := false
 	defer func() {
