@@ -20,7 +20,7 @@ TEST_LOGS  ?= .local/test-logs
 TESTREPORT := .local/bin/testreport
 .PHONY: $(TESTREPORT)
 $(TESTREPORT):
-	@$(GO) build -o $@ ./infra/cmd/testreport
+	@GOWORK=off $(GO) build -o $@ ./infra/cmd/testreport
 # One go test runs both modules' packages through a workspace of the two, made here and never
 # committed: each module builds and tests alone (.ci/run tests the engine's alone).
 WORKSPACE := .local/go.work
@@ -30,7 +30,7 @@ $(WORKSPACE): go.mod pkg/go.mod
 ##   and stopped after it; a line per package, the failures' own lines, a summary; each package's
 ##   whole log in .local/test-logs/
 test: export GOWORK = $(CURDIR)/$(WORKSPACE)
-test: $(TESTREPORT) $(WORKSPACE)
+test: $(WORKSPACE) $(TESTREPORT)
 	infra/emulators.sh $(TESTREPORT) -logs $(TEST_LOGS) -- $(GO) test -json -race -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -25,6 +26,9 @@ type movementStatus struct {
 	At      string `json:"at"`
 }
 
+// errNoMovement is the API's 404 for a movement it has no item of.
+var errNoMovement = errors.New("no such movement")
+
 // getMovement reads the status of a movement the workload sent, where a 202 points to.
 func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, error) {
 	var st movementStatus
@@ -39,10 +43,45 @@ func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusNotFound {
+		return st, fmt.Errorf("get movement %s of %s: %w", m.Reference, m.Account, errNoMovement)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return st, fmt.Errorf("get movement %s of %s: %d %s", m.Reference, m.Account, resp.StatusCode, b)
 	}
 	return st, json.Unmarshal(b, &st)
+}
+
+// resolveUnanswered asks the API, once the traffic is over, for each movement none of whose
+// attempts was answered 2xx: an attempt may have been recorded and its answer lost (a 5xx after
+// a commit whose response the network dropped), and the ledger then applies it. One the API has
+// is an accepted movement like any other, at the place in its account's order it was sent; one
+// it answers 404 for was never recorded. Anything else fails the run: its fate is unknown.
+func resolveUnanswered(ctx context.Context, reqs []request, get func(context.Context, *sentMove) (movementStatus, bool, error)) (resolved int, err error) {
+	for _, q := range reqs {
+		m := q.move
+		if m == nil || !m.Unanswered || m.EventID != "" {
+			continue
+		}
+		st, ok, err := get(ctx, m)
+		if err != nil {
+			return resolved, fmt.Errorf("unanswered movement %s of %s: %w", m.Reference, m.Account, err)
+		}
+		if ok {
+			m.EventID = st.EventID
+			resolved++
+		}
+	}
+	return resolved, nil
+}
+
+// findMovement is getMovement, a 404 answered as not found.
+func (r *run) findMovement(ctx context.Context, m *sentMove) (movementStatus, bool, error) {
+	st, err := r.getMovement(ctx, m)
+	if errors.Is(err, errNoMovement) {
+		return st, false, nil
+	}
+	return st, err == nil, err
 }
 
 // maxPolled is how many movements movementProblems polls through the API at most: a run of
