@@ -1,19 +1,17 @@
 # The front door. Every target installs what it needs; see README.md.
 SHELL := /usr/bin/env bash
 GO    ?= go
-PKGS  ?= ./...
+# The engine (pkg/) is a module of its own; make test runs the packages of both modules.
+PKGS  ?= ./... ./pkg/...
 
 .PHONY: test bench lint fuzz
 
 # A package's tests may take a while on a loaded machine (infra/workload runs the whole pipeline
 # several times): go test's 10-minute default per package is raised, well within CI's budget.
-# It bounds a hang, never a package's work: at a load average of 21 on 2 cores infra/workload
-# took 21 minutes and the recovery model's set ran past 25.
+# It bounds a hang, never a package's work (docs/benchmarks.md has the suite's times).
 TEST_TIMEOUT ?= 60m
 # One package more than the machine has cores: many of them mostly wait (visibility timeouts,
-# pollers, retries), so the extra one keeps the cores busy (measured on one tree, quiet 2-core
-# machine: 3 min 44 s with three, 4 min 29 s with go test's default of two, 3 min 37 s with
-# four, no better within the noise and more contention on a loaded machine).
+# pollers, retries), so the extra one keeps the cores busy (measured: docs/benchmarks.md).
 TEST_P ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
 # go test's stream goes through infra/cmd/testreport: a line per package, each failure's own
 # lines, a summary; every package's whole output in TEST_LOGS/<package>.log. The emulators and
@@ -22,40 +20,48 @@ TEST_LOGS  ?= .local/test-logs
 TESTREPORT := .local/bin/testreport
 .PHONY: $(TESTREPORT)
 $(TESTREPORT):
-	@$(GO) build -o $@ ./infra/cmd/testreport
-## test: every test, with DynamoDB Local, fauxqs and kinesalite started for the run and stopped after it;
-##   a line per package, the failures' own lines, a summary; each package's whole log in .local/test-logs/
-test: $(TESTREPORT)
+	@GOWORK=off $(GO) build -o $@ ./infra/cmd/testreport
+# One go test runs both modules' packages through a workspace of the two, made here and never
+# committed: each module builds and tests alone (.ci/run tests the engine's alone).
+WORKSPACE := .local/go.work
+$(WORKSPACE): go.mod pkg/go.mod
+	@mkdir -p $(@D) && rm -f $@ && GOWORK=$(CURDIR)/$@ $(GO) work init . ./pkg
+## test: every test of both modules, with DynamoDB Local, fauxqs and kinesalite started for the run
+##   and stopped after it; a line per package, the failures' own lines, a summary; each package's
+##   whole log in .local/test-logs/
+test: export GOWORK = $(CURDIR)/$(WORKSPACE)
+test: $(WORKSPACE) $(TESTREPORT)
 	infra/emulators.sh $(TESTREPORT) -logs $(TEST_LOGS) -- $(GO) test -json -race -count=1 -p $(TEST_P) -timeout $(TEST_TIMEOUT) $(PKGS)
 
 ## bench: the engine benchmarks against DynamoDB Local: a line per variant as it ends, then the
-##   table (see docs/benchmarks.md); then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
-##   with the issue's targets and the cost model; then the three ports (SQS, DynamoDB Streams,
+##   table (see docs/benchmarks.md) and the calls a handler's read adds (reads-one vs reads-nothing);
+##   then the side-by-side benchmark (floor, engine, packing, +5 ms latency)
+##   with its targets and the cost model; then the three ports (SQS, DynamoDB Streams,
 ##   Kinesis) packed and unpacked; then the local cloud's gatekeeper, calls direct and through it;
 ##   raw output in .local/bench*.txt
 BENCH_N ?= 2000
 bench:
 	@mkdir -p .local
-	@$(GO) test -c -o .local/bench.test ./pkg/idempotency/
-	@echo "bench: 5 variants x $(BENCH_N) messages, one at a time, against DynamoDB Local (about a minute)"
+	@cd pkg && $(GO) test -c -o ../.local/bench.test ./idempotency/
+	@echo "bench: 5 variants and 2 of reads x $(BENCH_N) messages, one at a time, against DynamoDB Local"
 	@cd pkg/idempotency && ../../infra/emulators.sh ../../.local/bench.test -test.run '^$$' -test.bench . \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench.txt || { cat ../../.local/bench.txt; exit 1; }
 	@echo; sed -n '/variant.*msgs\/s/,$$p' .local/bench.txt | grep -v -E '^(PASS|ok |Benchmark)'; \
 	  echo "(raw output: .local/bench.txt)"
-	@$(GO) test -c -o .local/bench-sqsbatch.test ./pkg/sqsbatch/
-	@echo; echo "bench: side by side, 8 variants x $(BENCH_N) messages interleaved, direct and +5 ms per round trip (a few minutes)"
+	@cd pkg && $(GO) test -c -o ../.local/bench-sqsbatch.test ./sqsbatch/
+	@echo; echo "bench: side by side, 8 variants x $(BENCH_N) messages interleaved, direct and +5 ms per round trip"
 	@cd pkg/sqsbatch && ../../infra/emulators.sh ../../.local/bench-sqsbatch.test -test.run '^$$' -test.bench SideBySide \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-sidebyside.txt || { cat ../../.local/bench-sidebyside.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-sidebyside.txt; \
 	  echo "(raw output: .local/bench-sidebyside.txt)"
-	@$(GO) test -c -o .local/bench-ports.test ./pkg/batch/
-	@echo; echo "bench: the ports (SQS, DynamoDB Streams, Kinesis) on one engine, packed and unpacked, $(BENCH_N) records each (under a minute)"
+	@cd pkg && $(GO) test -c -o ../.local/bench-ports.test ./batch/
+	@echo; echo "bench: the ports (SQS, DynamoDB Streams, Kinesis) on one engine, packed and unpacked, $(BENCH_N) records each"
 	@cd pkg/batch && ../../infra/emulators.sh ../../.local/bench-ports.test -test.run '^$$' -test.bench Ports \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-ports.txt || { cat ../../.local/bench-ports.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-ports.txt; \
 	  echo "(raw output: .local/bench-ports.txt)"
 	@$(GO) test -c -o .local/bench-gatekeeper.test ./infra/gatekeeper/
-	@echo; echo "bench: the local cloud's gatekeeper, $(BENCH_N) calls of each kind direct and through it (under a minute)"
+	@echo; echo "bench: the local cloud's gatekeeper, $(BENCH_N) calls of each kind direct and through it"
 	@cd infra/gatekeeper && ../../infra/emulators.sh ../../.local/bench-gatekeeper.test -test.run '^$$' -test.bench Gatekeeper \
 	  -test.benchtime $(BENCH_N)x -test.count 1 >../../.local/bench-gatekeeper.txt || { cat ../../.local/bench-gatekeeper.txt; exit 1; }
 	@grep -v -E '^(PASS|ok |Benchmark|goos|goarch|pkg:|cpu:)|ns/op' .local/bench-gatekeeper.txt; \
@@ -64,10 +70,11 @@ bench:
 ## fuzz: fuzz the CloudEvents decoder (FUZZTIME=30s)
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./pkg/cloudevent/
+	cd pkg && $(GO) test -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) ./cloudevent/
 
 ## lint: gofmt, go vet and golangci-lint (errcheck, staticcheck, unused, govet, ineffassign;
-##   .golangci.yml) on this module and on pkg/testdata/shop, the module importing the engine
+##   .golangci.yml) on this module, on the engine's (pkg/) and on pkg/testdata/shop, a module
+##   importing the engine
 GOLANGCI := .local/bin/golangci-lint
 # Its cache is the checkout's own: golangci-lint keys cached findings by content, not by path,
 # so a cache shared with another checkout of the same files replays that checkout's paths,
@@ -81,8 +88,10 @@ $(GOLANGCI): infra/tools/go.mod infra/tools/go.sum
 lint: $(GOLANGCI)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed: $$out"; exit 1; fi
 	$(GO) vet ./...
+	cd pkg && $(GO) vet ./...
 	cd pkg/testdata/shop && $(GO) vet ./...
 	$(GOLANGCI_RUN) $(GOLANGCI) run ./...
+	cd pkg && $(GOLANGCI_RUN) $(CURDIR)/$(GOLANGCI) run ./...
 	cd pkg/testdata/shop && $(GOLANGCI_RUN) $(CURDIR)/$(GOLANGCI) run ./...
 
 ## validate: template.yaml through the real SAM translator and cfn-lint, as `make test` checks it
@@ -95,7 +104,7 @@ validate:
 	@echo "validate: template.yaml translates ($$(grep -c '"Type": "AWS::' .local/sam/translated.json) resources, .local/sam/translated.json) and is clean under cfn-lint"
 
 # ---------------------------------------------------------------------------------------------
-# Application functions (issue 3). SAM builds each function with `make build-<LogicalId>`
+# Application functions. SAM builds each function with `make build-<LogicalId>`
 # (BuildMethod: makefile) into $(ARTIFACTS_DIR)/bootstrap: static, arm64, provided.al2023.
 # `make build` builds every function for this machine into .local/build/<fn>/bootstrap.
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +165,7 @@ $(addprefix invoke-,$(FUNCTIONS)): FN = $(call logical_id,$(@:invoke-%=%))
 $(addprefix invoke-,$(FUNCTIONS)): sam-build
 	$(SAM) local invoke $(FN) -e $(EVENT)
 
-# ---- local cloud (issue 4): make up / make down / make invoke --------------------------------
+# ---- local cloud: make up / make down / make invoke --------------------------------
 # The local cloud runs template.yaml on DynamoDB Local, fauxqs and the Lambda Runtime Interface
 # Emulator (see infra/localcloud). State, logs and builds live in .local/ (git-ignored).
 #   make up                                  start everything; writes .local/endpoints.json
@@ -184,11 +193,8 @@ $(RIE):
 $(LOCALCLOUD):
 	@$(GO) build -o $@ ./infra/cmd/localcloud
 
-infra/node_modules/.package-lock.json: infra/package-lock.json
-	cd infra && npm ci --no-audit --no-fund --loglevel=error
-
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
-up: $(LOCALCLOUD) $(RIE) infra/node_modules/.package-lock.json
+up: $(LOCALCLOUD) $(RIE)
 	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
@@ -269,10 +275,10 @@ $(SPIN):
 ##   under weak fairness (docs/recovery-model.md); `make test` checks a set of it
 .PHONY: model
 model: $(SPIN)
-	MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run '^TestModel_recovery_protocol$$' ./pkg/idempotency/model/ | \
+	cd pkg && MODEL=all $(GO) test -count=1 -v -timeout 8h -parallel 2 -run '^TestModel_recovery_protocol$$' ./idempotency/model/ | \
 	  grep -E '^(=== RUN|--- |\s+model_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
 
-# ---- the operator CLI (issue 12): make ops ARGS="..." ----------------------------------------
+# ---- the operator CLI: make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
 # (--local), AWS=1 against AWS with the default credential chain. Examples (docs/cli.md, docs/runbook.md):
 #   make ops ARGS="dlq list --queue LedgerDeadLetterQueue"

@@ -176,7 +176,7 @@ func (r repo) hasFunc(name string, run bool) bool {
 }
 
 // hasPath reports whether path (relative to the root, maybe a glob, maybe followed by a Go
-// identifier as in pkg/deadletter.Redrive) exists.
+// identifier as in pkg/operator/dlq.Redrive) exists.
 func (r repo) hasPath(path string) bool {
 	path = strings.TrimSuffix(path, "/")
 	if r.files[path] {

@@ -21,7 +21,7 @@ require (
 	github.com/aws/smithy-go v1.28.9
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/uuid v1.6.0
-	github.com/gowebpki/jcs v1.0.2
+	github.com/onceflow/onceflow/pkg v0.0.0-00010101000000-000000000000
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
@@ -39,4 +39,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
+	github.com/gowebpki/jcs v1.0.2 // indirect
 )
+
+// The engine, a module of its own, from this checkout until a version of it is tagged
+// (docs/contributing.md#releasing).
+replace github.com/onceflow/onceflow/pkg => ./pkg

@@ -24,39 +24,40 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/infra/iam"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // operatorStack is the stack's queues and tables in the emulators, by logical id, that the
 // built tool reaches with --local through two proxies that record every call as IAM would
-// authorise it (testenv.DenyProxy, denying nothing).
+// authorise it (fault.DenyProxy, denying nothing).
 type operatorStack struct {
 	sqs    *sqs.Client
 	db     *dynamodb.Client
 	names  map[string]string // logical id → queue or table name
 	urls   map[string]string // queue logical id → URL
 	state  string
-	ddb    *testenv.DenyProxy
-	sqsRec *testenv.DenyProxy
+	ddb    *fault.DenyProxy
+	sqsRec *fault.DenyProxy
 }
 
 func newOperatorStack(t *testing.T) *operatorStack {
 	t.Helper()
-	s := &operatorStack{sqs: testenv.SQS(t), db: testenv.DynamoDB(t), names: map[string]string{}, urls: map[string]string{}, state: t.TempDir()}
-	s.ddb, s.sqsRec = testenv.NewDenyProxy(t, os.Getenv("DYNAMODB_ENDPOINT")), testenv.NewDenyProxy(t, os.Getenv("SQS_ENDPOINT"))
+	s := &operatorStack{sqs: testkit.SQS(t), db: testkit.DynamoDB(t), names: map[string]string{}, urls: map[string]string{}, state: t.TempDir()}
+	s.ddb, s.sqsRec = fault.NewDenyProxy(t, os.Getenv("DYNAMODB_ENDPOINT")), fault.NewDenyProxy(t, os.Getenv("SQS_ENDPOINT"))
 	queues := map[string]any{}
 	for _, id := range []string{"NotesQueue", "LedgerQueue", "NotificationsQueue", "NotesDeadLetterQueue", "LedgerDeadLetterQueue",
 		"NotificationsDeadLetterQueue", "OutboxParkedQueue"} {
-		s.urls[id] = testenv.FIFOQueue(t, s.sqs, strings.ToLower(id))
+		s.urls[id] = testkit.CreateFIFOQueue(t, s.sqs, strings.ToLower(id))
 		s.names[id] = s.urls[id][strings.LastIndex(s.urls[id], "/")+1:]
 		queues[id] = map[string]string{"url": s.urls[id]}
 	}
-	s.names["AppTable"], _ = testenv.AppTable(t, s.db)
+	s.names["AppTable"], _ = testkit.StreamTable(t, s.db, "app")
 	s.names["IdempotencyTable"] = testkit.IdempotencyTable(t, s.db)
 	q := func(id string) string { return s.urls[id] }
 	b, _ := json.Marshal(map[string]any{"dynamodb": s.ddb.URL, "sqs": s.sqsRec.URL, "region": "us-east-1", "queues": queues,
@@ -83,7 +84,10 @@ func (s *operatorStack) arn(id string) string {
 func (s *operatorStack) seed(t *testing.T) {
 	t.Helper()
 	ctx := t.Context()
-	c, err := idempotency.New(s.db, idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
+	c, err := idempotency.New(s.db, idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+		if ev.ID == "credit-4" {
+			return nil, errors.New("throttled") // its failed attempt is counted, below
+		}
 		return idempotency.Effect{}, nil
 	}), idempotency.Config{Name: "ledger", Table: s.names["IdempotencyTable"], AfterDeadLetter: idempotency.HoldGroup,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -97,7 +101,7 @@ func (s *operatorStack) seed(t *testing.T) {
 		body, _ := cloudevent.Encode(ev)
 		msg := events.SQSMessage{MessageId: "m-" + l.id, Body: string(body), EventSourceARN: s.arn("LedgerQueue"),
 			Attributes: map[string]string{"MessageGroupId": l.group, "MessageDeduplicationId": l.id}}
-		if err := c.HoldGroup(ctx, l.group, idempotency.Held{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash()}, errors.New(l.reason)); err != nil {
+		if _, err := c.Engine().HoldAhead(ctx, l.group, []port.Held{{EventID: l.id, MessageID: msg.MessageId, PayloadHash: ev.PayloadHash(), Reason: l.reason}}); err != nil {
 			t.Fatal(err)
 		}
 		if err := dlq.DeadLetter(ctx, msg, deadletter.WithEventID(errors.New(l.reason), l.id)); err != nil {
@@ -114,14 +118,17 @@ func (s *operatorStack) seed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), idempotency.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
+	if _, err := c.Apply(ctx, operatorEvent(t, "credit-9", "acct-9"), port.Delivery{MessageID: "m-9", Group: "acct-9"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CountMessageFailure(ctx, operatorEvent(t, "credit-4", "acct-4"), idempotency.Delivery{MessageID: "m-4", Group: "acct-4"}, errors.New("throttled")); err != nil {
-		t.Fatal(err)
+	b := c.Engine().Begin(1, port.Rules{})
+	err = b.Apply(ctx, operatorEvent(t, "credit-4", "acct-4"), port.Delivery{MessageID: "m-4", Group: "acct-4"})
+	b.Leave(ctx)
+	if err == nil || idempotency.IsPermanent(err) {
+		t.Fatalf("credit-4 = %v; want its first failed attempt counted", err)
 	}
 	for _, g := range []string{"acct-4", "acct-5"} {
-		if err := c.HoldGroup(ctx, g, idempotency.Held{EventID: "credit-" + g, MessageID: "m-" + g}, errors.New("failed 5 times: throttled")); err != nil {
+		if _, err := c.Engine().HoldAhead(ctx, g, []port.Held{{EventID: "credit-" + g, MessageID: "m-" + g, Reason: "failed 5 times: throttled"}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -147,7 +154,7 @@ func operatorEvent(t *testing.T, id, account string) cloudevent.Event {
 // statement's resources (logical ids) to the ARNs the proxies give them, and its
 // dynamodb:LeadingKeys patterns as IAM's ForAllValues:StringLike does (the one leading key a
 // call names); it returns the Sid that allows it.
-func (s *operatorStack) allowedBy(sts map[string]opStatement, c testenv.Call) (string, bool) {
+func (s *operatorStack) allowedBy(sts map[string]opStatement, c fault.Call) (string, bool) {
 	for sid, st := range sts {
 		if !slices.ContainsFunc(st.actions, func(a string) bool { return strings.EqualFold(a, c.Action) }) {
 			continue

@@ -16,9 +16,9 @@ import (
 	"github.com/onceflow/onceflow/infra/sam/samtest"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // awsCLI runs the AWS CLI, a client nobody here wrote, against one endpoint of the local
@@ -146,9 +146,9 @@ func driveWithAWSCLI(ctx context.Context, t *testing.T, cloud workloadtest.Cloud
 			"--message-group-id", letter.Attributes["MessageGroupId"], "--message-deduplication-id", ev.ID+"-redrive-1")
 		cli.run(ctx, t, e.SQS, nil, "sqs", "delete-message", "--queue-url", dlq, "--receipt-handle", letter.ReceiptHandle)
 
-		recordKey := fmt.Sprintf(`{"pk":{"S":%q}}`, idempotency.Key(cloud.Functions()["LedgerFunction"].Env["CONSUMER_NAME"], ev.ID))
+		recordKey := fmt.Sprintf(`{"pk":{"S":%q}}`, operator.Key(cloud.Functions()["LedgerFunction"].Env["CONSUMER_NAME"], ev.ID))
 		var record struct{ Item map[string]any }
-		testenv.Eventually(t, 30*time.Second, func() error {
+		testkit.Eventually(t, 30*time.Second, func() error {
 			cli.run(ctx, t, e.DynamoDB, &record, "dynamodb", "get-item", "--table-name", e.Tables["IdempotencyTable"].Name,
 				"--key", recordKey, "--consistent-read")
 			if record.Item == nil {

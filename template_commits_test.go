@@ -13,6 +13,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // recorded is a DynamoDB client that sends nothing: each call's input, as the SDK received it
@@ -88,7 +89,7 @@ func engineCommit(t *testing.T, consumer string, handler idempotency.Handler, po
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := c.Apply(context.Background(), ev, idempotency.Delivery{MessageID: "m-1", ReceiveCount: 1, Group: ev.Subject})
+	res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: "m-1", ReceiveCount: 1, Group: ev.Subject})
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("apply %s: %+v, %v", ev.ID, res, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -100,7 +99,7 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 				problem("its policy does not receive from %s and send to %s", q, dl)
 			}
 			var want []any
-			for _, p := range idempotency.KeyPrefixes(name) {
+			for _, p := range operator.KeyPrefixes(name) {
 				want = append(want, p+"*")
 			}
 			if got := get(tpl, "Mappings", "LeadingKeys", id, "Records"); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -110,7 +109,7 @@ func consumerProblems(t *testing.T, tpl doc) map[string][]string {
 			if !slices.Contains(op["ReadAndDeleteDeadLetters"].resources, dl) || !slices.Contains(op["SendBackToTheConsumerQueues"].resources, q) {
 				problem("the OperatorPolicy does not read %s or send to %s", dl, q)
 			}
-			for _, p := range operator.KeyPrefixes(name) {
+			for _, p := range operator.AdminKeyPrefixes(name) {
 				if !slices.Contains(op["ReadAndDecideTheConsumersItems"].keys, p+"*") {
 					problem("the OperatorPolicy does not reach its keys %s*", p)
 				}

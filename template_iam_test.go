@@ -20,6 +20,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -269,33 +270,33 @@ func TestTemplate_policies_allow_the_writes_the_code_makes_and_refuse_the_others
 	// every item of function fn in the idempotency table: a sample key under each prefix
 	items := func(fn string, actions []string) []access {
 		var out []access
-		for _, p := range idempotency.KeyPrefixes(consumerName(t, tpl, fn)) {
+		for _, p := range operator.KeyPrefixes(consumerName(t, tpl, fn)) {
 			out = append(out, each(actions, idem, p+"ev-1")...)
 		}
 		return out
 	}
-	otherRecord := idempotency.Key("some-other-consumer", "ev-1")
+	otherRecord := operator.Key("some-other-consumer", "ev-1")
 	// the hold of a consumer's group, under the engine's hold prefix
 	hold := func(fn, group string) string {
-		for _, p := range idempotency.KeyPrefixes(consumerName(t, tpl, fn)) {
+		for _, p := range operator.KeyPrefixes(consumerName(t, tpl, fn)) {
 			if strings.HasPrefix(p, "#hold#") {
 				return p + group
 			}
 		}
-		t.Fatalf("no hold prefix among %v", idempotency.KeyPrefixes(consumerName(t, tpl, fn)))
+		t.Fatalf("no hold prefix among %v", operator.KeyPrefixes(consumerName(t, tpl, fn)))
 		return ""
 	}
 	if api := get(tpl, "Resources", "ApiFunction", "Properties", "Environment", "Variables", "LEDGER_CONSUMER_NAME"); api != consumerName(t, tpl, "LedgerFunction") {
 		t.Errorf("ApiFunction's LEDGER_CONSUMER_NAME %v; want the LedgerFunction's CONSUMER_NAME", api)
 	}
-	ledgerRecord := idempotency.Key(consumerName(t, tpl, "LedgerFunction"), "ev-1")
+	ledgerRecord := operator.Key(consumerName(t, tpl, "LedgerFunction"), "ev-1")
 	outboxPK := pkOf(t, movementOutbox.Put.Item)
 	notePK, tagPK, accountPK := pkOf(t, notes.Key("note-1")), pkOf(t, notes.TagKey("travel")), pkOf(t, ledger.AccountKey("acc-1"))
 	reads := []string{"dynamodb:GetItem", "dynamodb:Query"}
 	// records; failure counts, each in a transaction with a ConditionCheck of the event's record
 	// (taggerRecordCheck)
 	recordWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"}
-	taggerRecordCheck := access{"dynamodb:ConditionCheckItem", idem, idempotency.Key(consumerName(t, tpl, "NoteTaggerFunction"), "ev-1")}
+	taggerRecordCheck := access{"dynamodb:ConditionCheckItem", idem, operator.Key(consumerName(t, tpl, "NoteTaggerFunction"), "ev-1")}
 	leaseWrites := []string{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:ConditionCheckItem"}
 	tagEffect, tagErr := notes.TagEffect(app, created, notes.CreatedData{NoteID: "note-1", Title: "Lisbon #travel"})
 	creditEffect, creditErr := ledger.Credit(app, credit, movement)

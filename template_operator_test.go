@@ -87,7 +87,7 @@ func operatorProblems(tpl doc) []string {
 	queues, deadLetters := consumerQueues(tpl)
 	var keys []string
 	for _, c := range strings.Split(fmt.Sprint(get(tpl, "Outputs", "ConsumerNames", "Value")), ",") {
-		for _, p := range operator.KeyPrefixes(strings.TrimSpace(c)) {
+		for _, p := range operator.AdminKeyPrefixes(strings.TrimSpace(c)) {
 			keys = append(keys, p+"*")
 		}
 	}

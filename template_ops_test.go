@@ -23,7 +23,7 @@ import (
 var alarmTarget = doc{"Fn::If": []any{"CreateAlarmTopic", doc{"Ref": "AlarmTopic"}, doc{"Ref": "AlarmTopicArn"}}}
 
 // leasedFunctions are the functions whose consumer runs in lease mode
-// (idempotency.LeasedConsumer, app.NewNoteNotifier): the ones that count metrics.LeaseTakeover.
+// (lease.Consumer, app.NewNoteNotifier): the ones that count metrics.LeaseTakeover.
 var leasedFunctions = []string{"NoteNotifierFunction"}
 
 // engineMetrics returns the values of the metric name constants of pkg/metrics, read from its

@@ -7,14 +7,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/pkg/sqsbatch"
-
-	"strconv"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // doc is template.yaml as CloudFormation reads it, with its short-form intrinsics in their long
@@ -559,10 +558,10 @@ func TestTemplate_maxReceiveCount_is_only_a_backstop_behind_the_engines_count(t 
 			}
 			q := refTarget(get(ev, "Properties", "Queue"))
 			batch := num(get(ev, "Properties", "BatchSize"))
-			want := batch * sqsbatch.DefaultMaxAttempts
+			want := batch * port.DefaultMaxAttempts
 			if got := num(get(queues[q], "Properties", "RedrivePolicy", "maxReceiveCount")); got < want {
-				t.Errorf("%s.%s: %s's maxReceiveCount is %d; want at least %d (BatchSize %d x sqsbatch.DefaultMaxAttempts %d)",
-					id, name, q, got, want, batch, sqsbatch.DefaultMaxAttempts)
+				t.Errorf("%s.%s: %s's maxReceiveCount is %d; want at least %d (BatchSize %d x port.DefaultMaxAttempts %d)",
+					id, name, q, got, want, batch, port.DefaultMaxAttempts)
 			}
 		}
 	}

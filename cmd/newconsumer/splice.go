@@ -6,7 +6,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -37,11 +36,11 @@ type insertion struct{ what, mark, text string }
 // its queue in the relay's grant, and its dead-letter queue, queue and keys in the operator's.
 func (c *consumer) insertions() []insertion {
 	var records []string
-	for _, p := range idempotency.KeyPrefixes(c.Name) {
+	for _, p := range operator.KeyPrefixes(c.Name) {
 		records = append(records, fmt.Sprintf("%q", p+"*"))
 	}
 	var keys string
-	for _, p := range operator.KeyPrefixes(c.Name) {
+	for _, p := range operator.AdminKeyPrefixes(c.Name) {
 		keys += fmt.Sprintf("                  - %q\n", p+"*")
 	}
 	return []insertion{

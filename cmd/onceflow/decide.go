@@ -12,12 +12,13 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // refused explains a conditional write refused because the item changed since it was shown:
 // it prints the item as it is now (read by now), and returns an error saying nothing was done.
 func refused(ctx context.Context, err error, s ioStreams, now func() (any, bool, error)) error {
-	if !errors.Is(err, idempotency.ErrChanged) {
+	if !errors.Is(err, operator.ErrChanged) {
 		return err
 	}
 	v, ok, rerr := now()
@@ -109,7 +110,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 	blocker := h.Held[0]
 	var letter *deadletter.Letter
 	if url != "" {
-		l, found, err := deadletter.TakeWhere(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+		l, found, err := dlq.TakeWhere(ctx, t.sqs, url, func(l deadletter.Letter) bool {
 			return l.GroupID == group && (l.OriginalMessage == blocker.MessageID || blocker.EventID != "" && l.EventID == blocker.EventID)
 		})
 		if err != nil {
@@ -119,7 +120,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 			letter = &l
 			defer func() {
 				if letter != nil {
-					deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, *letter)
+					dlq.Release(context.WithoutCancel(ctx), t.sqs, url, *letter)
 				}
 			}()
 			fmt.Fprintf(s.out, "its letter in %s: %s (%s)\n", url, l.MessageID, oneLine(l.Why(), 200))
@@ -151,7 +152,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 	if letter == nil {
 		return nil
 	}
-	id, err := deadletter.Requeue(ctx, t.sqs, url, *letter)
+	id, err := dlq.Requeue(ctx, t.sqs, url, *letter)
 	letter = nil // sent again, and deleted (or its delete failed: the error says so)
 	if err != nil {
 		return fmt.Errorf("skipped, but its letter not moved: %w", err)
@@ -165,7 +166,7 @@ func dlqDiscard() command {
 }
 
 func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
-	l, ok, err := deadletter.Take(ctx, t.sqs, url, id)
+	l, ok, err := dlq.Take(ctx, t.sqs, url, id)
 	if err != nil {
 		return err
 	}
@@ -175,7 +176,7 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 	kept := false
 	defer func() {
 		if !kept {
-			deadletter.Release(context.WithoutCancel(ctx), t.sqs, url, l)
+			dlq.Release(context.WithoutCancel(ctx), t.sqs, url, l)
 		}
 	}()
 	if l, err = l.Resolved(ctx, t.payloads); err != nil {
@@ -218,8 +219,8 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 		attrs["AWSTraceHeader"] = l.TraceHeader
 	}
 	rec, err := a.Discard(ctx, operator.Discard{Consumer: f.consumer, EventID: l.EventID, MessageID: l.OriginalMessage, Group: l.GroupID,
-		Body: l.Body, PayloadHashes: l.PayloadHashes, Attributes: attrs, By: d.by, Why: d.why})
-	var decided *idempotency.DecidedError
+		Body: l.Body, PayloadHash: l.PayloadHash, Attributes: attrs, By: d.by, Why: d.why})
+	var decided *operator.DecidedError
 	if err != nil && !errors.As(err, &decided) {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, l.EventID) })
 	}
@@ -237,7 +238,7 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 	default:
 		fmt.Fprintf(s.out, "kept %s (%s, another payload: a redelivery of this letter is a conflict again); the letter's copy is kept beside it (record get shows it)\n", rec.Key, rec.Outcome)
 	}
-	if err := deadletter.Delete(ctx, t.sqs, url, l); err != nil {
+	if err := dlq.Delete(ctx, t.sqs, url, l); err != nil {
 		return fmt.Errorf("recorded, but the letter is still in the queue (a redrive of it is answered as a duplicate): %w", err)
 	}
 	kept = true

@@ -19,6 +19,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // meanwhile is an operator's answer that something else changes before it is read: what was
@@ -70,7 +71,7 @@ func (c *cloud) ledger(t *testing.T) *idempotency.Consumer {
 func apply(t *testing.T, consumer *idempotency.Consumer, id, group string) (idempotency.Result, error) {
 	t.Helper()
 	ev := event(t, id, "account.credited", group)
-	return consumer.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-" + id, Group: group})
+	return consumer.Apply(t.Context(), ev, port.Delivery{MessageID: "m-" + id, Group: group})
 }
 
 // The hold shown is replaced before the operator answers: its blocker was redriven and
@@ -79,14 +80,14 @@ func apply(t *testing.T, consumer *idempotency.Consumer, id, group string) (idem
 func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-1", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
 		if res, err := apply(t, consumer, "debit-1", "acct-1"); err != nil || res.Outcome != idempotency.Applied {
 			t.Errorf("redriven blocker = %+v, %v; want applied", res, err)
 		}
-		if err := consumer.HoldGroup(t.Context(), "acct-1", idempotency.Held{EventID: "debit-2", MessageID: "m-debit-2"}, errors.New("failed 5 times")); err != nil {
+		if err := holdAhead(t.Context(), consumer, "acct-1", port.Held{EventID: "debit-2", MessageID: "m-debit-2"}, errors.New("failed 5 times")); err != nil {
 			t.Error(err)
 		}
 	}}
@@ -104,7 +105,7 @@ func TestHold_release_refuses_a_hold_replaced_meanwhile(t *testing.T) {
 func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	table := c.tableName("IdempotencyTable")
-	put := func(rec idempotency.Record) {
+	put := func(rec operator.Record) {
 		item, err := attributevalue.MarshalMap(rec)
 		if err != nil {
 			t.Fatal(err)
@@ -114,18 +115,18 @@ func TestRecord_delete_refuses_a_lease_completed_meanwhile(t *testing.T) {
 		}
 	}
 	now := time.Now()
-	lease := idempotency.Record{Key: idempotency.Key("note-notifier", "note-1"), Consumer: "note-notifier", EventID: "note-1",
+	lease := operator.Record{Key: operator.Key("note-notifier", "note-1"), Consumer: "note-notifier", EventID: "note-1",
 		EventType: "note.created", ProcessedAt: now.UTC().Format(time.RFC3339Nano), MessageID: "m-1", ExpiresAt: now.Add(time.Hour).Unix(),
-		Status: idempotency.StatusInProgress, Owner: "owner-1", LeaseExpiresAt: now.Add(time.Minute).UnixMilli()}
+		Status: operator.StatusInProgress, Owner: "owner-1", LeaseExpiresAt: now.Add(time.Minute).UnixMilli()}
 	put(lease)
 	done := lease
-	done.Status, done.Outcome, done.LeaseExpiresAt = idempotency.StatusCompleted, string(idempotency.Applied), 0
+	done.Status, done.Outcome, done.LeaseExpiresAt = operator.StatusCompleted, string(idempotency.Applied), 0
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() { put(done) }}
 	if code, out := c.answering(t, answer, "record", "delete", "--consumer", "note-notifier", "note-1"); code != 1 || !strings.Contains(out, "changed") {
 		t.Errorf("record delete of a lease completed meanwhile: exit %d; want 1 and what changed", code)
 	}
 	rec, ok, err := operator.New(c.db, table).Record(t.Context(), "note-notifier", "note-1")
-	if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
+	if err != nil || !ok || rec.Status != operator.StatusCompleted {
 		t.Errorf("record after the refused delete = %+v, %v, %v; want the completed lease kept", rec, ok, err)
 	}
 }
@@ -136,7 +137,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 	c := newCloud(t)
 	consumer := c.ledger(t)
 	admin := operator.New(c.db, c.tableName("IdempotencyTable"))
-	if err := consumer.HoldGroup(t.Context(), "acct-2", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-2", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := apply(t, consumer, "debit-2", "acct-2"); !errors.Is(err, idempotency.ErrHeld) {
@@ -173,7 +174,7 @@ func TestHold_skip_goes_on_past_the_blocker_with_the_held_tail_in_order(t *testi
 func TestHold_skip_refuses_a_hold_changed_meanwhile(t *testing.T) {
 	c := newCloud(t)
 	consumer := c.ledger(t)
-	if err := consumer.HoldGroup(t.Context(), "acct-3", idempotency.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-3", port.Held{EventID: "debit-1", MessageID: "m-debit-1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	answer := &meanwhile{answer: strings.NewReader("y\n"), do: func() {
@@ -203,7 +204,7 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 	msg := events.SQSMessage{MessageId: "m-bad-1", Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
 		Attributes: map[string]string{"MessageGroupId": "acct-4", "MessageDeduplicationId": "bad-1"}}
 	reason := errors.New(`malformed message: data.amount: not a number`)
-	if err := consumer.HoldGroup(t.Context(), "acct-4", idempotency.Held{EventID: "bad-1", MessageID: "m-bad-1"}, reason); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-4", port.Held{EventID: "bad-1", MessageID: "m-bad-1"}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {
@@ -223,11 +224,19 @@ func TestDLQ_discard_records_the_event_releases_its_group_and_deletes_the_letter
 	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue"); code != 0 || strings.Contains(out, "bad-1") {
 		t.Errorf("dlq list: %d; want the letter gone", code)
 	}
-	res, err := consumer.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-bad-1-again", Group: "acct-4"})
+	res, err := consumer.Apply(t.Context(), ev, port.Delivery{MessageID: "m-bad-1-again", Group: "acct-4"})
 	if err != nil || res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
 		t.Errorf("redelivery of the discarded event = %+v, %v; want a duplicate of the discarded one", res, err)
 	}
 	if res, err := apply(t, consumer, "credit-2", "acct-4"); err != nil || res.Outcome != idempotency.Applied {
 		t.Errorf("the group's next event = %+v, %v; want applied", res, err)
 	}
+}
+
+// holdAhead holds group behind e, dead-lettered for reason, as a port does before the
+// transport moves e's message aside (port.Engine.HoldAhead).
+func holdAhead(ctx context.Context, c *idempotency.Consumer, group string, e port.Held, reason error) error {
+	e.Reason = reason.Error()
+	_, err := c.Engine().HoldAhead(ctx, group, []port.Held{e})
+	return err
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // A conflict's letter (an applied event's id reused with another payload) is discarded: the
@@ -30,7 +30,7 @@ func TestDLQ_discard_of_a_conflict_keeps_the_letters_copy_for_record_get(t *test
 	msg := events.SQSMessage{MessageId: "m-dup-1-again", Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
 		Attributes: map[string]string{"MessageGroupId": "acct-6", "MessageDeduplicationId": "dup-1-again"}}
 	reason := errors.New("event id reused with another payload: dup-1")
-	if err := consumer.HoldGroup(t.Context(), "acct-6", idempotency.Held{EventID: "dup-1", MessageID: "m-dup-1-again"}, reason); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-6", port.Held{EventID: "dup-1", MessageID: "m-dup-1-again"}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := deadletter.New(c.sqs, c.e.Queues["LedgerDeadLetterQueue"].URL).DeadLetter(t.Context(), msg, reason); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // A HoldGroup consumer of EventBridge events keys them by a business key from the detail (the
@@ -32,7 +33,7 @@ func TestDLQDiscard_of_an_EventBridge_letter_releases_its_group(t *testing.T) {
 	}
 	reason := errors.New(`malformed message: data.amount: not a number`)
 	// What sqsbatch does for a message that fails permanently: hold under the decoded id, then dead-letter.
-	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: ev.ID, MessageID: msg.MessageId}, reason); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-9", port.Held{EventID: ev.ID, MessageID: msg.MessageId}, reason); err != nil {
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {
@@ -48,7 +49,7 @@ func TestDLQDiscard_of_an_EventBridge_letter_releases_its_group(t *testing.T) {
 	again := msg
 	again.MessageId, again.Body = "m-eb-2", strings.Replace(body, "eb-1111", "eb-2222", 1) // the publisher's retry: new EventBridge id
 	ev2, _ := envelope.EventBridge{Key: []string{"movementId"}}.Decode(t.Context(), again)
-	res, err := consumer.Apply(t.Context(), ev2, idempotency.Delivery{MessageID: again.MessageId, Group: "acct-9"})
+	res, err := consumer.Apply(t.Context(), ev2, port.Delivery{MessageID: again.MessageId, Group: "acct-9"})
 	if res.Outcome != idempotency.Duplicate || res.Stored != idempotency.Discarded {
 		t.Errorf("redelivery of the discarded event = %+v, %v; want a duplicate of the discarded one", res, err)
 	}
@@ -67,7 +68,7 @@ func TestDLQDiscard_of_a_claim_check_letter_releases_its_group(t *testing.T) {
 		MessageAttributes: map[string]events.SQSMessageAttribute{claimcheck.SizeAttribute: {DataType: "Number",
 			StringValue: aws.String("3145728")}}}
 	reason := errors.New(`event id "big-1" reused with another payload`)
-	if err := consumer.HoldGroup(t.Context(), "acct-8", idempotency.Held{EventID: "big-1", MessageID: msg.MessageId}, reason); err != nil { // as sqsbatch does, with the payload's id
+	if err := holdAhead(t.Context(), consumer, "acct-8", port.Held{EventID: "big-1", MessageID: msg.MessageId}, reason); err != nil { // as sqsbatch does, with the payload's id
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // A letter whose body no decoder reads has no event id: no event can be recorded, only its
@@ -23,7 +23,7 @@ func TestDLQDiscard_of_a_letter_without_an_event_id_promises_only_its_message(t 
 	msg := events.SQSMessage{MessageId: "m-bad-1", Body: "not json at all", EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
 		Attributes: map[string]string{"MessageGroupId": "acct-7", "MessageDeduplicationId": "bad-1"}}
 	reason := errors.New("malformed message: invalid character 'o' in literal null")
-	if err := consumer.HoldGroup(t.Context(), "acct-7", idempotency.Held{MessageID: msg.MessageId}, reason); err != nil { // as sqsbatch holds an undecodable body
+	if err := holdAhead(t.Context(), consumer, "acct-7", port.Held{MessageID: msg.MessageId}, reason); err != nil { // as sqsbatch holds an undecodable body
 		t.Fatal(err)
 	}
 	if err := dlq.DeadLetter(t.Context(), msg, reason); err != nil {

@@ -11,12 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // dlqFlags are the flags of the dlq subcommands.
 type dlqFlags struct {
 	queue, to string
-	filter    deadletter.Filter
+	filter    dlq.Filter
 	limit     int
 	dryRun    bool
 }
@@ -58,7 +59,7 @@ func dlqList() command {
 			}
 			fmt.Fprintf(s.out, "%s: %s\n", url, n)
 			shown := 0
-			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+			err = dlq.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
 				if f.filter.EventType != "" && l.Offloaded { // its type is in its body, in S3
 					if r, err := l.Resolved(ctx, t.payloads); err == nil {
 						l = r
@@ -93,7 +94,7 @@ func dlqShow() command {
 				return err
 			}
 			var found *deadletter.Letter
-			err = deadletter.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
+			err = dlq.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
 				if l.MessageID == args[0] || l.EventID == args[0] {
 					found = &l
 				}
@@ -124,7 +125,7 @@ func printLetter(s ioStreams, l deadletter.Letter) {
 		{"reason", l.Why()}, {"source queue", l.SourceQueueARN}, {"source message id", l.SourceMessage},
 		{"group id", l.GroupID}, {"dedup id", l.DedupID}, {"receive count", l.ReceiveCount},
 		{"dead-lettered at", l.DeadLetteredAt}, {"trace header", l.TraceHeader},
-		{"payload hash", strings.Join(l.PayloadHashes, " ")}, {"claim check", l.Pointer},
+		{"payload hash", l.PayloadHash}, {"claim check", l.Pointer},
 	} {
 		fmt.Fprintf(s.out, "%-18s %s\n", kv[0]+":", orNone(kv[1]))
 	}
@@ -148,7 +149,7 @@ func dlqRedrive() command {
 			if err != nil {
 				return err
 			}
-			cfg := deadletter.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun, Payloads: t.payloads}
+			cfg := dlq.RedriveConfig{Client: t.sqs, Queue: url, Filter: f.filter, Limit: f.limit, DryRun: f.dryRun, Payloads: t.payloads}
 			if f.to != "" {
 				if cfg.To, err = t.queueURL(ctx, f.to); err != nil {
 					return err
@@ -162,9 +163,9 @@ func dlqRedrive() command {
 				}
 				cfg.Source = t.sourceQueue(ctx, url, s)
 			}
-			counts := map[deadletter.Outcome]int{}
-			err = deadletter.Redrive(ctx, cfg, func(r deadletter.Redriven) {
-				if r.Outcome == deadletter.Unseen {
+			counts := map[dlq.Outcome]int{}
+			err = dlq.Redrive(ctx, cfg, func(r dlq.Redriven) {
+				if r.Outcome == dlq.Unseen {
 					counts[r.Outcome] = r.Count
 					fmt.Fprintf(s.out, "unseen     about %d letters behind their group's first letter, out of view: redrive again once it has gone\n", r.Count)
 					return
@@ -177,16 +178,16 @@ func dlqRedrive() command {
 				if r.Err != nil {
 					line += "\n    " + r.Err.Error()
 				}
-				if r.Outcome == deadletter.Again {
+				if r.Outcome == dlq.Again {
 					line += "\n    dead-lettered again after this redrive sent it: the cause is not fixed"
 				}
 				fmt.Fprintln(s.out, line)
 			})
 			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, unseen %d, failed again %d, failed %d\n",
-				counts[deadletter.Moved], counts[deadletter.WouldMove], counts[deadletter.Skipped], counts[deadletter.Behind],
-				counts[deadletter.Unseen], counts[deadletter.Again], counts[deadletter.Failed])
-			if err == nil && counts[deadletter.Failed] > 0 {
-				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[deadletter.Failed])
+				counts[dlq.Moved], counts[dlq.WouldMove], counts[dlq.Skipped], counts[dlq.Behind],
+				counts[dlq.Unseen], counts[dlq.Again], counts[dlq.Failed])
+			if err == nil && counts[dlq.Failed] > 0 {
+				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[dlq.Failed])
 			}
 			return err
 		},

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // An account held through a few minutes of heavy traffic: its hold lists more messages than
@@ -15,8 +17,7 @@ import (
 // dead-lettered by the engine with its reason and source queue: never left to SQS's redrive
 // policy, which would move it unheld (applied, once the tail drains, after later movements)
 // and unnamed (the runbook's redrive refuses a letter that names no source queue). The list
-// is written through the engine's own HoldGroup and HoldMessages; the movement goes through
-// the pipeline.
+// is written through the port contract's HoldAhead; the movement goes through the pipeline.
 func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_by_the_engine(t *testing.T) {
 	t.Parallel()
 	c := newCloud(t)
@@ -47,23 +48,23 @@ func TestRecovery_a_message_held_past_one_items_size_is_held_and_dead_lettered_b
 func fillHold(t *testing.T, e *idempotency.Consumer, group string, past int) int {
 	t.Helper()
 	id := func(kind string, i int) string { return fmt.Sprintf("%08d-%s-4b2a-9e1f-%012d", i, kind, i) } // 36 characters
-	if err := e.HoldGroup(t.Context(), group, idempotency.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {
+	if err := holdAhead(t.Context(), e, group, port.Held{EventID: id("0evt", 0), MessageID: id("0msg", 0)}, errors.New("failed 5 times: downstream unavailable")); err != nil {
 		t.Fatal(err)
 	}
 	n, step, lost := 1, 500, 0
 	for n < past {
-		list := make([]idempotency.Held, min(step, past-n))
+		list := make([]port.Held, min(step, past-n))
 		for i := range list {
-			list[i] = idempotency.Held{EventID: id("0evt", n+i), MessageID: id("0msg", n+i)}
+			list[i] = port.Held{EventID: id("0evt", n+i), MessageID: id("0msg", n+i)}
 		}
-		switch err := e.HoldMessages(t.Context(), group, list); {
+		switch _, err := e.Engine().HoldAhead(t.Context(), group, list); {
 		case err == nil:
 			n += len(list)
-		case errors.Is(err, idempotency.ErrHoldFull) && len(list) == 1:
+		case errors.Is(err, port.ErrHoldFull) && len(list) == 1:
 			return n
-		case errors.Is(err, idempotency.ErrHoldFull):
+		case errors.Is(err, port.ErrHoldFull):
 			step = max(len(list)/5, 1)
-		case lost < 3 && !errors.Is(err, idempotency.ErrChanged): // a connection lost under a large item: written again
+		case lost < 3 && !errors.Is(err, operator.ErrChanged): // a connection lost under a large item: written again
 			lost++
 		default:
 			t.Fatalf("filling the hold: %v", err)

@@ -24,7 +24,9 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // cloud is a local cloud's endpoints.json over the emulators, with the template's queues and
@@ -177,7 +179,7 @@ func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *test
 func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.T) {
 	c := newCloud(t)
 	table := c.e.Tables["IdempotencyTable"]
-	rec := idempotency.Record{Key: idempotency.Key("ledger", "credit-9"), Consumer: "ledger", EventID: "credit-9",
+	rec := operator.Record{Key: operator.Key("ledger", "credit-9"), Consumer: "ledger", EventID: "credit-9",
 		EventType: "account.credited", Outcome: "applied", MessageID: "m-9", Group: "acct-9",
 		ProcessedAt: time.Now().UTC().Format(time.RFC3339), ExpiresAt: time.Now().Add(time.Hour).Unix()}
 	item, _ := attributevalue.MarshalMap(rec)
@@ -188,7 +190,7 @@ func TestRecord_get_and_delete_a_consumers_record_and_release_a_hold(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := consumer.HoldGroup(t.Context(), "acct-9", idempotency.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
+	if err := holdAhead(t.Context(), consumer, "acct-9", port.Held{EventID: "debit-8", MessageID: "m-8"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	code, out := c.onceflow(t, "", "record", "get", "--consumer", "ledger", "credit-9")

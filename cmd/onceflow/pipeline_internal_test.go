@@ -22,12 +22,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -96,7 +97,7 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 		t.Fatal(err)
 	}
 	f.engine = engine
-	f.p, err = sqsbatch.NewFor(engine, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
+	f.p, err = sqsbatch.NewFor(engine.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(c.sqs, f.dlq), MaxAttempts: 2, DeadlineMargin: 10 * time.Millisecond},
 		MaxReceiveCount: cfg.MaxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +294,7 @@ func (f *pipeline) letters(t *testing.T) int { return f.c.count(t, f.dlq) }
 func (f *pipeline) inView(t *testing.T) []deadletter.Letter {
 	t.Helper()
 	var got []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), f.c.sqs, f.dlq, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), f.c.sqs, f.dlq, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -345,7 +346,7 @@ func (f *pipeline) wantDiscardable(t *testing.T, id string) {
 }
 
 // hold returns the group's hold and whether it holds the group.
-func (f *pipeline) hold(t *testing.T, group string) (idempotency.Hold, bool) {
+func (f *pipeline) hold(t *testing.T, group string) (operator.Hold, bool) {
 	t.Helper()
 	h, ok, err := f.admin.Hold(t.Context(), "ledger", group)
 	if err != nil {
@@ -363,7 +364,7 @@ func (f *pipeline) wantFree(t *testing.T, group, when string) {
 }
 
 // heldList names the entries of a hold, in order.
-func heldList(h idempotency.Hold) string {
+func heldList(h operator.Hold) string {
 	var s []string
 	for _, e := range h.Held {
 		s = append(s, e.String())

@@ -89,7 +89,7 @@ func showRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id strin
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "record %s: ", idempotency.Key(f.consumer, id))
+	fmt.Fprintf(s.out, "record %s: ", operator.Key(f.consumer, id))
 	if ok {
 		printJSON(s, rec)
 		if rec.ExpiresAt < time.Now().Unix() {
@@ -130,7 +130,7 @@ func deleteRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id str
 		return err
 	}
 	if !ok {
-		fmt.Fprintf(s.out, "no record %s: nothing to delete\n", idempotency.Key(f.consumer, id))
+		fmt.Fprintf(s.out, "no record %s: nothing to delete\n", operator.Key(f.consumer, id))
 		return nil
 	}
 	printJSON(s, rec)
@@ -141,12 +141,12 @@ func deleteRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id str
 	if err := a.DeleteRecordIf(ctx, rec); err != nil {
 		return refused(ctx, err, s, func() (any, bool, error) { return a.Record(ctx, f.consumer, id) })
 	}
-	fmt.Fprintf(s.out, "deleted %s and its attempt count\n", idempotency.Key(f.consumer, id))
+	fmt.Fprintf(s.out, "deleted %s and its attempt count\n", operator.Key(f.consumer, id))
 	return nil
 }
 
 // consequence says what a redelivery of rec's event does once rec is deleted.
-func consequence(rec idempotency.Record) string {
+func consequence(rec operator.Record) string {
 	return what(rec) + "\n" + cached
 }
 
@@ -154,9 +154,9 @@ func consequence(rec idempotency.Record) string {
 // committed or saw (idempotency.Config.CacheSize) outlives the record.
 const cached = "Except where an execution environment of the consumer still remembers the key in its in-memory cache (CacheSize, 1024 keys by default): there a redelivery is still a duplicate, until the environment ends (a deploy or configuration change of the function ends them all)."
 
-func what(rec idempotency.Record) string {
+func what(rec operator.Record) string {
 	switch {
-	case rec.Status == idempotency.StatusInProgress:
+	case rec.Status == operator.StatusInProgress:
 		return "This is a lease in progress: once deleted, a redelivery takes the event at once, even while its holder still runs (the side effect may happen twice; the holder's completion then fails as a lost lease)."
 	case rec.Status != "":
 		return "Once deleted, a redelivery of this event runs the side effect again (the downstream call gets the same idempotency key " + rec.Key + ")."

@@ -26,6 +26,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -81,7 +82,7 @@ func (c *cloud) applied(t *testing.T, k string) []string {
 
 // streamConsumer is the "ledger" consumer of a stream under policy: amount tells the record's
 // key and amount from the event; a negative amount can never succeed.
-func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amount func(cloudevent.Event) (string, int, error)) *idempotency.Consumer {
+func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amount func(cloudevent.Event) (string, int, error)) port.Engine {
 	t.Helper()
 	h := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 		k, n, err := amount(ev)
@@ -98,7 +99,7 @@ func (c *cloud) streamConsumer(t *testing.T, policy idempotency.GroupPolicy, amo
 	if err != nil {
 		t.Fatal(err)
 	}
-	return consumer
+	return consumer.Engine()
 }
 
 // streamPort is one stream port with a batch of three records: the first a poison record past
@@ -108,7 +109,7 @@ type streamPort struct {
 	handle func(t *testing.T, c *cloud, dlq *deadletter.Queue) func(first int) int // handles the batch from record first; returns the failures
 	// replayed builds the same consumer's port and returns its replay queue's handler
 	// (HandleReplay, its claim checks read by payloads) and its stream's, as handle's.
-	replayed func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (replay func(events.SQSEvent) events.SQSEventResponse, stream func(first int) int)
+	replayed func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (replay func(events.SQSEvent) events.SQSEventResponse, stream func(first int) int)
 	ids      []string // the records' event ids
 	group    string   // the hold's group of the key
 	body     string   // how the first letter's body, read back, starts
@@ -136,14 +137,14 @@ func kinesisPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := kinesisbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var d struct {
 				Key string `json:"key"`
 				N   int    `json:"n"`
 			}
 			return d.Key, d.N, json.Unmarshal(ev.Data, &d)
-		}), kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dlq}, Replay: kinesisbatch.ReplayConfig{Payloads: payloads}})
+		}), kinesisbatch.Config{Options: batch.Options{DeadLetter: dlq}, Replay: batch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -191,7 +192,7 @@ func dynamoPort() streamPort {
 	for _, r := range recs {
 		p.ids = append(p.ids, r.EventID)
 	}
-	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads batch.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
+	p.replayed = func(t *testing.T, c *cloud, dlq *deadletter.Queue, payloads claimcheck.PayloadReader) (func(events.SQSEvent) events.SQSEventResponse, func(int) int) {
 		proc, err := dynamodbbatch.New(c.streamConsumer(t, idempotency.HoldGroup, func(ev cloudevent.Event) (string, int, error) {
 			var ch events.DynamoDBStreamRecord
 			if err := json.Unmarshal(ev.Data, &ch); err != nil {
@@ -200,7 +201,7 @@ func dynamoPort() streamPort {
 			var n int
 			_, err := fmt.Sscan(ch.NewImage["n"].Number(), &n)
 			return ch.Keys["pk"].String(), n, err
-		}), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq}, Replay: dynamodbbatch.ReplayConfig{Payloads: payloads}})
+		}), dynamodbbatch.Config{Options: batch.Options{DeadLetter: dlq}, Replay: batch.ReplayConfig{Payloads: payloads}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +289,7 @@ func TestDLQ_discard_of_a_payload_keyed_stream_letter_answers_the_producers_put_
 		}
 		return ev.Subject, 1, nil
 	})
-	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: c.letters(t)}, Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
+	proc, err := kinesisbatch.New(consumer, kinesisbatch.Config{Options: batch.Options{DeadLetter: c.letters(t)}, Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/pkg/claimcheck"
-	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // target is where the commands act: AWS, or the local cloud, and what the tool knows of the
@@ -197,7 +197,7 @@ func (t *target) sourceQueue(ctx context.Context, dlqURL string, s ioStreams) st
 		}
 		slices.Sort(candidates)
 	}
-	url, ok, err := deadletter.SourceQueue(ctx, t.sqs, dlqURL, candidates)
+	url, ok, err := dlq.SourceQueue(ctx, t.sqs, dlqURL, candidates)
 	if err != nil {
 		fmt.Fprintf(s.err, "the dead-letter queue's source queue not found among %s's: %v\n", t.stack.from, err)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/iam"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // callBench is one call of the benchmark, direct to the emulator or through the gatekeeper.
@@ -34,9 +34,9 @@ type callBench struct {
 // and mean latency both ways and the gated/direct ratios, measured in the same run.
 func BenchmarkGatekeeper(b *testing.B) {
 	ctx := context.Background()
-	direct := testenv.DynamoDB(b)
-	table := testenv.CreateTable(b, direct, "gk-bench", false)
-	queue, err := testenv.SQS(b).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name("gk-bench"))})
+	direct := testkit.DynamoDB(b)
+	table := testkit.Table(b, direct, "gk-bench", "pk")
+	queue, err := testkit.SQS(b).CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(testkit.Name("gk-bench"))})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func BenchmarkGatekeeper(b *testing.B) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	gatedDB := dynamodb.NewFromConfig(as("LOCALbench", srv.URL))
-	directSQS, gatedSQS := testenv.SQS(b), sqs.NewFromConfig(as("LOCALbench", srv.URL))
+	directSQS, gatedSQS := testkit.SQS(b), sqs.NewFromConfig(as("LOCALbench", srv.URL))
 	key := func(i int, path string) map[string]ddbtypes.AttributeValue {
 		return map[string]ddbtypes.AttributeValue{"pk": s(fmt.Sprintf("ITEM#%s-%d", path, i))}
 	}

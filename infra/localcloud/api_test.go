@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/onceflow/onceflow/infra/localcloud"
 )
 

@@ -22,10 +22,8 @@ import (
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/operator"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -98,7 +96,7 @@ func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *tes
 	k.cloud.Store(c)
 	ep := c.Endpoints()
 	q, dlq := ep.Queues["LedgerQueue"].URL, ep.Queues["LedgerDeadLetterQueue"].URL
-	sqsc := testenv.SQS(t)
+	sqsc := testkit.SQS(t)
 	send := func(ev cloudevent.Event) string { // its message id
 		t.Helper()
 		body, err := cloudevent.Encode(ev)
@@ -123,10 +121,10 @@ func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *tes
 		m, _ := strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
 		return n + m
 	}
-	db := testenv.DynamoDB(t)
+	db := testkit.DynamoDB(t)
 
 	poisonMessage := send(poison)
-	testenv.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		if n := inDLQ(); n < 1 {
 			return fmt.Errorf("dead-letter queue holds %d; want the poison moved by the queue (%d kills so far)", n, k.kills.Load())
 		}
@@ -143,7 +141,7 @@ func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *tes
 
 	send(movement(held, "later"))
 	send(movement(other, "1"))
-	testenv.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		if n := inDLQ(); n < 2 {
 			return fmt.Errorf("dead-letter queue holds %d; want the account's later movement held behind the poison", n)
 		}

@@ -68,7 +68,9 @@ func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 	bin := filepath.Join(entry, "bootstrap")
 	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTMPDIR="+tmp)
+	// A function is built as its own module resolves it (its go.mod, its replaces), never by a
+	// workspace the caller happens to run in (make test's GOWORK), which may not list it.
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOTMPDIR="+tmp, "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("build %s (%s): %w\n%s", id, dir, err, b)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 

@@ -22,6 +22,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/internal/localaws"
+	"github.com/onceflow/onceflow/pkg/testkit/emulator"
 )
 
 // Cloud is a running local cloud. Its methods are safe for concurrent use.
@@ -142,24 +143,24 @@ func (c *Cloud) startEmulators(ctx context.Context) error {
 	e.Region, e.DynamoDB, e.SQS, e.Kinesis = Region, c.cfg.DynamoDBEndpoint, c.cfg.SQSEndpoint, c.cfg.KinesisEndpoint
 	wantKinesis := e.Kinesis == "" && len(c.tmpl.Kinesis) > 0
 	if e.DynamoDB == "" || e.SQS == "" || wantKinesis {
-		if err := c.ensurePackages(ctx); err != nil {
+		dir, err := c.ensurePackages(ctx)
+		if err != nil {
 			return err
 		}
-	}
-	var err error
-	if e.DynamoDB == "" {
-		if e.DynamoDB, err = c.startDynamoDB(ctx); err != nil {
-			return err
+		if e.DynamoDB == "" {
+			if e.DynamoDB, err = c.startEmulator(ctx, emulator.DynamoDB, dir, dynamoDBReady); err != nil {
+				return err
+			}
 		}
-	}
-	if e.SQS == "" {
-		if e.SQS, err = c.startFauxqs(ctx); err != nil {
-			return err
+		if e.SQS == "" {
+			if e.SQS, err = c.startEmulator(ctx, emulator.SQS, dir, nil); err != nil {
+				return err
+			}
 		}
-	}
-	if wantKinesis {
-		if e.Kinesis, err = c.startKinesalite(ctx); err != nil {
-			return err
+		if wantKinesis {
+			if e.Kinesis, err = c.startEmulator(ctx, emulator.Kinesis, dir, nil); err != nil {
+				return err
+			}
 		}
 	}
 	// Everything reaches SQS through the proxy that keeps what fauxqs drops (AWSTraceHeader).

@@ -30,7 +30,7 @@ const maxStreamShards = 64
 // Config says what to run and where. The zero value runs template.yaml of the module that
 // holds the working directory, with state in its .local directory.
 type Config struct {
-	// Root is the module root: infra/node_modules and .local/bin live under it. Default: the
+	// Root is the module root: .local/bin lives under it. Default: the
 	// nearest directory holding go.mod, from the working directory upward.
 	Root string
 	// Template is the SAM template. Default: Root/template.yaml.
@@ -70,8 +70,8 @@ type Config struct {
 	DynamoDBEndpoint, SQSEndpoint, KinesisEndpoint string
 	// RIE is the aws-lambda-rie binary. Default: Root/.local/bin/aws-lambda-rie.
 	RIE string
-	// Install lets Start install what is missing (npm ci in infra/, go install of RIEModule);
-	// without it a missing piece is an error that says how to get it.
+	// Install lets Start install what is missing (the engine's pinned emulators, go install of
+	// RIEModule); without it a missing piece is an error that says how to get it.
 	Install bool
 	// Logger receives the local cloud's own log. Default: discard.
 	Logger *slog.Logger

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // TestFauxqs_refuses_the_characters_SQS_refuses_and_every_one_beyond_U_FFFF pins what the
@@ -20,8 +20,8 @@ import (
 // escapes those in its bodies, so the local cloud carries them.
 func TestFauxqs_refuses_the_characters_SQS_refuses_and_every_one_beyond_U_FFFF(t *testing.T) {
 	t.Parallel()
-	client := testenv.SQS(t)
-	q := testenv.FIFOQueue(t, client, "chars")
+	client := testkit.SQS(t)
+	q := testkit.CreateFIFOQueue(t, client, "chars")
 	cases := []struct {
 		r             rune
 		sqs, emulator bool // accepted by SQS (documented), by fauxqs (measured)

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/lambda"
 
 	"github.com/onceflow/onceflow/infra/reap"
+	"github.com/onceflow/onceflow/pkg/testkit/emulator"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -46,13 +47,13 @@ func (c *Cloud) startPool(ctx context.Context, f *Function, bootstrap string, n 
 }
 
 func (c *Cloud) startEnv(ctx context.Context, p *pool, env *environment) error {
-	rie, err := freePort()
+	rie, err := emulator.FreePort()
 	if err != nil {
 		return err
 	}
-	api, err := freePort()
+	api, err := emulator.FreePort()
 	for err == nil && api == rie { // two picks at random can meet
-		api, err = freePort()
+		api, err = emulator.FreePort()
 	}
 	if err != nil {
 		return err

@@ -17,9 +17,7 @@ import (
 	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -99,7 +97,7 @@ func TestGatekeeper_refuses_the_ledgers_commit_without_ConditionCheckItem(t *tes
 	}
 	idem := "arn:aws:dynamodb:us-east-1:000000000000:table/" + ep.Tables["IdempotencyTable"].Name
 	var denial gatekeeper.Denial
-	testenv.Eventually(t, time.Minute, func() error {
+	testkit.Eventually(t, time.Minute, func() error {
 		d := c.Access().Denials
 		i := slices.IndexFunc(d, func(d gatekeeper.Denial) bool { return d.Principal == "LedgerFunction" })
 		if i < 0 {
@@ -115,7 +113,7 @@ func TestGatekeeper_refuses_the_ledgers_commit_without_ConditionCheckItem(t *tes
 	if s := c.Access().Summary(); !strings.Contains(s, "LedgerFunction was refused dynamodb:ConditionCheckItem on "+idem) {
 		t.Errorf("summary %q; want the refusal named", s)
 	}
-	if accountItem(t, testenv.DynamoDB(t), ep.Tables["AppTable"].Name, account) {
+	if accountItem(t, testkit.DynamoDB(t), ep.Tables["AppTable"].Name, account) {
 		t.Errorf("account %s has a balance: the refused commit was applied", account)
 	}
 }

@@ -19,8 +19,8 @@ import (
 
 	"github.com/onceflow/onceflow/infra/gatekeeper"
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // as returns the configuration of a principal of the shared cloud, through its gatekeeper.
@@ -108,12 +108,12 @@ func TestGatekeeper_the_pollers_call_as_their_function(t *testing.T) {
 		MessageBody: aws.String(body), MessageGroupId: aws.String(body)}); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		_, err := getItem(ep, "sqs#"+body)
 		return err
 	})
 	// at least a receive, the function's put and the delete, which follows the put: waited for
-	testenv.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		if n := c.Access().ByPrincipal["SQSConsumer"].Authorized - before; n < 3 {
 			return fmt.Errorf("%d calls authorised as SQSConsumer; want the poller's receive and delete and the function's put", n)
 		}

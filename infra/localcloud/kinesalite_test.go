@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 

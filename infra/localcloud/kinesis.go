@@ -3,10 +3,6 @@ package localcloud
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,39 +20,6 @@ type KinesisStream struct {
 // KinesisClient returns a Kinesis client for the local emulator (kinesalite).
 func (e Endpoints) KinesisClient() *kinesis.Client {
 	return kinesis.NewFromConfig(AWSConfig(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(e.Kinesis) })
-}
-
-// startKinesalite starts the pinned kinesalite in memory on a loopback port (its command line
-// binds every interface: the loopback preload keeps it on 127.0.0.1).
-func (c *Cloud) startKinesalite(ctx context.Context) (string, error) {
-	if _, err := exec.LookPath("node"); err != nil {
-		return "", fmt.Errorf("node not found: kinesalite needs Node.js 20 or newer")
-	}
-	cli := filepath.Join(c.cfg.Root, "infra", "node_modules", "kinesalite", "cli.js")
-	if _, err := os.Stat(cli); err != nil {
-		return "", fmt.Errorf("kinesalite not found: run `cd infra && npm ci`: %w", err)
-	}
-	port, err := freePort()
-	if err != nil {
-		return "", err
-	}
-	cmd := exec.Command("node", "--require", filepath.Join(c.cfg.Root, "infra", "loopback", "loopback.cjs"), cli,
-		"--port", fmt.Sprint(port), "--createStreamMs", "50", "--deleteStreamMs", "50", "--updateStreamMs", "50",
-		"--shardLimit", "500") // AWS's default shard limit (kinesalite's is 10)
-	p, err := c.startTracked("kinesalite", cmd)
-	if err != nil {
-		return "", err
-	}
-	endpoint := fmt.Sprintf("http://127.0.0.1:%d", port)
-	err = waitReady(ctx, p, readyBound, func(ctx context.Context) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, endpoint, nil)
-		resp, err := http.DefaultClient.Do(req) // any answer: it listens
-		if err == nil {
-			resp.Body.Close()
-		}
-		return err
-	})
-	return endpoint, err
 }
 
 // cfnKinesisStream holds the AWS::Kinesis::Stream properties the local cloud applies.

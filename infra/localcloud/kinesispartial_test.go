@@ -16,7 +16,7 @@ import (
 	kintypes "github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // kinesisScript answers its first invocation as told (a partial batch response naming the
@@ -93,7 +93,7 @@ func TestKinesisPoller_partial_responses_and_bisect(t *testing.T) {
 				t.Fatal(err)
 			}
 			var calls [][]string
-			testenv.Eventually(t, 30*time.Second, func() error {
+			testkit.Eventually(t, 30*time.Second, func() error {
 				if calls = tc.script.calls(); len(calls) < 2 {
 					return fmt.Errorf("%d invocations; want 2", len(calls))
 				}

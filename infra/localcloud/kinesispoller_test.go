@@ -17,7 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The hash keys of the two shards of the test template's Clicks stream (kinesalite splits the
@@ -72,7 +72,7 @@ func TestKinesisPoller_delivers_records_of_the_template_stream_as_Lambda_does(t 
 	id := fmt.Sprintf("k%d-plain", time.Now().UnixNano())
 	filtered := c.Stats().Mappings["KinesisConsumer/Clicks"].Filtered
 	putClicks(t, ep, click{"x" + id, "dropped by the filter", firstShard}, click{id, "hello", secondShard})
-	testenv.Eventually(t, 30*time.Second, func() error { _, err := getItem(ep, "kseen#"+id); return err })
+	testkit.Eventually(t, 30*time.Second, func() error { _, err := getItem(ep, "kseen#"+id); return err })
 	item, _ := getItem(ep, "kseen#"+id)
 	stream := ep.KinesisStreams["Clicks"]
 	if got, want := str(item, "source"), "aws:kinesis "+stream.ARN; got != want {
@@ -84,7 +84,7 @@ func TestKinesisPoller_delivers_records_of_the_template_stream_as_Lambda_does(t 
 	if str(item, "key") != id {
 		t.Errorf("partition key = %q; want %q", str(item, "key"), id)
 	}
-	testenv.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		if n := c.Stats().Mappings["KinesisConsumer/Clicks"].Filtered - filtered; n < 1 {
 			return fmt.Errorf("%d records filtered; want the one whose id does not start with k", n)
 		}
@@ -104,13 +104,13 @@ func TestKinesisPoller_a_failure_in_the_middle_of_a_batch_retries_from_the_repor
 	start := failures()
 	putClicks(t, ep, click{before, "one", firstShard}, click{gated, "gate", firstShard}, click{after, "three", firstShard})
 	putClicks(t, ep, click{other, "elsewhere", secondShard})
-	testenv.Eventually(t, 60*time.Second, func() error {
+	testkit.Eventually(t, 60*time.Second, func() error {
 		if n := failures() - start; n < 2 {
 			return fmt.Errorf("%d failed deliveries of the gated record; want 2", n)
 		}
 		return nil
 	})
-	testenv.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		if n := deliveries(t, ep, other); n != 1 {
 			return fmt.Errorf("the other shard's record handled %d times; want once while the first shard waits", n)
 		}
@@ -129,7 +129,7 @@ func TestKinesisPoller_a_failure_in_the_middle_of_a_batch_retries_from_the_repor
 		t.Fatal(err)
 	}
 	for _, id := range []string{gated, after} {
-		testenv.Eventually(t, 60*time.Second, func() error {
+		testkit.Eventually(t, 60*time.Second, func() error {
 			if n := deliveries(t, ep, id); n != 1 {
 				return fmt.Errorf("%s handled %d times; want once", id, n)
 			}
@@ -152,7 +152,7 @@ func TestKinesisPoller_discards_after_maximum_retries_to_the_on_failure_destinat
 	putClicks(t, ep, click{id, "poison", firstShard})
 	// MaximumRetryAttempts 3: four invocations a second apart, then the failure record.
 	var body string
-	testenv.Eventually(t, 60*time.Second, func() error {
+	testkit.Eventually(t, 60*time.Second, func() error {
 		out, err := ep.SQSClient().ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(ep.Queues["KinesisFailures"].URL), WaitTimeSeconds: 1})
 		if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/kinesis"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // orderFunction records the data of every record it is given, in delivery order, and takes
@@ -90,7 +90,7 @@ func TestKinesisPoller_delivers_a_child_shard_after_its_parent(t *testing.T) {
 		NewStartingHashKey: aws.String("170141183460469231731687303715884105728")}); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		out, err := client.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(name)})
 		if err != nil {
 			return err
@@ -108,7 +108,7 @@ func TestKinesisPoller_delivers_a_child_shard_after_its_parent(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"slow", "b", "c", "d"}
-	testenv.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		if got := fn.snapshot(); len(got) < len(want) {
 			return fmt.Errorf("delivered %v; want %v", got, want)
 		}

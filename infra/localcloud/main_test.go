@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 

@@ -15,7 +15,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func getItem(ep localcloud.Endpoints, pk string) (map[string]types.AttributeValue, error) {
@@ -54,7 +54,7 @@ func TestSQSPoller_deletes_successes_and_dead_letters_failures(t *testing.T) {
 		if strings.HasPrefix(body, "fail") {
 			continue
 		}
-		testenv.Eventually(t, 20*time.Second, func() error {
+		testkit.Eventually(t, 20*time.Second, func() error {
 			item, err := getItem(ep, "sqs#"+body)
 			if err != nil {
 				return err
@@ -71,7 +71,7 @@ func TestSQSPoller_deletes_successes_and_dead_letters_failures(t *testing.T) {
 	// The failed message comes back after each visibility timeout (2 s) and, past
 	// maxReceiveCount (2), moves to the dead-letter queue.
 	var dead []sqstypes.Message
-	testenv.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		out, err := q.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(dlq.URL),
 			MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
 		if err != nil {
@@ -86,7 +86,7 @@ func TestSQSPoller_deletes_successes_and_dead_letters_failures(t *testing.T) {
 	if len(dead) != 1 || aws.ToString(dead[0].Body) != "fail-"+id {
 		t.Fatalf("dead letters = %v, want only fail-%s", dead, id)
 	}
-	testenv.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		out, err := q.GetQueueAttributes(ctx, &sqs.GetQueueAttributesInput{QueueUrl: aws.String(queue.URL),
 			AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
 				sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
@@ -110,7 +110,7 @@ func TestStreamPoller_delivers_inserts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		item, err := getItem(ep, "seen#"+pk)
 		if err != nil {
 			return err
@@ -155,7 +155,7 @@ func TestSQSPoller_redelivers_a_batch_whose_environment_crashed_after_commit(t *
 	}
 	// The first delivery commits its item and loses its answer; the message comes back after
 	// the visibility timeout and the second delivery overwrites the item and is deleted.
-	testenv.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		item, err := getItem(ep, "sqs#"+body)
 		if err != nil {
 			return err
@@ -188,7 +188,7 @@ func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T
 	put(gated, "gate")
 	put(after, "after")
 	// Several failed deliveries (fewer than MaximumRetryAttempts), however slow the machine.
-	testenv.Eventually(t, 60*time.Second, func() error {
+	testkit.Eventually(t, 60*time.Second, func() error {
 		if n := failures() - before; n < 2 {
 			return fmt.Errorf("%d failed deliveries of the gated record, want 2", n)
 		}
@@ -201,7 +201,7 @@ func TestStreamPoller_retries_from_the_first_failed_record_in_order(t *testing.T
 	}
 	put("gate#"+gated, "open")
 	for _, pk := range []string{gated, after} {
-		testenv.Eventually(t, 60*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
+		testkit.Eventually(t, 60*time.Second, func() error { _, err := getItem(ep, "seen#"+pk); return err })
 	}
 }
 
@@ -218,7 +218,7 @@ func TestStreamPoller_discards_after_maximum_retries_to_the_on_failure_destinati
 	}
 	// MaximumRetryAttempts 8: nine invocations a second apart, then the failure record.
 	var body string
-	testenv.Eventually(t, 90*time.Second, func() error {
+	testkit.Eventually(t, 90*time.Second, func() error {
 		out, err := ep.SQSClient().ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(ep.Queues["StreamFailures"].URL), WaitTimeSeconds: 1})
 		if err != nil {

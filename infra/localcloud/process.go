@@ -4,20 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
-	"github.com/onceflow/onceflow/infra/reap"
+	"github.com/onceflow/onceflow/pkg/testkit/child"
 )
 
 // proc is a child process in its own process group, its output in a log file. It dies with
-// this process (reap.Start).
+// this process (child.Start).
 type proc struct {
 	name string
 	cmd  *exec.Cmd
@@ -39,7 +36,7 @@ func startProc(name string, cmd *exec.Cmd, logPath string, fresh bool) (*proc, e
 	// Its own process group, so that stop ends what it started too; SIGKILL from the kernel
 	// when this process ends, however it ends, so that a killed test or supervisor leaves none.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := reap.Start(cmd, syscall.SIGKILL); err != nil {
+	if err := child.Start(cmd, syscall.SIGKILL); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
@@ -76,63 +73,6 @@ func (p *proc) stop(grace time.Duration) {
 		_ = syscall.Kill(-p.pid(), syscall.SIGKILL)
 		<-p.done
 	}
-}
-
-// minPort is the lowest port freePort hands out: above the well-known and most registered
-// services' ports.
-const minPort = 10000
-
-// ephemeralRange is the kernel's range of ports for client sockets and binds to port 0
-// (net.ipv4.ip_local_port_range), Linux's default when it cannot be read.
-func ephemeralRange() (lo, hi int) { return portRange("/proc/sys/net/ipv4/ip_local_port_range") }
-
-// portRange reads a range of ports as ip_local_port_range gives it ("32768\t60999"), Linux's
-// default when the file cannot be read or says something else.
-func portRange(file string) (lo, hi int) {
-	b, err := os.ReadFile(file)
-	if err == nil {
-		if f := strings.Fields(string(b)); len(f) == 2 {
-			l, err1 := strconv.Atoi(f[0])
-			h, err2 := strconv.Atoi(f[1])
-			if err1 == nil && err2 == nil && l > 0 && h >= l && h <= 65535 {
-				return l, h
-			}
-		}
-	}
-	return 32768, 60999
-}
-
-// freePort returns a free loopback port for an emulator to bind, picked at random below the
-// kernel's ephemeral range. The port is free when returned and bound by the emulator a moment
-// later; in between, a port of the ephemeral range could be taken by any socket a test dials
-// (each takes one from that range), and a busy machine did exactly that. Below the range only
-// another freePort, in a parallel test package, can take it: a chance of about one in the
-// range's size.
-func freePort() (int, error) {
-	from, to := portsOutsideEphemeral()
-	var last error
-	for range 50 {
-		port := from + rand.IntN(to-from)
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			last = err // in use: another
-			continue
-		}
-		_ = l.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("no free loopback port in [%d, %d) after 50 tries: %w", from, to, last)
-}
-
-// portsOutsideEphemeral is the range [from, to) freePort picks in: from minPort up to the
-// kernel's ephemeral range, or, where that range starts too low to leave room below it, above
-// it.
-func portsOutsideEphemeral() (from, to int) {
-	lo, hi := ephemeralRange()
-	if lo-minPort >= 4096 || 65536-(hi+1) < 4096 {
-		return minPort, max(lo, minPort+4096)
-	}
-	return hi + 1, 65536
 }
 
 // readyBound is how long a started process has to become ready: a bound on a hang, never a

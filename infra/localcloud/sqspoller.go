@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/localaws"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // sqsAPI is what the SQS poller needs of the SQS client.
@@ -70,7 +70,7 @@ func (p *sqsPoller) deliver(ctx context.Context, msgs []sqstypes.Message) {
 	if len(msgs) == 0 {
 		return
 	}
-	payload, err := json.Marshal(localaws.SQSEvent(msgs, p.event.SourceARN))
+	payload, err := json.Marshal(sqsbatch.EventOf(msgs, p.event.SourceARN))
 	if err != nil {
 		p.onError("sqs event", "err", err)
 		return
@@ -123,7 +123,7 @@ func (p *sqsPoller) dropFiltered(ctx context.Context, msgs []sqstypes.Message) [
 	}
 	var kept []sqstypes.Message
 	var drop []sqstypes.DeleteMessageBatchRequestEntry
-	for i, rec := range localaws.SQSEvent(msgs, p.event.SourceARN).Records {
+	for i, rec := range sqsbatch.EventOf(msgs, p.event.SourceARN).Records {
 		if p.event.Filter.match(sqsFilterView(rec)) {
 			kept = append(kept, msgs[i])
 		} else {

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func traceAttr(h string) map[string]sqstypes.MessageSystemAttributeValue {
@@ -40,7 +40,7 @@ func TestSQSPoller_passes_each_messages_AWSTraceHeader_in_the_SQS_event(t *testi
 	}
 	want := map[string]string{"single-" + id: h1, "batch-a-" + id: h2, "batch-b-" + id: ""}
 	for body, h := range want {
-		testenv.Eventually(t, 20*time.Second, func() error {
+		testkit.Eventually(t, 20*time.Second, func() error {
 			item, err := getItem(ep, "sqs#"+body)
 			if err != nil {
 				return err

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // poisonFunction fails a whole invocation (a function error, not a partial batch response)
@@ -64,8 +64,8 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 	for _, bisect := range []bool{true, false} {
 		t.Run(fmt.Sprintf("bisect=%t", bisect), func(t *testing.T) {
 			t.Parallel()
-			db := testenv.DynamoDB(t)
-			table, arn := testenv.AppTable(t, db)
+			db := testkit.DynamoDB(t)
+			table, arn := testkit.StreamTable(t, db, "app")
 			var want []string
 			for i := range 8 {
 				want = append(want, fmt.Sprintf("%02d", i))
@@ -77,11 +77,11 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 			fn := &poisonFunction{poison: want[5], poisoned: true}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 8, localcloud.StreamOptions{Bisect: bisect, MaxRecordAge: -1}, fn); err != nil {
+			if err := localcloud.RunStreamPollerWith(ctx, testkit.Streams(t), arn, 1, 8, localcloud.StreamOptions{Bisect: bisect, MaxRecordAge: -1}, fn); err != nil {
 				t.Fatal(err)
 			}
 			if bisect {
-				testenv.Eventually(t, 30*time.Second, func() error {
+				testkit.Eventually(t, 30*time.Second, func() error {
 					if passed, sizes := fn.snapshot(); !slices.Equal(passed, want[:5]) || !slices.Contains(sizes, 1) {
 						return fmt.Errorf("passed %v in batches of %v; want %v, and the failing record alone in a batch", passed, sizes, want[:5])
 					}
@@ -100,7 +100,7 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 			fn.mu.Lock()
 			fn.poisoned = false
 			fn.mu.Unlock()
-			testenv.Eventually(t, 30*time.Second, func() error {
+			testkit.Eventually(t, 30*time.Second, func() error {
 				if passed, _ := fn.snapshot(); !slices.Equal(passed, want) {
 					return fmt.Errorf("passed %v; want every record once, in order: %v", passed, want)
 				}
@@ -115,8 +115,8 @@ func TestStreamPoller_bisect_isolates_a_failing_record_and_retries_it_until_it_s
 // bisect test above) it is retried for good.
 func TestStreamPoller_gives_up_a_failing_record_older_than_MaximumRecordAgeInSeconds(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, arn := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, arn := testkit.StreamTable(t, db, "app")
 	for _, sk := range []string{"00", "01"} {
 		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
 			"pk": &types.AttributeValueMemberS{Value: "k"}, "sk": &types.AttributeValueMemberS{Value: sk}}}); err != nil {
@@ -126,10 +126,10 @@ func TestStreamPoller_gives_up_a_failing_record_older_than_MaximumRecordAgeInSec
 	fn := &poisonFunction{poison: "00", poisoned: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 1, localcloud.StreamOptions{MaxRecordAge: 1}, fn); err != nil {
+	if err := localcloud.RunStreamPollerWith(ctx, testkit.Streams(t), arn, 1, 1, localcloud.StreamOptions{MaxRecordAge: 1}, fn); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, 20*time.Second, func() error {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		if passed, sizes := fn.snapshot(); !slices.Equal(passed, []string{"01"}) {
 			return fmt.Errorf("passed %v after %d invocations; want the record after the expired one", passed, len(sizes))
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // partialFunction answers each invocation with the partial batch response its script gives
@@ -57,8 +57,8 @@ func (f *partialFunction) calls() [][]string {
 // putRecords writes n items of one partition key (sort keys 00, 01, ...) and returns the keys.
 func putRecords(t *testing.T, n int) (arn string, sks []string) {
 	t.Helper()
-	db := testenv.DynamoDB(t)
-	table, arn := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, arn := testkit.StreamTable(t, db, "app")
 	for i := range n {
 		sks = append(sks, fmt.Sprintf("%02d", i))
 		if _, err := db.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(table), Item: map[string]types.AttributeValue{
@@ -83,7 +83,7 @@ func seqOf(recs []events.DynamoDBEventRecord, sk string) string {
 func waitCalls(t *testing.T, f *partialFunction, n int) [][]string {
 	t.Helper()
 	var calls [][]string
-	testenv.Eventually(t, 30*time.Second, func() error {
+	testkit.Eventually(t, 30*time.Second, func() error {
 		if calls = f.calls(); len(calls) < n {
 			return fmt.Errorf("%d invocations %v; want %d", len(calls), calls, n)
 		}
@@ -132,7 +132,7 @@ func TestStreamPoller_partial_batch_responses(t *testing.T) {
 			}}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			if err := localcloud.RunStreamPollerWith(ctx, testenv.Streams(t), arn, 1, 4, localcloud.StreamOptions{Bisect: tc.bisect, MaxRecordAge: -1}, fn); err != nil {
+			if err := localcloud.RunStreamPollerWith(ctx, testkit.Streams(t), arn, 1, 4, localcloud.StreamOptions{Bisect: tc.bisect, MaxRecordAge: -1}, fn); err != nil {
 				t.Fatal(err)
 			}
 			calls := waitCalls(t, fn, 2)
@@ -145,7 +145,7 @@ func TestStreamPoller_partial_batch_responses(t *testing.T) {
 				t.Errorf("after the response to %v the next batch is %v; want %v, or the start of it", calls[0], calls[1], tc.want)
 			}
 			// Every record is delivered in the end, and none checkpointed comes again.
-			testenv.Eventually(t, 30*time.Second, func() error {
+			testkit.Eventually(t, 30*time.Second, func() error {
 				var last []string
 				for _, c := range fn.calls() {
 					last = append(last, c...)

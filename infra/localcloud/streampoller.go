@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
-	"github.com/onceflow/onceflow/internal/localaws"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 )
 
 // streamsAPI is what the stream poller needs of the DynamoDB Streams client.
@@ -194,7 +194,7 @@ func (p *streamPoller) encode(recs []streamRecord) ([]byte, []string, error) {
 	for i, r := range recs {
 		raw[i] = r.record.(types.Record)
 	}
-	all, err := localaws.DynamoDBEvent(raw, p.event.SourceARN)
+	all, err := dynamodbbatch.EventOf(raw, p.event.SourceARN)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // shardFunction stands for a stream function: it records what it saw, per partition key, and
@@ -68,8 +68,8 @@ func (f *shardFunction) snapshot() (map[string][]string, int) {
 
 func TestStreamPoller_virtual_shards_keep_each_partition_key_in_order_and_run_concurrently(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, arn := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, arn := testkit.StreamTable(t, db, "app")
 	keys := []string{"blocked", "a", "b", "c", "d", "e", "f", "g"}
 	var want []string
 	for i := range 10 {
@@ -84,7 +84,7 @@ func TestStreamPoller_virtual_shards_keep_each_partition_key_in_order_and_run_co
 	fn := &shardFunction{seen: map[string][]string{}, blocked: true}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := localcloud.RunStreamPoller(ctx, testenv.Streams(t), arn, 4, 3, fn); err != nil {
+	if err := localcloud.RunStreamPoller(ctx, testkit.Streams(t), arn, 4, 3, fn); err != nil {
 		t.Fatal(err)
 	}
 	// While "blocked" keeps failing, the keys of the other virtual shards flow; then it is

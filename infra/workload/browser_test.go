@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/workload"
-	"github.com/onceflow/onceflow/internal/shorttest"
+	"github.com/onceflow/onceflow/pkg/testkit/shorttest"
 )
 
 // chromium returns Debian's Chromium, which `make test` installs when it is missing.

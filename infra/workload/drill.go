@@ -406,7 +406,7 @@ func (r *run) cliSkip(ctx context.Context, st *drillStats, args ...string) (stri
 func refusedChanged(out string) bool {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	last := lines[len(lines)-1]
-	return strings.Contains(last, "refused, nothing written: ") && strings.Contains(last, idempotency.ErrChanged.Error())
+	return strings.Contains(last, "refused, nothing written: ") && strings.Contains(last, operator.ErrChanged.Error())
 }
 
 func accountID(i int) string { return fmt.Sprintf("acct-%03d", i) }

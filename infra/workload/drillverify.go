@@ -22,7 +22,7 @@ func (r *run) discardedKeys() map[string]bool {
 		return out
 	}
 	for _, id := range r.drilled.discarded {
-		out[idempotency.Key(name, id)] = true
+		out[operator.Key(name, id)] = true
 	}
 	return out
 }
@@ -32,7 +32,7 @@ func (r *run) discardedKeys() map[string]bool {
 // findable with `onceflow record get` (recorded as discarded with its body; for a conflict,
 // beside the applied event's record, which stays); no poisoned account is held; every legitimate movement of a
 // poisoned account was applied or rejected.
-func (r *run) drillProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string) {
+func (r *run) drillProblems(ctx context.Context, recs map[string]operator.Record) ([]string, string) {
 	st := r.drilled
 	var p []string
 	if st.err != nil {
@@ -66,7 +66,7 @@ func (r *run) drillProblems(ctx context.Context, recs map[string]idempotency.Rec
 		}
 		for _, m := range byAccount[ps.account] {
 			moves++
-			if rec := recs[idempotency.Key(name, m.EventID)]; rec.Outcome != string(idempotency.Applied) && rec.Outcome != string(idempotency.Rejected) {
+			if rec := recs[operator.Key(name, m.EventID)]; rec.Outcome != string(idempotency.Applied) && rec.Outcome != string(idempotency.Rejected) {
 				p = append(p, fmt.Sprintf("%s: movement %s of a poisoned account not decided (%q)", ps.account, m.EventID, rec.Outcome))
 			}
 		}
@@ -85,7 +85,7 @@ func holdProblems(items []map[string]ddbtypes.AttributeValue, malformed map[stri
 		if pk == nil || !strings.HasPrefix(pk.Value, "#hold#") {
 			continue
 		}
-		var h idempotency.Hold
+		var h operator.Hold
 		if err := attributevalue.UnmarshalMap(it, &h); err != nil {
 			p = append(p, fmt.Sprintf("%s: %v", pk.Value, err))
 			continue

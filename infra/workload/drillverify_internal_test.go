@@ -7,7 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 func TestHoldProblems_reports_a_held_group_but_not_an_injected_ones_or_a_finished_hold(t *testing.T) {
@@ -18,13 +19,13 @@ func TestHoldProblems_reports_a_held_group_but_not_an_injected_ones_or_a_finishe
 		}
 		return m
 	}
-	held := []idempotency.Held{{EventID: "e1", MessageID: "m1"}}
+	held := []port.Held{{EventID: "e1", MessageID: "m1"}}
 	items := []map[string]ddbtypes.AttributeValue{
-		item(idempotency.Hold{Key: "#hold#ledger#acct-001", Consumer: "ledger", Group: "acct-001", BlockerEventID: "e1", Held: held}),
-		item(idempotency.Hold{Key: "#hold#ledger#malformed-ledger-0", Consumer: "ledger", Group: "malformed-ledger-0", Held: held}),
-		item(idempotency.Hold{Key: "#hold#ledger#acct-002", Consumer: "ledger", Group: "acct-002",
-			Skipped: []idempotency.Decision{{Held: held[0], By: "ops"}}, ExpiresAt: 1}),
-		item(idempotency.Record{Key: "ledger#e1", Consumer: "ledger", EventID: "e1", Outcome: "applied"}),
+		item(operator.Hold{Key: "#hold#ledger#acct-001", Consumer: "ledger", Group: "acct-001", BlockerEventID: "e1", Held: held}),
+		item(operator.Hold{Key: "#hold#ledger#malformed-ledger-0", Consumer: "ledger", Group: "malformed-ledger-0", Held: held}),
+		item(operator.Hold{Key: "#hold#ledger#acct-002", Consumer: "ledger", Group: "acct-002",
+			Skipped: []operator.Decision{{Held: held[0], By: "ops"}}, ExpiresAt: 1}),
+		item(operator.Record{Key: "ledger#e1", Consumer: "ledger", EventID: "e1", Outcome: "applied"}),
 	}
 	p, _ := holdProblems(items, map[string][]string{"dlq": {"malformed-ledger-0"}})
 	if len(p) != 1 || !strings.Contains(p[0], "acct-001 of ledger held behind e1") {

@@ -41,6 +41,7 @@ type sentMove struct {
 	Mismatch                 bool   // a retry answered another event
 	Accepted                 int64  // when the API first accepted it: a position in the run's answers
 	AcceptedAt               time.Time
+	Unanswered               bool // no attempt was answered 2xx: the API may have it or not
 }
 
 // traffic counts the HTTP requests of the workload.
@@ -136,6 +137,12 @@ func send(ctx context.Context, client *http.Client, apiURL string, r request, tr
 		}
 		if !ok && i == 0 {
 			tr.failed.Add(1)
+			if r.move != nil {
+				// Unanswered, yet perhaps recorded: an attempt may have committed and lost its
+				// answer. Its place in the account's order is now; resolveUnanswered reads
+				// whether the API has it once the traffic is over.
+				r.move.Accepted, r.move.AcceptedAt, r.move.Unanswered = tr.accepted.Add(1), time.Now(), true
+			}
 			return
 		}
 	}

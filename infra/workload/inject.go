@@ -18,7 +18,7 @@ import (
 var malformedBodies = []string{
 	`this is not JSON %s`,
 	`{"specversion":"1.0","source":"workload","type":"note.created","subject":"%s","data":{}}`,
-	`{"specversion":"1.0","id":"%s","source":"workload","type":"workload.unknown","subject":"x","data":{}}`,
+	`{"specversion":"1.0","id":"%s","source":"workload","type":"workload.unknown","subject":"x","data":{},"data":{}}`,
 }
 
 // injectMalformed sends n malformed messages to each consumer queue and returns their markers

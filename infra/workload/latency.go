@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // Commit is one accepted event committed by one consumer: when the API accepted it (the
@@ -72,7 +72,7 @@ func (r *Report) Latency(consumer string) Percentiles {
 }
 
 // commits pairs each accepted event with the records of its consumers.
-func (r *run) commits(recs map[string]idempotency.Record) []Commit {
+func (r *run) commits(recs map[string]operator.Record) []Commit {
 	var out []Commit
 	for _, q := range r.reqs {
 		var typ, id string
@@ -86,7 +86,7 @@ func (r *run) commits(recs map[string]idempotency.Record) []Commit {
 			continue
 		}
 		for _, c := range r.t.consumersOf(typ) {
-			rec, ok := recs[idempotency.Key(c.Name, id)]
+			rec, ok := recs[operator.Key(c.Name, id)]
 			if !ok {
 				continue
 			}

@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,7 +15,7 @@ import (
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // movementStatus is GET /accounts/{id}/movements/{reference}.
@@ -24,6 +25,9 @@ type movementStatus struct {
 	Reason  string `json:"reason"`
 	At      string `json:"at"`
 }
+
+// errNoMovement is the API's 404 for a movement it has no item of.
+var errNoMovement = errors.New("no such movement")
 
 // getMovement reads the status of a movement the workload sent, where a 202 points to.
 func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, error) {
@@ -39,10 +43,45 @@ func (r *run) getMovement(ctx context.Context, m *sentMove) (movementStatus, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode == http.StatusNotFound {
+		return st, fmt.Errorf("get movement %s of %s: %w", m.Reference, m.Account, errNoMovement)
+	}
 	if resp.StatusCode != http.StatusOK {
 		return st, fmt.Errorf("get movement %s of %s: %d %s", m.Reference, m.Account, resp.StatusCode, b)
 	}
 	return st, json.Unmarshal(b, &st)
+}
+
+// resolveUnanswered asks the API, once the traffic is over, for each movement none of whose
+// attempts was answered 2xx: an attempt may have been recorded and its answer lost (a 5xx after
+// a commit whose response the network dropped), and the ledger then applies it. One the API has
+// is an accepted movement like any other, at the place in its account's order it was sent; one
+// it answers 404 for was never recorded. Anything else fails the run: its fate is unknown.
+func resolveUnanswered(ctx context.Context, reqs []request, get func(context.Context, *sentMove) (movementStatus, bool, error)) (resolved int, err error) {
+	for _, q := range reqs {
+		m := q.move
+		if m == nil || !m.Unanswered || m.EventID != "" {
+			continue
+		}
+		st, ok, err := get(ctx, m)
+		if err != nil {
+			return resolved, fmt.Errorf("unanswered movement %s of %s: %w", m.Reference, m.Account, err)
+		}
+		if ok {
+			m.EventID = st.EventID
+			resolved++
+		}
+	}
+	return resolved, nil
+}
+
+// findMovement is getMovement, a 404 answered as not found.
+func (r *run) findMovement(ctx context.Context, m *sentMove) (movementStatus, bool, error) {
+	st, err := r.getMovement(ctx, m)
+	if errors.Is(err, errNoMovement) {
+		return st, false, nil
+	}
+	return st, err == nil, err
 }
 
 // maxPolled is how many movements movementProblems polls through the API at most: a run of
@@ -54,7 +93,7 @@ const maxPolled = 2000
 // says, applied, or rejected with the record's reason: on its movement item in the table (items,
 // the app table's scan) for every movement, and as a client polling it sees it for up to
 // maxPolled of them, evenly spread over the run.
-func (r *run) movementProblems(ctx context.Context, recs map[string]idempotency.Record, items []map[string]ddbtypes.AttributeValue) ([]string, string) {
+func (r *run) movementProblems(ctx context.Context, recs map[string]operator.Record, items []map[string]ddbtypes.AttributeValue) ([]string, string) {
 	ledgers := r.t.consumersOf(ledger.Credited)
 	if len(ledgers) != 1 {
 		return []string{fmt.Sprintf("want one consumer of %s, found %d", ledger.Credited, len(ledgers))}, ""

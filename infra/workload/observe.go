@@ -19,6 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // depth is what SQS says a queue holds.
@@ -54,18 +55,18 @@ func scan(ctx context.Context, ddb *dynamodb.Client, table string) ([]map[string
 
 // records returns the idempotency records by key, only finished ones (a lease in progress is
 // not a record of an outcome yet).
-func records(ctx context.Context, ddb *dynamodb.Client, table string) (map[string]idempotency.Record, error) {
+func records(ctx context.Context, ddb *dynamodb.Client, table string) (map[string]operator.Record, error) {
 	items, err := scan(ctx, ddb, table)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]idempotency.Record, len(items))
+	out := make(map[string]operator.Record, len(items))
 	for _, item := range items {
-		var r idempotency.Record
+		var r operator.Record
 		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 			return nil, fmt.Errorf("decode idempotency record: %w", err)
 		}
-		if r.Status == "" || r.Status == idempotency.StatusCompleted {
+		if r.Status == "" || r.Status == operator.StatusCompleted {
 			out[r.Key] = r
 		}
 	}

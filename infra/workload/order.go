@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // orderProblems checks that the ledger decided each account's movements (applied or rejected)
@@ -15,7 +15,7 @@ import (
 // after the other, so that order is defined. The ledger's order is that of its records'
 // processedAt: a FIFO group is processed one message after another, each after the one before
 // was committed.
-func (r *run) orderProblems(recs map[string]idempotency.Record) ([]string, string) {
+func (r *run) orderProblems(recs map[string]operator.Record) ([]string, string) {
 	name, byAccount, err := r.ledgerMoves()
 	if err != nil {
 		return []string{err.Error()}, ""
@@ -28,7 +28,7 @@ func (r *run) orderProblems(recs map[string]idempotency.Record) ([]string, strin
 		decided := slices.Clone(accepted)
 		at := map[string]time.Time{}
 		for _, m := range decided {
-			at[m.EventID], _ = time.Parse(time.RFC3339Nano, recs[idempotency.Key(name, m.EventID)].ProcessedAt)
+			at[m.EventID], _ = time.Parse(time.RFC3339Nano, recs[operator.Key(name, m.EventID)].ProcessedAt)
 		}
 		slices.SortStableFunc(decided, func(a, b *sentMove) int { return at[a.EventID].Compare(at[b.EventID]) })
 		for i := range accepted {

@@ -11,6 +11,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // redriveStats is what the redrive of the dead-letter queues moved, and why each message had
@@ -53,14 +54,14 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 		for pass, unseen := 0, 1; unseen > 0 && pass < 5; pass++ {
 			unseen = 0
 			var failed []string
-			err := deadletter.Redrive(ctx, deadletter.RedriveConfig{Client: client, Queue: sc.DLQURL, Replay: sc.ReplayURL, Source: sc.ReplayURL}, func(r deadletter.Redriven) {
+			err := dlq.Redrive(ctx, dlq.RedriveConfig{Client: client, Queue: sc.DLQURL, Replay: sc.ReplayURL, Source: sc.ReplayURL}, func(r dlq.Redriven) {
 				switch r.Outcome {
-				case deadletter.Moved:
+				case dlq.Moved:
 					st.moved++
 					st.reasons[shortReasonOf(r.Letter.Reason)]++
-				case deadletter.Unseen:
+				case dlq.Unseen:
 					unseen = r.Count
-				case deadletter.Failed:
+				case dlq.Failed:
 					failed = append(failed, fmt.Sprintf("%s: %v", r.Letter.MessageID, r.Err))
 				}
 			})

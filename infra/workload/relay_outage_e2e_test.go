@@ -14,7 +14,7 @@ import (
 
 	"github.com/onceflow/onceflow/infra/localcloud"
 	"github.com/onceflow/onceflow/infra/workload/workloadtest"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // relayMapping is the stream event source of the relay in Stats.Mappings.
@@ -59,7 +59,7 @@ func TestRelay_keeps_every_account_in_order_through_an_SQS_outage_longer_than_te
 
 	// The outage lasts until the relay's mapping has invoked it, and failed, more often than the
 	// first attempt and 10 retries of its shard's head record.
-	testenv.Eventually(t, 3*time.Minute, func() error { // about 30 s alone: bounds for a loaded machine
+	testkit.Eventually(t, 3*time.Minute, func() error { // about 30 s alone: bounds for a loaded machine
 		s := cloud.Stats().Mappings[relayMapping]
 		if s.Discarded > 0 {
 			return nil // the old give-up: asserted below
@@ -78,7 +78,7 @@ func TestRelay_keeps_every_account_in_order_through_an_SQS_outage_longer_than_te
 
 	reader := ep.APIClient("relay-outage", "ledger.read")
 	for _, acct := range accounts {
-		testenv.Eventually(t, 2*time.Minute, func() error {
+		testkit.Eventually(t, 2*time.Minute, func() error {
 			for i := range moves {
 				st, out := call(t, reader, http.MethodGet, fmt.Sprintf("%s/accounts/%s/movements/r%d", ep.APIURL, acct, i), "")
 				if st != http.StatusOK || out["status"] != "applied" {

@@ -97,6 +97,10 @@ func (r *run) execute(ctx context.Context) (*Report, error) {
 	}
 	drive(ctx, r.apiClient(), ep.APIURL, cfg, r.reqs, &r.tr)
 	close(traffic)
+	if _, err := resolveUnanswered(ctx, r.reqs, r.findMovement); err != nil {
+		stop()
+		return nil, fmt.Errorf("workload: %w", err)
+	}
 	if cfg.Poison > 0 {
 		r.phases.enter("drill")
 		r.drilled = <-drilled

@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/statement"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // statements is what the app table holds of the accounts' statements (package statement),
@@ -77,7 +78,7 @@ func readStatements(items []map[string]ddbtypes.AttributeValue) (statements, err
 // last line. No record of a stream consumer is rejected: the statement head's condition rejects
 // a change applied after a later one (its line not written), so with every line there and none
 // rejected, the statement was written in its account's order.
-func (r *run) statementProblems(items []map[string]ddbtypes.AttributeValue, recs map[string]idempotency.Record) ([]string, string) {
+func (r *run) statementProblems(items []map[string]ddbtypes.AttributeValue, recs map[string]operator.Record) ([]string, string) {
 	s, err := readStatements(items)
 	if err != nil {
 		return []string{err.Error()}, ""

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/localcloud"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -47,7 +47,7 @@ func checkTraces(t *testing.T, cloud *localcloud.Cloud) {
 		{"LedgerFunction", credit["eventId"].(string), creditTrace},
 	}
 	for _, w := range want {
-		testenv.Eventually(t, 90*time.Second, func() error {
+		testkit.Eventually(t, 90*time.Second, func() error {
 			lines, err := localcloud.ReadLogs(cloud.StateDir(), w.function)
 			if err != nil {
 				return err

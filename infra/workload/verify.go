@@ -21,6 +21,7 @@ import (
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // verify checks the invariants and adds them to rep.
@@ -145,7 +146,7 @@ func (r *run) apiProblems(rep *Report) []string {
 	return p
 }
 
-func (r *run) recordProblems(recs map[string]idempotency.Record) []string {
+func (r *run) recordProblems(recs map[string]operator.Record) []string {
 	var p []string
 	want := r.discardedKeys()
 	for _, keys := range r.expected() {
@@ -228,7 +229,7 @@ func (r *run) accountPage(ctx context.Context, id, cursor string) (account, bool
 	return a, false, fmt.Errorf("get account %s: %d %s", id, resp.StatusCode, b)
 }
 
-func (r *run) accountProblems(ctx context.Context, recs map[string]idempotency.Record) ([]string, string, error) {
+func (r *run) accountProblems(ctx context.Context, recs map[string]operator.Record) ([]string, string, error) {
 	name, byAccount, err := r.ledgerMoves()
 	if err != nil {
 		return []string{err.Error()}, "", nil

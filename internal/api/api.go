@@ -16,7 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/google/uuid"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // DB is the part of the DynamoDB client the API uses. *dynamodb.Client implements it; it must
@@ -48,7 +48,7 @@ type Config struct {
 // Holds reads a consumer's hold of a message group. *operator.Admin implements it; it must
 // be safe for concurrent use.
 type Holds interface {
-	Hold(ctx context.Context, consumer, group string) (idempotency.Hold, bool, error)
+	Hold(ctx context.Context, consumer, group string) (operator.Hold, bool, error)
 }
 
 // Validate reports every problem of c.

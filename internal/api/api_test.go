@@ -18,9 +18,9 @@ import (
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/notes"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 var now = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
@@ -34,8 +34,8 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	t.Parallel()
-	f := &fixture{db: testenv.DynamoDB(t)}
-	f.table, _ = testenv.AppTable(t, f.db)
+	f := &fixture{db: testkit.DynamoDB(t)}
+	f.table, _ = testkit.StreamTable(t, f.db, "app")
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: func() time.Time { return now }})
 	if err != nil {
 		t.Fatal(err)

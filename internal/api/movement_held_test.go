@@ -9,7 +9,6 @@ import (
 
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -20,7 +19,7 @@ type countedHolds struct {
 	reads atomic.Int32
 }
 
-func (c *countedHolds) Hold(ctx context.Context, consumer, group string) (idempotency.Hold, bool, error) {
+func (c *countedHolds) Hold(ctx context.Context, consumer, group string) (operator.Hold, bool, error) {
 	c.reads.Add(1)
 	return c.Admin.Hold(ctx, consumer, group)
 }

@@ -77,7 +77,7 @@ func (h *Handler) recordMovement(ctx context.Context, ev cloudevent.Event, refer
 	} else {
 		return events.APIGatewayV2HTTPResponse{}, fmt.Errorf("record %s %s: %w", ev.Type, ev.ID, err)
 	}
-	if !ev.SamePayload(storedHash) {
+	if storedHash != ev.PayloadHash() {
 		return respondField(&fieldError{status: http.StatusUnprocessableEntity, field: "reference",
 			message: "already used for a different movement on this account"}), nil
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/onceflow/onceflow/internal/api"
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // clock is a settable clock for the API: tests move it to simulate days passing.
@@ -30,8 +30,8 @@ func (c *clock) advance(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t
 func newClockedFixture(t *testing.T) (*fixture, *clock) {
 	t.Helper()
 	t.Parallel()
-	f := &fixture{db: testenv.DynamoDB(t)}
-	f.table, _ = testenv.AppTable(t, f.db)
+	f := &fixture{db: testkit.DynamoDB(t)}
+	f.table, _ = testkit.StreamTable(t, f.db, "app")
 	c := &clock{t: now}
 	h, err := api.New(api.Config{DB: f.db, Table: f.table, Now: c.Now})
 	if err != nil {

@@ -17,10 +17,12 @@ import (
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/internal/notify"
 	"github.com/onceflow/onceflow/internal/statement"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
@@ -84,7 +86,7 @@ func Consumer[H idempotency.Handler](newHandler func(appTable string) H, policy 
 }
 
 // newConsumer returns an SQS batch handler that applies h's effects exactly once and moves
-// malformed messages, and messages that failed sqsbatch.DefaultMaxAttempts times, to the
+// malformed messages, and messages that failed port.DefaultMaxAttempts times, to the
 // configured dead-letter queue; policy says what their group does next.
 func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.GroupPolicy, d Deps) (*sqsbatch.Processor, error) {
 	payloads, err := payloadReader(d, cfg.PayloadBucket)
@@ -98,7 +100,7 @@ func newConsumer(cfg config.Consumer, h idempotency.Handler, policy idempotency.
 	return sqsbatch.NewConsumer(d.DynamoDB, h,
 		idempotency.Config{Name: cfg.Name, Table: cfg.IdempotencyTable, Retention: cfg.Retention, AfterDeadLetter: policy,
 			Logger: d.Logger, Metrics: d.Metrics},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: dlq}, MaxReceiveCount: cfg.MaxReceiveCount, Payloads: payloads})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: dlq}, MaxReceiveCount: cfg.MaxReceiveCount, Payloads: payloads})
 }
 
 // deadLetters is the consumer's dead-letter queue at url; with a payload bucket, a letter past
@@ -122,7 +124,7 @@ func DeadLetterPrefix(consumer string) string { return "dead-letters/" + consume
 
 // payloadReader reads claim checks from bucket, the only one a pointer may name; nil (every
 // body is its payload) without a bucket.
-func payloadReader(d Deps, bucket string) (sqsbatch.PayloadReader, error) {
+func payloadReader(d Deps, bucket string) (claimcheck.PayloadReader, error) {
 	if bucket == "" {
 		return nil, nil
 	}
@@ -132,7 +134,7 @@ func payloadReader(d Deps, bucket string) (sqsbatch.PayloadReader, error) {
 	return claimcheck.NewReader(d.S3, claimcheck.ReaderConfig{Buckets: []string{bucket}})
 }
 
-// NewNoteNotifier returns the note-notifier function's handler: a LeasedConsumer whose side
+// NewNoteNotifier returns the note-notifier function's handler: a lease.Consumer whose side
 // effect POSTs each note.created event, signed, to the webhook with its Idempotency-Key, and
 // which moves malformed and permanently refused messages to the configured dead-letter queue.
 // The webhook URL and signing secret are read here, once, from the SSM parameters cfg names.
@@ -145,7 +147,7 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	c, err := idempotency.NewLeased(d.DynamoDB, hook, idempotency.LeaseConfig{Config: idempotency.Config{Name: cfg.Name,
+	c, err := lease.New(d.DynamoDB, hook, lease.Config{Config: idempotency.Config{Name: cfg.Name,
 		Table: cfg.IdempotencyTable, Retention: cfg.Retention, Logger: d.Logger, Metrics: d.Metrics}})
 	if err != nil {
 		return nil, fmt.Errorf("consumer %s: %w", cfg.Name, err)
@@ -160,7 +162,7 @@ func NewNoteNotifier(cfg config.Notifier, d Deps) (*sqsbatch.Processor, error) {
 	}
 	// A message starts only while one webhook call and its claim and completion still fit in
 	// the invocation, so a slow receiver never times the whole batch out.
-	return sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadlineMargin: notify.DefaultTimeout + 3*time.Second, DeadLetter: dlq},
+	return sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{DeadlineMargin: notify.DefaultTimeout + 3*time.Second, DeadLetter: dlq},
 		Payloads: payloads})
 }
 
@@ -184,8 +186,8 @@ func NewStatement(cfg config.Consumer, d Deps) (Invoker, error) {
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dlq},
-		Replay: dynamodbbatch.ReplayConfig{Payloads: payloads, MaxReceiveCount: cfg.MaxReceiveCount}})
+	p, err := dynamodbbatch.New(e.Engine(), dynamodbbatch.Config{Options: batch.Options{DeadLetter: dlq},
+		Replay: batch.ReplayConfig{Payloads: payloads, MaxReceiveCount: cfg.MaxReceiveCount}})
 	if err != nil {
 		return Invoker{}, fmt.Errorf("consumer %s: %w", cfg.Name, err)
 	}

@@ -48,12 +48,12 @@ type system struct {
 func newSystem(t *testing.T) *system {
 	t.Helper()
 	t.Parallel()
-	s := &system{db: testenv.DynamoDB(t), sqs: testenv.SQS(t), logs: &bytes.Buffer{}}
-	s.app, s.stream = testenv.AppTable(t, s.db)
+	s := &system{db: testkit.DynamoDB(t), sqs: testkit.SQS(t), logs: &bytes.Buffer{}}
+	s.app, s.stream = testkit.StreamTable(t, s.db, "app")
 	s.idem = testkit.IdempotencyTable(t, s.db)
-	s.notesQ, s.ledgerQ = testenv.FIFOQueue(t, s.sqs, "notes"), testenv.FIFOQueue(t, s.sqs, "ledger")
-	s.notesDLQ, s.ledgerDLQ = testenv.FIFOQueue(t, s.sqs, "notes-dlq"), testenv.FIFOQueue(t, s.sqs, "ledger-dlq")
-	s.notificationsQ, s.notificationsDLQ = testenv.FIFOQueue(t, s.sqs, "notifications"), testenv.FIFOQueue(t, s.sqs, "notifications-dlq")
+	s.notesQ, s.ledgerQ = testkit.CreateFIFOQueue(t, s.sqs, "notes"), testkit.CreateFIFOQueue(t, s.sqs, "ledger")
+	s.notesDLQ, s.ledgerDLQ = testkit.CreateFIFOQueue(t, s.sqs, "notes-dlq"), testkit.CreateFIFOQueue(t, s.sqs, "ledger-dlq")
+	s.notificationsQ, s.notificationsDLQ = testkit.CreateFIFOQueue(t, s.sqs, "notifications"), testkit.CreateFIFOQueue(t, s.sqs, "notifications-dlq")
 	s.hook = newWebhook(t)
 	params := testenv.Parameters(t, map[string]string{"/test/webhook/url": s.hook.URL, "/test/webhook/secret": s.hook.Secret})
 	d := app.Deps{DynamoDB: s.db, SQS: s.sqs, SSM: params, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))}
@@ -178,7 +178,7 @@ func TestNoteTagger_tags_the_sample_batch_once_across_redelivery(t *testing.T) {
 func TestNoteTagger_dead_letters_the_malformed_sample(t *testing.T) {
 	s := newSystem(t)
 	handle(t, s.tagger, sqsSample(t, "note-tagger-malformed.json"))
-	if got := testenv.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
+	if got := testkit.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
 		t.Fatalf("dead-letter queue holds %d messages; want the malformed one", len(got))
 	}
 	if got := s.items(t, s.app, ""); len(got) != 0 {
@@ -229,7 +229,7 @@ func TestLedger_insufficient_funds_is_rejected_and_acknowledged(t *testing.T) {
 	if status, _ := s.get(t, "/accounts/acc-3003"); status != http.StatusNotFound {
 		t.Fatalf("account acc-3003 = %d; want 404", status)
 	}
-	if got := testenv.Drain(t, s.sqs, s.ledgerDLQ); len(got) != 0 {
+	if got := testkit.Drain(t, s.sqs, s.ledgerDLQ); len(got) != 0 {
 		t.Fatalf("a rejection went to the dead-letter queue: %v", got)
 	}
 }
@@ -237,7 +237,7 @@ func TestLedger_insufficient_funds_is_rejected_and_acknowledged(t *testing.T) {
 func TestLedger_dead_letters_the_malformed_sample(t *testing.T) {
 	s := newSystem(t)
 	handle(t, s.ledger, sqsSample(t, "ledger-malformed.json"))
-	if got := testenv.Drain(t, s.sqs, s.ledgerDLQ); len(got) != 1 {
+	if got := testkit.Drain(t, s.sqs, s.ledgerDLQ); len(got) != 1 {
 		t.Fatalf("dead-letter queue holds %d messages; want the malformed one", len(got))
 	}
 }
@@ -261,7 +261,7 @@ func TestApplication_end_to_end(t *testing.T) {
 		}
 	}
 	env := map[string]string{"NOTES_QUEUE_URL": s.notesQ, "LEDGER_QUEUE_URL": s.ledgerQ, "NOTIFICATIONS_QUEUE_URL": s.notificationsQ,
-		"OUTBOX_PARK_QUEUE_URL": testenv.FIFOQueue(t, s.sqs, "parked")}
+		"OUTBOX_PARK_QUEUE_URL": testkit.CreateFIFOQueue(t, s.sqs, "parked")}
 	cfg, err := config.LoadRelay(func(k string) string { return env[k] })
 	if err != nil {
 		t.Fatal(err)
@@ -270,7 +270,7 @@ func TestApplication_end_to_end(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := testenv.StreamRecords(t, testenv.Streams(t), s.stream)
+	recs := testkit.StreamRecords(t, testkit.Streams(t), s.stream)
 	for range 2 {
 		if resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs}); err != nil || len(resp.BatchItemFailures) != 0 {
 			t.Fatalf("relay failures %v %v", resp.BatchItemFailures, err)
@@ -281,11 +281,11 @@ func TestApplication_end_to_end(t *testing.T) {
 		p *sqsbatch.Processor
 		n int
 	}{{s.notesQ, s.tagger, 1}, {s.ledgerQ, s.ledger, 2}, {s.notificationsQ, s.notifier, 1}} {
-		msgs := testenv.Drain(t, s.sqs, c.q)
+		msgs := testkit.Drain(t, s.sqs, c.q)
 		if len(msgs) != c.n {
 			t.Fatalf("queue received %d messages; want %d", len(msgs), c.n)
 		}
-		ev := testenv.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:q.fifo")
+		ev := sqsbatch.EventOf(msgs, "arn:aws:sqs:us-east-1:000000000000:q.fifo")
 		handle(t, c.p, ev)
 		handle(t, c.p, ev)
 	}

@@ -13,9 +13,10 @@ import (
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The ledger wired as its main wires it, with PAYLOAD_BUCKET set, reads events that a producer
@@ -23,8 +24,8 @@ import (
 // duplicates: the balances are those of the sample batch applied once.
 func TestLedger_reads_claim_checks_from_its_payload_bucket(t *testing.T) {
 	s := newSystem(t)
-	s3c := testenv.S3(t)
-	bucket := testenv.Bucket(t, s3c, "payloads")
+	s3c := testkit.S3Client(t)
+	bucket := testkit.Bucket(t, s3c, "payloads")
 	ledger, err := app.NewLedger(config.Consumer{Name: "ledger", AppTable: s.app, IdempotencyTable: s.idem,
 		DeadLetterQueueURL: s.ledgerDLQ, Retention: config.DefaultRetention, PayloadBucket: bucket},
 		app.Deps{DynamoDB: s.db, SQS: s.sqs, S3: s3c, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -65,8 +66,8 @@ func TestLedger_reads_claim_checks_from_its_payload_bucket(t *testing.T) {
 // A pointer to another bucket than PAYLOAD_BUCKET is refused: dead-lettered, nothing applied.
 func TestLedger_refuses_a_pointer_to_another_bucket(t *testing.T) {
 	s := newSystem(t)
-	s3c := testenv.S3(t)
-	mine, other := testenv.Bucket(t, s3c, "payloads"), testenv.Bucket(t, s3c, "elsewhere")
+	s3c := testkit.S3Client(t)
+	mine, other := testkit.Bucket(t, s3c, "payloads"), testkit.Bucket(t, s3c, "elsewhere")
 	ledger, err := app.NewLedger(config.Consumer{Name: "ledger", AppTable: s.app, IdempotencyTable: s.idem,
 		DeadLetterQueueURL: s.ledgerDLQ, Retention: config.DefaultRetention, PayloadBucket: mine},
 		app.Deps{DynamoDB: s.db, SQS: s.sqs, S3: s3c, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -91,8 +92,8 @@ func TestLedger_refuses_a_pointer_to_another_bucket(t *testing.T) {
 // the payload bucket, the one template.yaml lets it write; the letter reads back whole.
 func TestLedger_dead_letters_a_letter_past_1_MiB_under_its_prefix(t *testing.T) {
 	s := newSystem(t)
-	s3c := testenv.S3(t)
-	bucket := testenv.Bucket(t, s3c, "payloads")
+	s3c := testkit.S3Client(t)
+	bucket := testkit.Bucket(t, s3c, "payloads")
 	ledger, err := app.NewLedger(config.Consumer{Name: "ledger", AppTable: s.app, IdempotencyTable: s.idem,
 		DeadLetterQueueURL: s.ledgerDLQ, Retention: config.DefaultRetention, PayloadBucket: bucket},
 		app.Deps{DynamoDB: s.db, SQS: s.sqs, S3: s3c, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
@@ -104,7 +105,7 @@ func TestLedger_dead_letters_a_letter_past_1_MiB_under_its_prefix(t *testing.T) 
 		strings.Repeat("x", 1<<20-300) + `"}}`
 	handle(t, ledger, events.SQSEvent{Records: []events.SQSMessage{m}})
 	var letters []deadletter.Letter
-	if err := deadletter.Browse(context.Background(), s.sqs, s.ledgerDLQ, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
+	if err := dlq.Browse(context.Background(), s.sqs, s.ledgerDLQ, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(letters) != 1 || !letters[0].Offloaded {

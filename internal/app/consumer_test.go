@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"github.com/onceflow/onceflow/internal/testenv"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/notes"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // A consumer's main is app.Start(name, config.LoadConsumer, app.Consumer(handler, policy)):
@@ -33,7 +33,7 @@ func TestConsumer_builds_a_consumer_from_its_handler_on_the_configured_tables_an
 		t.Errorf("tag travel = %d %s; want count 1 after the batch and its redelivery", status, body)
 	}
 	handle(t, c, sqsSample(t, "note-tagger-malformed.json"))
-	if got := testenv.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
+	if got := testkit.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
 		t.Errorf("dead-letter queue holds %d messages; want the malformed one", len(got))
 	}
 }

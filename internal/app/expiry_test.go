@@ -15,7 +15,7 @@ import (
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/testenv"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // A note.created event delivered again after the tagger's record expired (a replay from an
@@ -26,7 +26,7 @@ func TestNoteTagger_a_note_delivered_again_after_its_record_expired_is_counted_o
 	s.seedNotes(t, batch)
 	handle(t, s.tagger, batch)
 	for _, rec := range batch.Records {
-		key := idempotency.Key("note-tagger", "note-created-"+rec.Attributes["MessageGroupId"])
+		key := operator.Key("note-tagger", "note-created-"+rec.Attributes["MessageGroupId"])
 		if _, err := s.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(s.idem),
 			Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}}}); err != nil {
 			t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/apptest"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/outbox"
 )
 
@@ -79,7 +79,7 @@ func (s *system) deliverWith(t *testing.T, eventID string, receiveCount int, edi
 // retention.
 func (s *system) expireRecord(t *testing.T, eventID string) {
 	t.Helper()
-	key := idempotency.Key("ledger", eventID)
+	key := operator.Key("ledger", eventID)
 	if _, err := s.db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(s.idem),
 		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}}}); err != nil {
 		t.Fatal(err)

@@ -12,9 +12,10 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/notify"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/internal/webhooktest"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // webhook is a loopback receiver of the note-notifier's calls; it answers 200 until told
@@ -38,7 +39,7 @@ func (w *webhook) keys() []string { return w.Keys() }
 
 // hookKey is the Idempotency-Key the note-notifier sends for the note.created event of note.
 func hookKey(note string) string {
-	return notify.IdempotencyKey(idempotency.Key("note-notifier", "note-created-"+note))
+	return notify.IdempotencyKey(operator.Key("note-notifier", "note-created-"+note))
 }
 
 func failures(resp events.SQSEventResponse) []string {
@@ -77,7 +78,7 @@ func TestNoteNotifier_calls_the_webhook_once_per_sample_note_across_redelivery(t
 		t.Fatalf("records = %v; want two", recs)
 	}
 	for _, r := range recs {
-		if r["status"] != idempotency.StatusCompleted || r["outcome"] != string(idempotency.Applied) || r["leaseExpiresAt"] != nil {
+		if r["status"] != operator.StatusCompleted || r["outcome"] != string(idempotency.Applied) || r["leaseExpiresAt"] != nil {
 			t.Errorf("record %v; want completed, applied, no lease", r)
 		}
 	}
@@ -92,7 +93,7 @@ func TestNoteNotifier_a_failing_webhook_fails_the_messages_and_the_retry_sends_t
 		t.Fatalf("failures %v, err %v; want every message failed for SQS to redeliver", failures(resp), err)
 	}
 	// What stays is each event's count of failed attempts (for dead-lettering after
-	// sqsbatch.DefaultMaxAttempts), never a lease record.
+	// port.DefaultMaxAttempts), never a lease record.
 	recs := slices.DeleteFunc(s.items(t, s.idem, ""), func(r map[string]any) bool {
 		return strings.HasPrefix(fmt.Sprint(r["pk"]), "#attempts#") && r["attempts"] == 1.0
 	})
@@ -109,7 +110,7 @@ func TestNoteNotifier_a_failing_webhook_fails_the_messages_and_the_retry_sends_t
 	if len(count) != 2 || count[hookKey("note-7f3a")] != 2 || count[hookKey("note-91c2")] != 2 {
 		t.Fatalf("webhook keys %v; want each note's key twice (503, then 200)", count)
 	}
-	if got := testenv.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 0 {
+	if got := testkit.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 0 {
 		t.Fatalf("a transient failure went to the dead-letter queue: %v", got)
 	}
 }
@@ -118,7 +119,7 @@ func TestNoteNotifier_dead_letters_the_notes_the_webhook_refuses(t *testing.T) {
 	s := newSystem(t)
 	s.hook.answer(http.StatusBadRequest, 0)
 	handle(t, s.notifier, sqsSample(t, "note-notifier-batch.json")) // dead-lettered, then acknowledged
-	if got := testenv.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 2 {
+	if got := testkit.Drain(t, s.sqs, s.notificationsDLQ); len(got) != 2 {
 		t.Fatalf("dead-letter queue holds %d messages; want both refused notes", len(got))
 	}
 	if recs := s.items(t, s.idem, ""); len(recs) != 0 {

@@ -1,10 +1,11 @@
 package app_test
 
 import (
-	"github.com/onceflow/onceflow/internal/testenv"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The ledger holds an account after one of its messages was dead-lettered: the account's later
@@ -15,7 +16,7 @@ func TestLedger_holds_an_account_behind_its_dead_lettered_message(t *testing.T) 
 	handle(t, s.ledger, sqsSample(t, "ledger-malformed.json")) // acc-1001, undecodable
 	handle(t, s.ledger, sqsSample(t, "ledger-batch.json"))     // acc-1001 credit, acc-2002 credit, acc-1001 debit
 
-	got := testenv.Drain(t, s.sqs, s.ledgerDLQ)
+	got := testkit.Drain(t, s.sqs, s.ledgerDLQ)
 	if len(got) != 3 {
 		t.Fatalf("dead-letter queue holds %d messages; want the malformed one and acc-1001's two held behind it", len(got))
 	}
@@ -37,7 +38,7 @@ func TestNoteTagger_goes_on_after_a_dead_lettered_message(t *testing.T) {
 	s.seedNotes(t, batch)
 	handle(t, s.tagger, sqsSample(t, "note-tagger-malformed.json")) // note-7f3a, no id
 	handle(t, s.tagger, batch)
-	if got := testenv.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
+	if got := testkit.Drain(t, s.sqs, s.notesDLQ); len(got) != 1 {
 		t.Fatalf("dead-letter queue holds %d messages; want only the malformed one", len(got))
 	}
 	if got := len(s.items(t, s.app, "TAG#")); got != 8 {

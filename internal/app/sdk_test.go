@@ -17,7 +17,7 @@ import (
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/localaws"
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // functionEnv sets the environment a locally run function sees: the local identity, and
@@ -36,7 +36,7 @@ func functionEnv(t *testing.T, endpoint string) {
 // "failed to close HTTP response body ... response did not match expected checksum" on every
 // conditional failure (aws-sdk-go-v2 #3545): every duplicate and rejection alarmed the reader.
 func TestNewDynamoDB_conditional_failures_against_DynamoDB_Local_log_no_checksum_warning(t *testing.T) {
-	table := testenv.CreateTable(t, testenv.DynamoDB(t), "chk", false)
+	table := testkit.Table(t, testkit.DynamoDB(t), "chk", "pk")
 	functionEnv(t, os.Getenv("DYNAMODB_ENDPOINT"))
 	var out bytes.Buffer
 	ctx := context.Background()

@@ -19,8 +19,8 @@ import (
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/ledger"
 	"github.com/onceflow/onceflow/internal/statement"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -31,15 +31,15 @@ import (
 // behind it in order, while another account goes on.
 func TestStatement_writes_each_balance_change_once_in_order_and_holds_an_account_behind_a_bad_change(t *testing.T) {
 	s := newSystem(t)
-	dlq := testenv.FIFOQueue(t, s.sqs, "statement-dlq")
+	dlqURL := testkit.CreateFIFOQueue(t, s.sqs, "statement-dlqURL")
 	st, err := app.NewStatement(config.Consumer{Name: statement.Consumer, AppTable: s.app, IdempotencyTable: s.idem,
-		DeadLetterQueueURL: dlq, Retention: config.DefaultRetention}, app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))})
+		DeadLetterQueueURL: dlqURL, Retention: config.DefaultRetention}, app.Deps{DynamoDB: s.db, SQS: s.sqs, Logger: slog.New(slog.NewJSONHandler(s.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	streams, seen := testenv.Streams(t), 0
+	streams, seen := testkit.Streams(t), 0
 	changes := func() []events.DynamoDBEventRecord { // the account changes since the last call, as the mapping's filter passes them
-		recs := testenv.StreamRecords(t, streams, s.stream)
+		recs := testkit.StreamRecords(t, streams, s.stream)
 		var out []events.DynamoDBEventRecord
 		for _, r := range recs[seen:] {
 			if kind := r.Change.NewImage["kind"]; (r.EventName == "INSERT" || r.EventName == "MODIFY") && kind.DataType() == events.DataTypeString && kind.String() == "account" {
@@ -108,7 +108,7 @@ func TestStatement_writes_each_balance_change_once_in_order_and_holds_an_account
 		t.Errorf("acc-2002 statement balances %v; want %v, held behind the bad change", got, want["acc-2002"])
 	}
 	var reasons []string
-	if err := deadletter.Browse(ctx(t), s.sqs, dlq, func(l deadletter.Letter) bool {
+	if err := dlq.Browse(ctx(t), s.sqs, dlqURL, func(l deadletter.Letter) bool {
 		reasons = append(reasons, fmt.Sprintf("%s: %s", l.GroupID, l.Why()))
 		return true
 	}); err != nil {
@@ -118,7 +118,7 @@ func TestStatement_writes_each_balance_change_once_in_order_and_holds_an_account
 		t.Errorf("first dead letters %q; want the bad change's, under acc-2002's key", reasons)
 	}
 	reasons = nil
-	for _, m := range testenv.Drain(t, s.sqs, dlq) {
+	for _, m := range testkit.Drain(t, s.sqs, dlqURL) {
 		reasons = append(reasons, aws.ToString(m.MessageAttributes[deadletter.AttrReason].StringValue))
 	}
 	if len(reasons) != 2 || !strings.Contains(reasons[1], "held behind") {

@@ -10,17 +10,16 @@ import (
 
 	"github.com/onceflow/onceflow/internal/app"
 	"github.com/onceflow/onceflow/internal/config"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func TestLedger_logs_each_message_with_the_trace_of_its_sender_and_its_idempotency_key(t *testing.T) {
 	t.Parallel()
-	db, q := testenv.DynamoDB(t), testenv.SQS(t)
-	table, _ := testenv.AppTable(t, db)
+	db, q := testkit.DynamoDB(t), testkit.SQS(t)
+	table, _ := testkit.StreamTable(t, db, "app")
 	var logs bytes.Buffer
 	ledger, err := app.NewLedger(config.Consumer{Name: "ledger", AppTable: table, IdempotencyTable: testkit.IdempotencyTable(t, db),
-		DeadLetterQueueURL: testenv.FIFOQueue(t, q, "ledger-dlq"), Retention: config.DefaultRetention},
+		DeadLetterQueueURL: testkit.CreateFIFOQueue(t, q, "ledger-dlq"), Retention: config.DefaultRetention},
 		app.Deps{DynamoDB: db, SQS: q, Logger: app.NewLogger(&logs, "info", app.Namespace)})
 	if err != nil {
 		t.Fatal(err)

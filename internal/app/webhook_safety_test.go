@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/internal/config"
 	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The webhook URL is a secret (its path often holds a token): the note-notifier's logs and
@@ -45,7 +46,7 @@ func TestNoteNotifier_never_logs_or_dead_letters_the_webhook_url(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := tt.base + "/hooks/T0KEN-s3cr3t"
-			logs, dlq := &bytes.Buffer{}, testenv.FIFOQueue(t, s.sqs, "dlq") // a queue of its own: FIFO dedup by message id
+			logs, dlq := &bytes.Buffer{}, testkit.CreateFIFOQueue(t, s.sqs, "dlq") // a queue of its own: FIFO dedup by message id
 			params := testenv.Parameters(t, map[string]string{"/t/url": url, "/t/secret": refusing.Secret})
 			n, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem,
 				DeadLetterQueueURL: dlq, Retention: config.DefaultRetention,
@@ -58,7 +59,7 @@ func TestNoteNotifier_never_logs_or_dead_letters_the_webhook_url(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dead := testenv.Drain(t, s.sqs, dlq)
+			dead := testkit.Drain(t, s.sqs, dlq)
 			if got := len(dead) > 0; got != tt.deadLettered || (!tt.deadLettered && len(resp.BatchItemFailures) == 0) {
 				t.Fatalf("%d dead letters, %d batch item failures; want dead-lettered %v, else failed for a retry",
 					len(dead), len(resp.BatchItemFailures), tt.deadLettered)

@@ -93,9 +93,12 @@ func NewEvent(typ, accountID, reference string, amount int64, at time.Time) (clo
 	return cloudevent.New(EventID(accountID, reference), Source, typ, accountID, at, MovementData{AccountID: accountID, Amount: amount})
 }
 
-// Handler returns the ledger consumer's handler: account.credited and account.debited.
+// Handler returns the ledger consumer's handler: account.credited and account.debited. It is
+// strict (idempotency.Strict): a movement of a type it does not know, or with a field it does
+// not know, is dead-lettered and holds its account, never acknowledged unapplied, since
+// ignoring a movement would leave the balance wrong.
 func Handler(table string) *idempotency.Router {
-	r := idempotency.NewRouter()
+	r := idempotency.NewRouter(idempotency.Strict())
 	idempotency.Route(r, Credited, func(ev cloudevent.Event, d MovementData) (idempotency.Effect, error) {
 		return Credit(table, ev, d)
 	})

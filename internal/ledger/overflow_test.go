@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -32,8 +32,8 @@ func TestCredit_that_would_overflow_the_balance_is_rejected_with_a_reason(t *tes
 		{"a credit one past MaxInt64 is rejected", 6, idempotency.Rejected, start},
 		{"the largest credit is rejected", ledger.MaxAmount, idempotency.Rejected, start},
 	}
-	db := testenv.DynamoDB(t)
-	app, _ := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	app, _ := testkit.StreamTable(t, db, "app")
 	c, err := idempotency.New(db, ledger.Handler(app), idempotency.Config{Name: "ledger", Table: testkit.IdempotencyTable(t, db)})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestCredit_that_would_overflow_the_balance_is_rejected_with_a_reason(t *tes
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Apply(ctx, ev, idempotency.Delivery{MessageID: "m-" + strconv.Itoa(i)})
+			res, err := c.Apply(ctx, ev, port.Delivery{MessageID: "m-" + strconv.Itoa(i)})
 			if err != nil || res.Outcome != tt.wantOutcome {
 				t.Fatalf("Apply = %+v, %v; want %s", res, err, tt.wantOutcome)
 			}

@@ -9,24 +9,26 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/internal/notify"
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/lease"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
-// The note-notifier as deployed: a LeasedConsumer running a Notifier, on DynamoDB Local.
+// The note-notifier as deployed: a lease.Consumer running a Notifier, on DynamoDB Local.
 func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_failures(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table := testenv.CreateTable(t, db, "idem", false)
+	db := testkit.DynamoDB(t)
+	table := testkit.Table(t, db, "idem", "pk")
 	r := newReceiver(t, http.StatusServiceUnavailable)
-	c, err := idempotency.NewLeased(db, notifier(t, r.URL, r.Secret, 0),
-		idempotency.LeaseConfig{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
+	c, err := lease.New(db, notifier(t, r.URL, r.Secret, 0),
+		lease.Config{Config: idempotency.Config{Name: "note-notifier", Table: table, CacheSize: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := noteCreated(t, testenv.Name("note-created"), map[string]string{"noteId": "1", "title": "Hello", "content": "x"})
+	ev := noteCreated(t, testkit.Name("note-created"), map[string]string{"noteId": "1", "title": "Hello", "content": "x"})
 	msg := sqsMessage(t, ev)
 
 	if res, err := c.Apply(context.Background(), ev, sqsbatch.DeliveryOf(msg)); res.Outcome != idempotency.Failed || err == nil || permanent(err) {
@@ -39,7 +41,7 @@ func TestNoteNotifier_notifies_each_note_once_across_redeliveries_and_transient_
 			t.Fatalf("delivery %d = %+v, %v; want %s", i+2, res, err, want)
 		}
 	}
-	key := notify.IdempotencyKey(idempotency.Key("note-notifier", ev.ID))
+	key := notify.IdempotencyKey(operator.Key("note-notifier", ev.ID))
 	got := calls(r)
 	if len(got) != 2 || got[0].key != key || got[1].key != key {
 		t.Errorf("calls = %+v; want two (503, then 200), both with key %s", got, key)

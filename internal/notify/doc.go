@@ -3,5 +3,5 @@
 // idempotency key, so the receiver can drop the repeat that a crash between the call and its
 // completion makes unavoidable. Every request is signed (see Sign), redirects are refused, the
 // URL must be https (http only to loopback) and never appears in an error. It runs under
-// idempotency.LeasedConsumer.
+// lease.Consumer.
 package notify

@@ -10,7 +10,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
 
-// A Notifier is the side effect of a LeasedConsumer; here it is called directly.
+// A Notifier is the side effect of a lease.Consumer; here it is called directly.
 func Example() {
 	hook, err := webhooktest.NewReceiver()
 	if err != nil {

@@ -79,7 +79,7 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Notifier posts signed notifications to a webhook. It implements idempotency.SideEffect and
+// Notifier posts signed notifications to a webhook. It implements lease.SideEffect and
 // is safe for concurrent use.
 type Notifier struct {
 	url     string

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // BackstopReceives is on how many of its last receives before a queue's maxReceiveCount a
@@ -17,7 +18,7 @@ const BackstopReceives = 2
 type Queued struct {
 	MessageID    string // the queue's id of this delivery, for logs
 	Group        string // the group as the hold names it; "" holds nothing
-	OriginID     string // the id the group's held list knows the message by (idempotency.Delivery.OriginID)
+	OriginID     string // the id the group's held list knows the message by (port.Delivery.OriginID)
 	ReceiveCount int    // ApproximateReceiveCount
 }
 
@@ -31,7 +32,7 @@ type Queued struct {
 // indices of the messages it held (or tried to hold). A hold that cannot be written is logged
 // and the messages handled as usual: they may succeed, and refusing them would move them
 // unheld. maxReceiveCount 0 (unknown, or no redrive policy) holds nothing.
-func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, msgs []Queued) map[int]bool {
+func Backstop(ctx context.Context, e port.Engine, maxReceiveCount int, msgs []Queued) map[int]bool {
 	if maxReceiveCount == 0 {
 		return nil
 	}
@@ -52,7 +53,7 @@ func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, ms
 	held := map[int]bool{}
 	log, rec := e.Logger(), e.Metrics()
 	for _, g := range order {
-		list := make([]idempotency.Held, len(groups[g]))
+		list := make([]port.Held, len(groups[g]))
 		for n, i := range groups[g] {
 			list[n].MessageID = msgs[i].OriginID
 		}
@@ -65,8 +66,8 @@ func Backstop(ctx context.Context, e idempotency.Engine, maxReceiveCount int, ms
 				held[i] = true
 			}
 		}
-		if denial, ok := idempotency.Denied(err); ok {
-			idempotency.LogDenied(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",
+		if denial, ok := denied.Of(err); ok {
+			denied.Log(ctx, log, rec, denial, "holding the group before its messages' last receives, messages handled",
 				slog.String("consumer", e.Name()), slog.String("messageId", first.MessageID), slog.String("group", g),
 				slog.Int("count", len(list)))
 			continue

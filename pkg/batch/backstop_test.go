@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/batch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // holdsSome is an engine (a port outside this module may bring its own) that holds the groups
@@ -20,12 +20,12 @@ type holdsSome struct {
 	asked map[string][]string // group: the message ids asked for, in order
 }
 
-func (h *holdsSome) Name() string                                   { return "some" }
-func (h *holdsSome) Begin(int, idempotency.Rules) idempotency.Batch { return nil }
-func (h *holdsSome) Packs() bool                                    { return false }
-func (h *holdsSome) Logger() *slog.Logger                           { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
-func (h *holdsSome) Metrics() metrics.Recorder                      { return metrics.Discard }
-func (h *holdsSome) HoldAhead(_ context.Context, group string, held []idempotency.Held) (bool, error) {
+func (h *holdsSome) Name() string                     { return "some" }
+func (h *holdsSome) Begin(int, port.Rules) port.Batch { return nil }
+func (h *holdsSome) Packs() bool                      { return false }
+func (h *holdsSome) Logger() *slog.Logger             { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+func (h *holdsSome) Metrics() metrics.Recorder        { return metrics.Discard }
+func (h *holdsSome) HoldAhead(_ context.Context, group string, held []port.Held) (bool, error) {
 	for _, e := range held {
 		h.asked[group] = append(h.asked[group], e.MessageID)
 	}

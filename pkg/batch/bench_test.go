@@ -16,12 +16,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // portBench is one port variant: its tables, its counted client, and a handler of batch i.
@@ -89,11 +91,11 @@ func BenchmarkPorts(b *testing.B) {
 
 // engine is a fresh consumer on fresh tables: each record's effect is one Put.
 func engine(b *testing.B) (*idempotency.Consumer, *testenv.Requests) {
-	direct := testenv.DynamoDB(b)
-	app := testenv.CreateTable(b, direct, "ports-app", false)
-	idem := testenv.CreateTable(b, direct, "ports-idem", false)
+	direct := testkit.DynamoDB(b)
+	app := testkit.Table(b, direct, "ports-app", "pk")
+	idem := testkit.Table(b, direct, "ports-idem", "pk")
 	reqs := &testenv.Requests{}
-	db := testenv.DynamoDB(b, dynamodb.WithAPIOptions(reqs.Middleware))
+	db := testkit.DynamoDB(b, dynamodb.WithAPIOptions(reqs.Middleware))
 	c, err := idempotency.New(db, idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Put(app, map[string]types.AttributeValue{
 			"pk": &types.AttributeValueMemberS{Value: "ITEM#" + ev.ID}, "data": &types.AttributeValueMemberS{Value: string(ev.Data)}})}, nil
@@ -111,7 +113,7 @@ func data(key string, n int) []byte {
 
 func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{NoPacking: noPacking}})
+	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func sqsVariant(b *testing.B, mode string, noPacking bool, batches int) *portBen
 
 func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: noPacking}})
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -164,7 +166,7 @@ func dynamoVariant(b *testing.B, mode string, noPacking bool, batches int) *port
 
 func kinesisVariant(b *testing.B, mode string, noPacking bool, batches int) *portBench {
 	c, reqs := engine(b)
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{NoPacking: noPacking}})
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Options: batch.Options{NoPacking: noPacking}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // Lambda event in groups (an SQS FIFO message group, a stream's partition key), each group in
 // order and stopped at its first failure, groups concurrently, behind a deadline guard, with
 // panics recovered and what can never succeed dead-lettered; and it applies each record's
-// event in one idempotency.Batch per run of an idempotency.Engine, whose answer (acknowledge,
+// event in one port.Batch per run of an port.Engine, whose answer (acknowledge,
 // deliver again, dead-letter) it carries out: the counting of failed attempts, the holds and
 // the packing of commits across groups are the engine's. A port only maps its records to
 // Items and the outcomes to its response.

@@ -3,12 +3,11 @@ package batch
 import "time"
 
 // Options are the settings every port shares: each port's Config embeds them
-// (sqsbatch.Config, dynamodbbatch.Config, kinesisbatch.Config), and the stream paths take them
-// as they are (NewStream, NewReplay). The zero value works.
+// (sqsbatch.Config, dynamodbbatch.Config, kinesisbatch.Config). The zero value works.
 type Options struct {
 	// Concurrency is how many groups (a FIFO queue's message groups, a stream's keys; of a
 	// standard queue, messages) are processed at once. Default DefaultConcurrency. A packing
-	// port (see NoPacking) runs at least PackWidth.
+	// port (see NoPacking) runs at least port.PackWidth.
 	Concurrency int
 	// DeadlineMargin is the time before the invocation's deadline at which nothing more is
 	// started: what would start later is reported failed unprocessed, and is delivered again.
@@ -24,12 +23,12 @@ type Options struct {
 	DeadLetter DeadLetterer
 	// MaxAttempts is how many times processing of one message may fail before it is
 	// dead-lettered (with the reason "failed N times: <last error>"). Default
-	// DefaultMaxAttempts.
+	// port.DefaultMaxAttempts.
 	MaxAttempts int
 	// NoPacking turns off multi-message transactions. By default a port on an engine that
-	// packs (an *idempotency.Consumer) commits the messages its workers are applying at the
+	// packs (an idempotency.Consumer's) commits the messages its workers are applying at the
 	// same moment (the next message of several groups) in shared TransactWriteItems calls when
-	// their items are disjoint and fit DynamoDB's limits (see idempotency.Pack). Outcomes,
-	// records, logs and metrics stay per message either way.
+	// their items are disjoint and fit DynamoDB's limits. Outcomes, records, logs and metrics
+	// stay per message either way.
 	NoPacking bool
 }

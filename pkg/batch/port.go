@@ -4,21 +4,21 @@ import (
 	"context"
 	"errors"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Port runs the records of one Lambda event of type R through a Runner and, when it has one,
-// an engine (one idempotency.Batch per run): a port (package sqsbatch, dynamodbbatch,
+// an engine (one port.Batch per run): a port (package sqsbatch, dynamodbbatch,
 // kinesisbatch) is a Port and the mapping of its outcomes to its response. It is safe for
 // concurrent use.
 type Port[R any] struct {
 	runner *Runner
-	engine idempotency.Engine // nil: Handle runs without an engine
-	rules  idempotency.Rules
+	engine port.Engine // nil: Handle runs without an engine
+	rules  port.Rules
 	// Item maps a record to what the core sees of it.
 	item func(R) Item
 	// handle handles one record; b is nil without an engine.
-	handle func(ctx context.Context, b idempotency.Batch, rec R) error
+	handle func(ctx context.Context, b port.Batch, rec R) error
 	// deadLetter moves a record aside with its reason; nil: a permanent failure fails it.
 	deadLetter func(ctx context.Context, rec R, reason error) error
 }
@@ -26,10 +26,10 @@ type Port[R any] struct {
 // PortConfig builds a Port.
 type PortConfig[R any] struct {
 	Runner     *Runner
-	Engine     idempotency.Engine // optional: Handle is then given each run's Batch
-	Rules      idempotency.Rules  // the engine's rules of this port
+	Engine     port.Engine // optional: Handle is then given each run's Batch
+	Rules      port.Rules  // the engine's rules of this port
 	Item       func(R) Item
-	Handle     func(ctx context.Context, b idempotency.Batch, rec R) error
+	Handle     func(ctx context.Context, b port.Batch, rec R) error
 	DeadLetter func(ctx context.Context, rec R, reason error) error // optional
 }
 
@@ -52,7 +52,7 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 		items[i] = p.item(r)
 	}
 	w := work{Items: items}
-	var b idempotency.Batch
+	var b port.Batch
 	if p.engine != nil {
 		w.Workers = p.runner.workers(len(groupsOf(items)), p.least())
 		b = p.engine.Begin(w.Workers, p.rules)
@@ -65,11 +65,11 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 	return p.runner.run(ctx, w)
 }
 
-// least is the fewest workers a batch should run: PackWidth when the engine packs, so that a
+// least is the fewest workers a batch should run: port.PackWidth when the engine packs, so that a
 // batch's groups share commits, else 0.
 func (p *Port[R]) least() int {
 	if !p.rules.NoPacking && p.engine.Packs() {
-		return PackWidth
+		return port.PackWidth
 	}
 	return 0
 }

@@ -14,21 +14,16 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
-
-// PayloadReader returns the payload of a message: its body, or what its body points to (a
-// claim check: *claimcheck.Reader is one). It is called concurrently.
-type PayloadReader interface {
-	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
-}
 
 // ReplayConfig tunes the replay path of a stream port. The zero value works.
 type ReplayConfig struct {
 	// Payloads reads a replayed letter's record that came as a claim check (a record past
 	// SQS's 1 MiB, in the payload bucket). Nil: such a message is dead-lettered again, its
 	// reason saying so.
-	Payloads PayloadReader
+	Payloads claimcheck.PayloadReader
 	// MaxReceiveCount is the replay queue's redrive policy maxReceiveCount (0: none, or
 	// unknown). When set, a consumer that holds groups holds a message's key, naming its
 	// record, before handling it on its last BackstopReceives receives (Backstop), so that a
@@ -48,7 +43,7 @@ type ReplayConfig struct {
 // safe for concurrent use.
 type Replay[R any] struct {
 	port *Port[*replayed[R]]
-	e    idempotency.Engine
+	e    port.Engine
 	s    Stream[R]
 	cfg  ReplayConfig
 	// margin is the runner's DeadlineMargin: a claim check's read ends a quarter of it before
@@ -65,10 +60,10 @@ type replayed[R any] struct {
 	decoded bool
 }
 
-// NewReplay returns the replay path of the stream port s of e (NewStream's arguments).
-func NewReplay[R any](e idempotency.Engine, cfg Options, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
+// newReplay returns the replay path of the stream port s of e (newStream's arguments).
+func newReplay[R any](e port.Engine, cfg Options, rc ReplayConfig, s Stream[R]) (*Replay[R], error) {
 	if e == nil {
-		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
+		return nil, fmt.Errorf("%s: the port.Engine is nil", s.Name)
 	}
 	if s.Item == nil || s.Delivery == nil || s.Decode == nil || s.Message == nil {
 		return nil, errors.New("batch: a Stream needs Item, Delivery, Decode and Message")
@@ -128,9 +123,9 @@ func replayItem[R any](m *replayed[R]) Item {
 
 // handle reads the message's record (through the claim check when it is one), decodes it as
 // the stream's, and applies it as delivered again by the stream, its Origin the record's id.
-func (rp *Replay[R]) handle(ctx context.Context, b idempotency.Batch, m *replayed[R]) error {
+func (rp *Replay[R]) handle(ctx context.Context, b port.Batch, m *replayed[R]) error {
 	received, _ := strconv.Atoi(m.msg.Attributes["ApproximateReceiveCount"])
-	d := idempotency.Delivery{MessageID: m.msg.MessageId, ReceiveCount: received, Group: rp.queued(m.msg).Group,
+	d := port.Delivery{MessageID: m.msg.MessageId, ReceiveCount: received, Group: rp.queued(m.msg).Group,
 		Origin: originOf(m.msg), HoldWritten: m.held, Body: m.msg.Body}
 	body, err := rp.body(ctx, m.msg)
 	if err != nil {

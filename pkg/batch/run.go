@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
@@ -214,7 +215,7 @@ func (r *Runner) reportNotStarted(ctx context.Context, items []Item, out []Outco
 
 // process handles one record and reports whether it may be acknowledged. It logs the decision
 // for every record that is not a plain success. A record whose handling or dead-letter send
-// was denied (idempotency.Denied) is failed, whatever else its error says: it is delivered
+// was denied (denied.Of) is failed, whatever else its error says: it is delivered
 // again once the permission is granted. The record's trace header, when it has one,
 // is the trace of everything logged about it.
 func (r *Runner) process(ctx context.Context, w work, i int) bool {
@@ -228,7 +229,7 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	if err == nil {
 		return true
 	}
-	if denial, ok := idempotency.Denied(err); ok {
+	if denial, ok := denied.Of(err); ok {
 		r.denied(ctx, it, denial, "handling the message", err)
 		return false
 	}
@@ -244,7 +245,7 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	dlCtx, cancel := EndBefore(ctx, r.cfg.DeadlineMargin/4) // the batch must still answer in time
 	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(dlCtx, i, err) })
 	cancel()
-	if denial, ok := idempotency.Denied(dlErr); ok {
+	if denial, ok := denied.Of(dlErr); ok {
 		r.denied(ctx, it, denial, "the dead-letter send", errors.Join(err, dlErr))
 		return false
 	}
@@ -262,8 +263,8 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 // denied reports a record left for redelivery because an AWS call made for it was denied
 // (during names which): the deployment's fault, logged once at ERROR with the permission and
 // counted as metrics.AccessDenied, never dead-lettered, never counted against the record.
-func (r *Runner) denied(ctx context.Context, it Item, d *idempotency.AccessDenied, during string, reason error) {
-	idempotency.LogDenied(ctx, r.cfg.Logger, r.cfg.Metrics, d, during,
+func (r *Runner) denied(ctx context.Context, it Item, d *denied.AccessDenied, during string, reason error) {
+	denied.Log(ctx, r.cfg.Logger, r.cfg.Metrics, d, during,
 		slog.String("messageId", it.ID), slog.String("group", it.Group), slog.String("reason", reason.Error()),
 		slog.String("outcome", "left for redelivery, not counted against the message, not dead-lettered"))
 }

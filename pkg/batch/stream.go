@@ -11,7 +11,9 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Stream is what a stream port (DynamoDB Streams, Kinesis) says of its records; everything
@@ -19,7 +21,7 @@ import (
 type Stream[R any] struct {
 	Name     string                                                     // the port's name, in errors
 	Item     func(R) Item                                               // the record's id and its ordered group (the key)
-	Delivery func(R) idempotency.Delivery                               // what the record says of its delivery
+	Delivery func(R) port.Delivery                                      // what the record says of its delivery
 	Decode   func(ctx context.Context, rec R) (cloudevent.Event, error) // the event to apply
 	Message  func(R) events.SQSMessage                                  // the record as a dead letter
 	KeyedOn  string                                                     // what Decode keys events on, for a conflict's reason; "" unknown
@@ -34,54 +36,58 @@ func KeyedOn(decoder any) string {
 	return ""
 }
 
-// StreamPortConfig is the Config of every stream port (dynamodbbatch.Config and
-// kinesisbatch.Config are it, with their own Decoder D). The zero value works.
-type StreamPortConfig[D any] struct {
-	Options   // the settings every port shares
-	Decoder D // what a record's event is; nil: the port's default (its record as the event)
-	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
-	// an operator redrives the stream's dead letters to be applied in their key's order.
-	Replay ReplayConfig
+// Decoder turns a stream record R into the event applied: each stream port's Decoder
+// (dynamodbbatch.Decoder, kinesisbatch.Decoder) is one.
+type Decoder[R any] interface {
+	Decode(ctx context.Context, rec R) (cloudevent.Event, error)
 }
 
-// StreamPort is a stream port's two paths: the stream's batches (NewStream) and its replay
-// queue's (NewReplay), over one engine.
-type StreamPort[R any] struct {
+// StreamProcessor is the processor of every stream port (dynamodbbatch, kinesisbatch) over its
+// records R: the stream's batches, and its replay queue's, over one engine. A stream port is a
+// StreamProcessor and the Lambda event types around it. It is safe for concurrent use.
+type StreamProcessor[R any] struct {
 	port   *Port[R]
 	replay *Replay[R]
 }
 
-// NewStreamPort returns the paths of a stream port configured by cfg, applying each record's
-// event with e; s.Decode and s.KeyedOn are the port's reading of cfg.Decoder.
-func NewStreamPort[R, D any](e idempotency.Engine, cfg StreamPortConfig[D], s Stream[R]) (*StreamPort[R], error) {
-	port, err := NewStream(e, cfg.Options, s)
+// NewStreamProcessor returns the processor of stream s, applying each record's event with e:
+// opts are the port's settings, rc its replay path's, and dec its Decoder; nil decodes with
+// s.Decode, the port's default, which keys events on s.KeyedOn.
+func NewStreamProcessor[R any](e port.Engine, opts Options, rc ReplayConfig, dec Decoder[R], s Stream[R]) (*StreamProcessor[R], error) {
+	if dec != nil {
+		s.Decode, s.KeyedOn = dec.Decode, KeyedOn(dec)
+	}
+	p, err := newStream(e, opts, s)
 	if err != nil {
 		return nil, err
 	}
-	replay, err := NewReplay(e, cfg.Options, cfg.Replay, s)
+	replay, err := newReplay(e, opts, rc, s)
 	if err != nil {
 		return nil, err
 	}
-	return &StreamPort[R]{port: port, replay: replay}, nil
+	return &StreamProcessor[R]{port: p, replay: replay}, nil
 }
 
-// FirstFailed runs a stream batch and returns the index of its first record not done with
-// (the one a partial batch response reports), -1 when all are.
-func (p *StreamPort[R]) FirstFailed(ctx context.Context, recs []R) int {
-	return FirstFailed(p.port.Run(ctx, recs))
+// Failed runs a stream batch and returns the sequence number of its first record not done
+// with, the one a partial batch response reports; ok is false when all are done with.
+func (p *StreamProcessor[R]) Failed(ctx context.Context, recs []R, sequence func(R) string) (seq string, ok bool) {
+	if i := FirstFailed(p.port.Run(ctx, recs)); i >= 0 {
+		return sequence(recs[i]), true
+	}
+	return "", false
 }
 
 // HandleReplay is the replay queue's handler (Replay.Handle).
-func (p *StreamPort[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+func (p *StreamProcessor[R]) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
 	return p.replay.Handle(ctx, ev)
 }
 
-// NewStream returns the Port of a stream applying each record's event with e: a permanent
+// newStream returns the Port of a stream applying each record's event with e: a permanent
 // decoding error is malformed (logged, counted, dead-lettered holding its key under
 // HoldGroup), any other fails the record.
-func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
+func newStream[R any](e port.Engine, cfg Options, s Stream[R]) (*Port[R], error) {
 	if e == nil {
-		return nil, fmt.Errorf("%s: the idempotency.Engine is nil", s.Name)
+		return nil, fmt.Errorf("%s: the port.Engine is nil", s.Name)
 	}
 	if s.Item == nil || s.Delivery == nil || s.Decode == nil || s.Message == nil {
 		return nil, errors.New("batch: a Stream needs Item, Delivery, Decode and Message")
@@ -94,7 +100,7 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 	if err != nil {
 		return nil, fmt.Errorf("%s config: %w", s.Name, err)
 	}
-	pc := PortConfig[R]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: s.Item, Handle: func(ctx context.Context, b idempotency.Batch, rec R) error {
+	pc := PortConfig[R]{Runner: r, Engine: e, Rules: cfg.Rules(), Item: s.Item, Handle: func(ctx context.Context, b port.Batch, rec R) error {
 		return s.apply(ctx, e, b, rec, s.Delivery(rec))
 	}}
 	if dl := cfg.DeadLetter; dl != nil {
@@ -107,7 +113,7 @@ func NewStream[R any](e idempotency.Engine, cfg Options, s Stream[R]) (*Port[R],
 
 // apply decodes rec and applies its event, delivered as d: from the stream, or replayed from
 // the consumer's replay queue.
-func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, b idempotency.Batch, rec R, d idempotency.Delivery) error {
+func (s Stream[R]) apply(ctx context.Context, e port.Engine, b port.Batch, rec R, d port.Delivery) error {
 	ev, err := s.Decode(ctx, rec)
 	if err != nil && !idempotency.IsPermanent(err) {
 		return fmt.Errorf("decode record %s: %w", d.MessageID, err)
@@ -118,11 +124,11 @@ func (s Stream[R]) apply(ctx context.Context, e idempotency.Engine, b idempotenc
 	}
 	// The letter carries the decoded event (its id and payload hash), as the SQS port's do:
 	// a stream letter's body (the record) shows neither.
-	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), s.KeyedOn), ev)
+	return deadletter.WithEvent(engine.NameKey(b.Apply(ctx, ev, d), s.KeyedOn), ev)
 }
 
 // malformed logs and counts a record (or a replayed letter) that can never be decoded.
-func malformed(ctx context.Context, e idempotency.Engine, messageID string, err error) {
+func malformed(ctx context.Context, e port.Engine, messageID string, err error) {
 	e.Logger().LogAttrs(ctx, slog.LevelError, "message "+string(idempotency.Malformed),
 		slog.String("consumer", e.Name()), slog.String("messageId", messageID),
 		slog.String("outcome", string(idempotency.Malformed)), slog.String("error", err.Error()))

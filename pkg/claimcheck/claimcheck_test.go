@@ -10,15 +10,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func TestWriter_and_Reader_carry_3_MiB_through_the_emulators_S3(t *testing.T) {
 	t.Parallel()
-	client := testenv.S3(t)
-	bucket := testenv.Bucket(t, client, "claimcheck")
+	client := testkit.S3Client(t)
+	bucket := testkit.Bucket(t, client, "claimcheck")
 	w, err := claimcheck.NewWriter(client, claimcheck.WriterConfig{Bucket: bucket, KeyPrefix: "payloads/"})
 	if err != nil {
 		t.Fatal(err)
@@ -48,8 +48,8 @@ func TestWriter_and_Reader_carry_3_MiB_through_the_emulators_S3(t *testing.T) {
 
 func TestReader_refuses_permanently_what_it_can_never_read(t *testing.T) {
 	t.Parallel()
-	client := testenv.S3(t)
-	bucket := testenv.Bucket(t, client, "claimcheck")
+	client := testkit.S3Client(t)
+	bucket := testkit.Bucket(t, client, "claimcheck")
 	big := strings.Repeat("x", 2000)
 	if _, err := client.PutObject(context.Background(), &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String("big"),
 		Body: strings.NewReader(big)}); err != nil {
@@ -86,7 +86,7 @@ func TestReader_refuses_permanently_what_it_can_never_read(t *testing.T) {
 
 func TestReader_retries_an_S3_it_cannot_reach(t *testing.T) {
 	t.Parallel()
-	client := s3.NewFromConfig(testenv.Config(), func(o *s3.Options) {
+	client := s3.NewFromConfig(testkit.Config(), func(o *s3.Options) {
 		o.BaseEndpoint, o.UsePathStyle, o.RetryMaxAttempts = aws.String("http://127.0.0.1:1"), true, 1
 	})
 	r, err := claimcheck.NewReader(client, claimcheck.ReaderConfig{})

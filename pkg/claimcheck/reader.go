@@ -32,6 +32,13 @@ type ReaderConfig struct {
 	Buckets []string
 }
 
+// PayloadReader returns the payload of a message: its body, or what its body points to.
+// *Reader is one; a port (sqsbatch.Config.Payloads, batch.ReplayConfig.Payloads) and the
+// dead-letter tools (dlq.RedriveConfig.Payloads) take it. It is called concurrently.
+type PayloadReader interface {
+	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
+}
+
 // Reader reads the payloads of messages that carry a pointer. It is safe for concurrent use.
 type Reader struct {
 	client GetObjectAPI

@@ -84,18 +84,3 @@ func TestCanonical_is_RFC_8785(t *testing.T) {
 		t.Error("Canonical accepted a document that is not JSON")
 	}
 }
-
-// A record written before canonical JSON carries the legacy hash: SamePayload accepts it for
-// the same payload, never for another.
-func TestSamePayload_accepts_the_hash_of_records_written_before_canonical_JSON(t *testing.T) {
-	unsorted := event(`{"b":1,"a":2}`)
-	if unsorted.PayloadHash() == unsorted.LegacyPayloadHash() {
-		t.Fatal("the legacy hash of unsorted members is the canonical one; want them to differ for this test")
-	}
-	if !unsorted.SamePayload(unsorted.LegacyPayloadHash()) || !unsorted.SamePayload(unsorted.PayloadHash()) {
-		t.Error("SamePayload refused the event's own hash, legacy or canonical")
-	}
-	if unsorted.SamePayload(event(`{"b":1,"a":3}`).LegacyPayloadHash()) {
-		t.Error("SamePayload accepted another payload's legacy hash")
-	}
-}

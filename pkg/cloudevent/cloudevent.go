@@ -52,58 +52,6 @@ type Event struct {
 	Data            json.RawMessage `json:"data,omitempty"`
 }
 
-// MaxIDLength bounds the event id, which becomes part of a DynamoDB key and the SQS
-// MessageDeduplicationId (128 characters at most).
-const MaxIDLength = 128
-
-// Decode parses a message body. It checks the envelope only; the type's data is checked by the
-// consumer that handles the type.
-func Decode(body []byte) (Event, error) {
-	var raw struct {
-		SpecVersion     *string         `json:"specversion"`
-		ID              *string         `json:"id"`
-		Source          *string         `json:"source"`
-		Type            *string         `json:"type"`
-		Subject         string          `json:"subject"`
-		Time            string          `json:"time"`
-		DataContentType string          `json:"datacontenttype"`
-		Data            json.RawMessage `json:"data"`
-	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		return Event{}, Malformed("body", "empty; want a CloudEvents 1.0 JSON object")
-	}
-	if err := json.Unmarshal(body, &raw); err != nil {
-		return Event{}, Malformed("body", "not a CloudEvents JSON object: %v", err)
-	}
-	ev := Event{Subject: raw.Subject, DataContentType: raw.DataContentType, Data: raw.Data}
-	switch {
-	case raw.SpecVersion == nil:
-		return Event{}, Malformed("specversion", "missing; want %q", SpecVersion)
-	case *raw.SpecVersion != SpecVersion:
-		return Event{}, Malformed("specversion", "is %q; want %q", *raw.SpecVersion, SpecVersion)
-	case raw.ID == nil || *raw.ID == "":
-		return Event{}, Malformed("id", "missing; the publisher must set a stable event id")
-	case len(*raw.ID) > MaxIDLength:
-		return Event{}, Malformed("id", "is %d characters; at most %d", len(*raw.ID), MaxIDLength)
-	case raw.Source == nil || *raw.Source == "":
-		return Event{}, Malformed("source", "missing")
-	case raw.Type == nil || *raw.Type == "":
-		return Event{}, Malformed("type", "missing")
-	}
-	ev.SpecVersion, ev.ID, ev.Source, ev.Type = *raw.SpecVersion, *raw.ID, *raw.Source, *raw.Type
-	if raw.Time != "" {
-		t, err := time.Parse(time.RFC3339Nano, raw.Time)
-		if err != nil {
-			return Event{}, Malformed("time", "%q is not an RFC 3339 timestamp", raw.Time)
-		}
-		ev.Time = t
-	}
-	if ev.DataContentType != "" && ev.DataContentType != "application/json" {
-		return Event{}, Malformed("datacontenttype", "is %q; want application/json", ev.DataContentType)
-	}
-	return ev, nil
-}
-
 // Encode renders ev as a structured-mode JSON body, filling specversion and datacontenttype.
 func Encode(ev Event) ([]byte, error) {
 	if ev.SpecVersion == "" {
@@ -134,26 +82,13 @@ func New(id, source, typ, subject string, at time.Time, v any) (Event, error) {
 // whitespace, member order, escapes nor how a number is written ({"n":10} and {"n":10.0})
 // matter. Data without a canonical form (not JSON, or a number a double does not hold as
 // written) is hashed as written, compacted. A second event with the same id and a different
-// hash is a producer bug, not a duplicate; compare a stored hash with SamePayload, which also
-// knows the hash of records written before canonical JSON.
+// hash is a producer bug, not a duplicate.
 func (ev Event) PayloadHash() string {
 	canon, ok := Canonical(ev.Data)
 	if !ok {
 		canon = compacted(ev.Data)
 	}
 	return ev.hash(canon)
-}
-
-// LegacyPayloadHash is the payload hash as onceflow computed it before canonical JSON (the
-// data compacted only, as written): records and items written then carry it.
-func (ev Event) LegacyPayloadHash() string { return ev.hash(compacted(ev.Data)) }
-
-// SamePayload reports whether hash, stored for an event of ev's id, is ev's payload hash:
-// PayloadHash, or LegacyPayloadHash (a record written before canonical JSON). Accepting the
-// legacy hash never makes two events one: data whose compacted form hashes as another's
-// canonical form is that canonical form, so the two events are canonically equal anyway.
-func (ev Event) SamePayload(hash string) bool {
-	return hash == ev.PayloadHash() || hash == ev.LegacyPayloadHash()
 }
 
 func (ev Event) hash(data []byte) string {
@@ -173,30 +108,4 @@ func compacted(data []byte) []byte {
 		return data
 	}
 	return b.Bytes()
-}
-
-// DecodeData unmarshals the event's data into v, rejecting unknown fields, and runs
-// v.Validate when v has one. Every failure is a MalformedError naming the field.
-func DecodeData(ev Event, v any) error {
-	if len(bytes.TrimSpace(ev.Data)) == 0 || string(bytes.TrimSpace(ev.Data)) == "null" {
-		return Malformed("data", "missing; %s needs a JSON object", ev.Type)
-	}
-	dec := json.NewDecoder(bytes.NewReader(ev.Data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var typeErr *json.UnmarshalTypeError
-		if errors.As(err, &typeErr) && typeErr.Field != "" {
-			return Malformed("data."+typeErr.Field, "is a JSON %s; want %s", typeErr.Value, typeErr.Type)
-		}
-		return Malformed("data", "invalid for %s: %v", ev.Type, err)
-	}
-	if val, ok := v.(interface{ Validate() error }); ok {
-		if err := val.Validate(); err != nil {
-			if errors.Is(err, ErrMalformed) {
-				return err
-			}
-			return Malformed("data", "%v", err)
-		}
-	}
-	return nil
 }

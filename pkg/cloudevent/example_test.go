@@ -40,8 +40,9 @@ func (o order) Validate() error {
 	return nil
 }
 
-// DecodeData decodes an event's data into a typed value, refusing unknown fields and running
-// its Validate method; every failure names the field.
+// DecodeData decodes an event's data into a typed value and runs its Validate method; every
+// failure names the field. A field the type does not know (one a later version of the producer
+// added) is ignored; a member twice in one object is malformed.
 func ExampleDecodeData() {
 	ev, _ := cloudevent.New("order-placed-o2", "shop/api", "order.placed", "o2", time.Now(), map[string]any{"orderId": "o2", "total": 0})
 	var o order
@@ -49,8 +50,12 @@ func ExampleDecodeData() {
 	fmt.Println(err)
 
 	ev.Data = []byte(`{"orderId":"o2","total":5,"coupon":"X"}`)
+	fmt.Println(cloudevent.DecodeData(ev, &o), o.Total)
+
+	ev.Data = []byte(`{"orderId":"o2","total":5,"total":50}`)
 	fmt.Println(cloudevent.DecodeData(ev, &o))
 	// Output:
 	// malformed message: data.total: is 0; want a positive amount
-	// malformed message: data: invalid for order.placed: json: unknown field "coupon"
+	// <nil> 5
+	// malformed message: data.total: appears twice in its object; a member name must be unique
 }

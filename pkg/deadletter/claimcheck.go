@@ -20,11 +20,6 @@ type Offloader interface {
 	OffloadMessage(ctx context.Context, payload string) (string, map[string]types.MessageAttributeValue, error)
 }
 
-// PayloadReader reads the payload a message points to, or its body: *claimcheck.Reader is one.
-type PayloadReader interface {
-	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
-}
-
 // offloadedType is the DataType of the size attribute of a letter whose body DeadLetter put
 // in S3: SQS's Number with a custom type name, so that the letter is read as a pointer by the
 // extended clients (which go by the attribute's name) and known to be the engine's by its
@@ -70,7 +65,7 @@ func offloaded(v types.MessageAttributeValue) (int, bool) {
 
 // Payload returns the letter's payload: its body, or, when the body is a pointer (DeadLetter's
 // claim check, or a producer's), the object it points to, read by r.
-func (l Letter) Payload(ctx context.Context, r PayloadReader) (string, error) {
+func (l Letter) Payload(ctx context.Context, r claimcheck.PayloadReader) (string, error) {
 	if r == nil || !l.Offloaded && !l.isPointer() {
 		return l.Body, nil
 	}
@@ -96,7 +91,7 @@ func (l Letter) ownAttributes() map[string]events.SQSMessageAttribute {
 // offloaded, l with the body read back through r, its event id and type read from it as
 // Browse reads a body (the letter is still the one in the queue: Delete and Release act on
 // it).
-func (l Letter) Resolved(ctx context.Context, r PayloadReader) (Letter, error) {
+func (l Letter) Resolved(ctx context.Context, r claimcheck.PayloadReader) (Letter, error) {
 	if !l.Offloaded {
 		return l, nil
 	}
@@ -112,11 +107,26 @@ func (l Letter) Resolved(ctx context.Context, r PayloadReader) (Letter, error) {
 	return l, nil
 }
 
+// RedriveInput returns the message l is redriven as to the queue at queueURL (dlq.Redrive): its
+// SendInput, or a stream letter's ReplayInput, with the body its claim check points to when
+// DeadLetter offloaded it, read by r (a nil r fails such a letter). The caller sets
+// MessageDeduplicationId.
+func (l Letter) RedriveInput(ctx context.Context, r claimcheck.PayloadReader, queueURL string) (*sqs.SendMessageInput, error) {
+	in := l.SendInput(queueURL)
+	if l.FromStream() {
+		in = l.ReplayInput(queueURL)
+	}
+	if err := l.sendBody(ctx, r, in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
 // sendBody makes in, l's SendInput, carry the body l's claim check points to when DeadLetter
 // offloaded it: inline when it fits SQS's 1 MiB beside its attributes, as the source sent it;
 // else as the pointer with the extended clients' ExtendedPayloadSize (a consumer reading claim
 // checks reads it, as it reads a producer's).
-func (l Letter) sendBody(ctx context.Context, r PayloadReader, in *sqs.SendMessageInput) error {
+func (l Letter) sendBody(ctx context.Context, r claimcheck.PayloadReader, in *sqs.SendMessageInput) error {
 	if !l.Offloaded {
 		return nil
 	}

@@ -9,10 +9,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // payloads is a bucket of fauxqs's S3, a writer of letters' bodies under "dead-letters/" and a
@@ -26,8 +27,8 @@ type payloads struct {
 
 func newPayloads(t *testing.T) payloads {
 	t.Helper()
-	p := payloads{s3: testenv.S3(t)}
-	p.bucket = testenv.Bucket(t, p.s3, "letters")
+	p := payloads{s3: testkit.S3Client(t)}
+	p.bucket = testkit.Bucket(t, p.s3, "letters")
 	var err error
 	if p.writer, err = claimcheck.NewWriter(p.s3, claimcheck.WriterConfig{Bucket: p.bucket, KeyPrefix: "dead-letters/totals/"}); err != nil {
 		t.Fatal(err)
@@ -39,10 +40,10 @@ func newPayloads(t *testing.T) payloads {
 }
 
 // browseOne returns the one letter in view in the queue.
-func browseOne(t *testing.T, c deadletter.ReceiveAPI, url string) deadletter.Letter {
+func browseOne(t *testing.T, c dlq.ReceiveAPI, url string) deadletter.Letter {
 	t.Helper()
 	var letters []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, url, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, url, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(letters) != 1 {
@@ -65,26 +66,26 @@ func TestQueue_a_letter_past_1_MiB_goes_through_the_claim_check(t *testing.T) {
 	t.Parallel()
 	c := client(t)
 	p := newPayloads(t)
-	dlq := createQueue(t, c, true, nil)
+	dlqURL := createQueue(t, c, true, nil)
 	msg := streamRecord()
 	ev := cloudevent.Event{ID: "order-9", Type: "order.placed", Source: "shop", Data: []byte(`{"b":1,"a":2}`)}
 	reason := deadletter.WithEvent(errors.New("negative amount"), ev)
 
-	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, reason); err == nil {
+	if err := deadletter.New(c, dlqURL).DeadLetter(t.Context(), msg, reason); err == nil {
 		t.Fatal("without a claim check a 3 MiB letter was sent; want SQS to refuse it")
 	}
-	if err := deadletter.New(c, dlq).WithClaimCheck(p.writer).DeadLetter(t.Context(), msg, reason); err != nil {
+	if err := deadletter.New(c, dlqURL).WithClaimCheck(p.writer).DeadLetter(t.Context(), msg, reason); err != nil {
 		t.Fatalf("DeadLetter with a claim check: %v", err)
 	}
-	l := browseOne(t, c, dlq)
+	l := browseOne(t, c, dlqURL)
 	if _, _, isPointer, _ := claimcheck.Parse(events.SQSMessage{Body: l.Body}); !isPointer || !l.Offloaded || l.PayloadSize != len(msg.Body) {
 		t.Fatalf("letter body %.80q, offloaded %v, size %d; want the pointer to the %d-byte body", l.Body, l.Offloaded, l.PayloadSize, len(msg.Body))
 	}
 	if l.GroupID != "compte é 1" || l.DecodedEventID != "order-9" || l.Why() != "negative amount" {
 		t.Errorf("letter group %q event %q reason %q; want the key as it is, the decoded event and the reason", l.GroupID, l.DecodedEventID, l.Why())
 	}
-	if len(l.PayloadHashes) != 2 || l.PayloadHashes[0] != ev.PayloadHash() || l.PayloadHashes[1] != ev.LegacyPayloadHash() {
-		t.Errorf("letter payload hashes %v; want the event's canonical then legacy hash", l.PayloadHashes)
+	if l.PayloadHash != ev.PayloadHash() {
+		t.Errorf("letter payload hash %q; want the event's %q", l.PayloadHash, ev.PayloadHash())
 	}
 	if len(l.Attributes) != 0 {
 		t.Errorf("letter's own attributes %v; want none (the size attribute is the letter's claim check)", names(l.Attributes))
@@ -109,19 +110,19 @@ func TestRedrive_sends_an_offloaded_letter_back_inline_when_it_fits_else_as_a_cl
 	}{{"inline", 1<<20 - 300, false}, {"claim check", 2 << 20, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+			src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 			msg := deadLettered(queueARN(t, c, src), "acct-1", "evt-big", "account.credited")
 			msg.Body = `{"id":"evt-big","pad":"` + strings.Repeat("x", tc.size) + `"}`
-			if err := deadletter.New(c, dlq).WithClaimCheck(p.writer).DeadLetter(t.Context(), msg, deadletter.WithEventID(errors.New(strings.Repeat("why ", 1000)), "evt-big")); err != nil {
+			if err := deadletter.New(c, dlqURL).WithClaimCheck(p.writer).DeadLetter(t.Context(), msg, deadletter.WithEventID(errors.New(strings.Repeat("why ", 1000)), "evt-big")); err != nil {
 				t.Fatal(err)
 			}
-			if l := browseOne(t, c, dlq); !l.Offloaded {
+			if l := browseOne(t, c, dlqURL); !l.Offloaded {
 				t.Fatalf("a %d-byte body with the engine's attributes was not offloaded", len(msg.Body))
 			}
-			if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq}); o["evt-big"] != deadletter.Failed {
+			if o := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL}); o["evt-big"] != dlq.Failed {
 				t.Errorf("redrive without a payload reader: %v; want the letter failed, left in place", o)
 			}
-			if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Payloads: p.reader}); o["evt-big"] != deadletter.Moved {
+			if o := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL, Payloads: p.reader}); o["evt-big"] != dlq.Moved {
 				t.Fatalf("redrive: %v; want moved", o)
 			}
 			got := receiveAll(t, c, src)
@@ -150,14 +151,14 @@ func TestRedrive_sends_an_offloaded_letter_back_inline_when_it_fits_else_as_a_cl
 func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	dlq := createQueue(t, c, true, nil)
+	dlqURL := createQueue(t, c, true, nil)
 	msg := streamRecord()
 	msg.Body = `{"small":true}`
 	msg.Attributes["MessageGroupId"] = "tab\tbell\x07 é"
-	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, errors.New("bad")); err != nil {
+	if err := deadletter.New(c, dlqURL).DeadLetter(t.Context(), msg, errors.New("bad")); err != nil {
 		t.Fatal(err)
 	}
-	if l := browseOne(t, c, dlq); l.GroupID != "tab\tbell\x07 é" {
+	if l := browseOne(t, c, dlqURL); l.GroupID != "tab\tbell\x07 é" {
 		t.Errorf("letter group %q; want the key exactly", l.GroupID)
 	}
 }
@@ -169,21 +170,21 @@ func TestQueue_keeps_a_key_SQS_refuses_as_text_exactly(t *testing.T) {
 func TestRedrive_sends_a_stream_letter_to_its_replay_queue_with_its_key_and_record(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	dlq, replay := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	dlqURL, replay := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	msg := streamRecord()
 	msg.Body = `{"small":true}`
 	ev := cloudevent.Event{ID: "order-9", Type: "order.placed", Source: "shop", Data: []byte(`{"n":10.0}`)}
-	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, deadletter.WithEvent(errors.New("bad"), ev)); err != nil {
+	if err := deadletter.New(c, dlqURL).DeadLetter(t.Context(), msg, deadletter.WithEvent(errors.New("bad"), ev)); err != nil {
 		t.Fatal(err)
 	}
-	var got deadletter.Redriven
-	if err := deadletter.Redrive(t.Context(), deadletter.RedriveConfig{Client: c, Queue: dlq}, func(r deadletter.Redriven) { got = r }); err != nil {
+	var got dlq.Redriven
+	if err := dlq.Redrive(t.Context(), dlq.RedriveConfig{Client: c, Queue: dlqURL}, func(r dlq.Redriven) { got = r }); err != nil {
 		t.Fatal(err)
 	}
-	if got.Outcome != deadletter.Failed || got.Err == nil || !strings.Contains(got.Err.Error(), "replay queue, which is not known") {
+	if got.Outcome != dlq.Failed || got.Err == nil || !strings.Contains(got.Err.Error(), "replay queue, which is not known") {
 		t.Fatalf("redrive of a stream letter without a replay queue: %s, %v; want it left in place, saying its replay queue is not known", got.Outcome, got.Err)
 	}
-	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Replay: replay}); o["order-9"] != deadletter.Moved {
+	if o := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL, Replay: replay}); o["order-9"] != dlq.Moved {
 		t.Fatalf("redrive with the replay queue: %v; want the letter moved", o)
 	}
 	sent := receiveAll(t, c, replay)
@@ -199,7 +200,7 @@ func TestRedrive_sends_a_stream_letter_to_its_replay_queue_with_its_key_and_reco
 		return string(v.BinaryValue)
 	}
 	want := map[string]string{deadletter.AttrOriginalMessageID: msg.MessageId, deadletter.AttrSourceGroupID: "compte é 1",
-		deadletter.AttrSourceQueueARN: msg.EventSourceARN, deadletter.AttrEventID: "order-9", deadletter.AttrPayloadHash: ev.PayloadHash() + " " + ev.LegacyPayloadHash()}
+		deadletter.AttrSourceQueueARN: msg.EventSourceARN, deadletter.AttrEventID: "order-9", deadletter.AttrPayloadHash: ev.PayloadHash()}
 	for name, v := range want {
 		if attr(name) != v {
 			t.Errorf("replayed message's %s = %q; want %q", name, attr(name), v)

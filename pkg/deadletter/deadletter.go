@@ -32,8 +32,7 @@ const (
 	// show (a claim check's pointer, an envelope keyed by a business key).
 	AttrEventID = "decodedEventId"
 	// AttrPayloadHash is the payload hash of the event the consumer decoded (WithEvent), which
-	// a discard records: hashed by the consumer's own decoder, whatever the body is. It holds
-	// the canonical hash, then the legacy one when it differs, space-separated.
+	// a discard records: hashed by the consumer's own decoder, whatever the body is.
 	AttrPayloadHash = "decodedPayloadHash"
 	// AttrSourceAttributes carries the message's own message attributes as one JSON object
 	// (name to {DataType, StringValue, BinaryValue}) when they do not fit beside the engine's
@@ -44,7 +43,7 @@ const (
 // AttrOriginalMessageID is the message attribute a redrive sends each letter with: the id of
 // the message as it was first sent (the letter's own, for a letter SQS moved by itself). It is
 // the message's own attribute from then on (a letter dead-lettered again keeps it), and a port
-// reads it (sqsbatch: idempotency.Delivery.Origin) so that the group's held list recognises
+// reads it (sqsbatch: port.Delivery.Origin) so that the group's held list recognises
 // the message it held under that id, before decoding it or under its first message id.
 const AttrOriginalMessageID = "onceflowOriginalMessageId"
 
@@ -153,10 +152,10 @@ func (q *Queue) letter(msg events.SQSMessage, body string, extra map[string]type
 		return nil, false, err
 	}
 	budget -= n
-	if hashes := payloadHashesOf(reason); hashes != "" && len(in.MessageAttributes)+1 < MaxMessageAttributes {
+	if hash := payloadHashOf(reason); hash != "" && len(in.MessageAttributes)+1 < MaxMessageAttributes {
 		// Only where SQS's limit leaves room: without it a discard hashes the letter as a
 		// CloudEvent.
-		budget -= addString(in.MessageAttributes, AttrPayloadHash, hashes)
+		budget -= addString(in.MessageAttributes, AttrPayloadHash, hash)
 	}
 	if budget < 0 { // too large for the old 256 KiB limit anyway: sized for SQS's 1 MiB
 		budget += maxMessageBytes - legacyMessageBytes

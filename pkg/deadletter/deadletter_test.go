@@ -12,12 +12,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
-
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -29,7 +27,7 @@ func client(t *testing.T) *sqs.Client {
 	endpoint := testkit.Emulator(t, testkit.SQSEndpointVariable)
 	return sqs.New(sqs.Options{
 		Region:           "us-east-1",
-		Credentials:      credentials.NewStaticCredentialsProvider("local", "local", ""),
+		Credentials:      testkit.Config().Credentials,
 		BaseEndpoint:     aws.String(endpoint),
 		RetryMaxAttempts: 1,
 	})

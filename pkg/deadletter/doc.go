@@ -1,10 +1,10 @@
-// Package deadletter sends messages that can never succeed to an SQS dead-letter queue, body
-// unchanged, with the reason and where they came from as message attributes, so a person can
-// find, understand and redrive them. On a FIFO dead-letter queue a repeated dead-letter of one
-// message is dropped by the broker.
+// Package deadletter is the dead-letter sink every port sends to, and the letter's format: a
+// Queue sends a message that can never succeed to an SQS dead-letter queue, body unchanged,
+// with the reason and where it came from as message attributes (the Attr constants), so a
+// person can find, understand and redrive it; a body past SQS's limit goes as a claim check.
+// On a FIFO dead-letter queue a repeated dead-letter of one message is dropped by the broker.
 //
-// For the operator, Browse reads a dead-letter queue without taking anything from it, and
-// Redrive moves letters back to the queues they came from, in order, with their group and a
-// fresh deduplication id, deleting each only once it was sent; Take, Delete and Release let
-// an operator's tool act on one letter it showed.
+// A Letter is such a message read back (Read), and says how it is sent again (SendInput,
+// ReplayInput, RedriveInput, RequeueInput). The operator's tools that browse, take, requeue
+// and redrive letters are package dlq (pkg/operator/dlq).
 package deadletter

@@ -2,7 +2,6 @@ package deadletter
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 )
@@ -19,25 +18,20 @@ func WithEventID(reason error, eventID string) error {
 	return &eventIDError{err: reason, id: eventID}
 }
 
-// WithEvent is WithEventID of ev's id, also carrying ev's payload hashes (its PayloadHash,
-// and its LegacyPayloadHash when that differs): DeadLetter writes them on the letter
-// (AttrPayloadHash, Letter.PayloadHashes), so that a discard records the event with the hash
+// WithEvent is WithEventID of ev's id, also carrying ev's PayloadHash: DeadLetter writes it
+// on the letter (AttrPayloadHash, Letter.PayloadHash), so that a discard records the event with the hash
 // its consumer's own decoder gave it, whatever the body's shape.
 func WithEvent(reason error, ev cloudevent.Event) error {
 	if reason == nil || ev.ID == "" {
 		return reason
 	}
-	hashes := []string{ev.PayloadHash()}
-	if legacy := ev.LegacyPayloadHash(); legacy != hashes[0] {
-		hashes = append(hashes, legacy)
-	}
-	return &eventIDError{err: reason, id: ev.ID, hashes: strings.Join(hashes, " ")}
+	return &eventIDError{err: reason, id: ev.ID, hash: ev.PayloadHash()}
 }
 
 type eventIDError struct {
-	err    error
-	id     string
-	hashes string // space-separated, "" when unknown
+	err  error
+	id   string
+	hash string // "" when unknown
 }
 
 func (e *eventIDError) Error() string { return e.err.Error() }
@@ -52,11 +46,11 @@ func eventIDOf(reason error) string {
 	return ""
 }
 
-// payloadHashesOf is the payload hashes reason carries (WithEvent), space-separated.
-func payloadHashesOf(reason error) string {
+// payloadHashOf is the payload hash reason carries (WithEvent), "" when none.
+func payloadHashOf(reason error) string {
 	var e *eventIDError
 	if errors.As(reason, &e) {
-		return e.hashes
+		return e.hash
 	}
 	return ""
 }

@@ -46,20 +46,3 @@ func ExampleQueue_DeadLetter() {
 	// sourceQueueArn: arn:aws:sqs:eu-west-1:123456789012:orders.fifo
 	// [deadLetteredAt reason receiveCount sourceGroupId sourceMessageId sourceQueueArn]
 }
-
-// Redrive moves the letters of one event type back to the queues they were dead-lettered
-// from, in order, and reports each.
-func ExampleRedrive() {
-	ctx := context.Background()
-	var client *sqs.Client // sqs.NewFromConfig(cfg)
-	err := deadletter.Redrive(ctx, deadletter.RedriveConfig{
-		Client: client,
-		Queue:  "https://sqs.eu-west-1.amazonaws.com/123456789012/ledger-dlq.fifo",
-		Filter: deadletter.Filter{EventType: "account.credited"},
-	}, func(r deadletter.Redriven) {
-		fmt.Println(r.Outcome, r.Letter.EventID, r.Err)
-	})
-	if err != nil {
-		fmt.Println(err)
-	}
-}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 const trace = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
@@ -79,9 +80,9 @@ func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testin
 			c := client(t)
 			var s sent
 			watched := sqs.New(c.Options(), sqs.WithAPIOptions(s.middleware))
-			src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+			src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 			msg, want := withAttributes(queueARN(t, c, src), n)
-			if err := deadletter.New(watched, dlq).DeadLetter(t.Context(), msg, errors.New("failed 5 times: downstream")); err != nil {
+			if err := deadletter.New(watched, dlqURL).DeadLetter(t.Context(), msg, errors.New("failed 5 times: downstream")); err != nil {
 				t.Fatalf("DeadLetter: %v (SQS takes at most 10 message attributes)", err)
 			}
 			if len(s.ins) != 1 || aws.ToString(s.ins[0].MessageSystemAttributes["AWSTraceHeader"].StringValue) != trace {
@@ -91,7 +92,7 @@ func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testin
 				t.Errorf("the letter was sent with %d message attributes; SQS takes %d", len(s.ins[0].MessageAttributes), deadletter.MaxMessageAttributes)
 			}
 			var letters []deadletter.Letter
-			if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool {
+			if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool {
 				letters = append(letters, l)
 				return true
 			}); err != nil {
@@ -108,7 +109,7 @@ func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testin
 				t.Errorf("letter lost the engine's attributes: reason %q, source message %q", l.Reason, l.SourceMessage)
 			}
 
-			redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq})
+			redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL})
 			got := receiveAll(t, c, src)
 			if len(got) != 1 {
 				t.Fatalf("source queue holds %d messages after the redrive; want 1", len(got))
@@ -130,13 +131,13 @@ func TestQueue_a_letter_keeps_the_messages_attributes_and_trace_header(t *testin
 func TestLetter_SendInput_restores_the_message(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	msg, want := withAttributes(queueARN(t, c, src), 6)
-	if err := deadletter.New(c, dlq).DeadLetter(t.Context(), msg, errors.New("bad")); err != nil {
+	if err := deadletter.New(c, dlqURL).DeadLetter(t.Context(), msg, errors.New("bad")); err != nil {
 		t.Fatal(err)
 	}
 	var in *deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { in = &l; return false }); err != nil || in == nil {
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool { in = &l; return false }); err != nil || in == nil {
 		t.Fatalf("browse: %v, %v", in, err)
 	}
 	in.TraceHeader = trace // as SQS returns it; fauxqs drops it
@@ -206,7 +207,7 @@ func TestQueue_keeps_an_attribute_named_like_the_engines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var l *deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, url, func(got deadletter.Letter) bool { l = &got; return false }); err != nil || l == nil {
+	if err := dlq.Browse(t.Context(), c, url, func(got deadletter.Letter) bool { l = &got; return false }); err != nil || l == nil {
 		t.Fatalf("browse: %v, %v", l, err)
 	}
 	if l.Reason != "failed 5 times" || aws.ToString(l.Attributes[deadletter.AttrReason].StringValue) != "the producer's own reason" {

@@ -1,17 +1,13 @@
 package deadletter
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/claimcheck"
@@ -39,10 +35,9 @@ type Letter struct {
 	DecodedEventID string
 	EventType      string // the CloudEvent's type, "" when the body is not one
 	TraceHeader    string // the AWSTraceHeader system attribute, if any
-	// PayloadHashes are the payload hashes of the event the consumer decoded (AttrPayloadHash,
-	// WithEvent): the canonical one, then the legacy one when it differs; nil when it wrote
-	// none.
-	PayloadHashes []string
+	// PayloadHash is the payload hash of the event the consumer decoded (AttrPayloadHash,
+	// WithEvent); "" when it wrote none.
+	PayloadHash string
 	// Offloaded says the body is a claim check DeadLetter wrote (the letter was past SQS's
 	// limit): Body is the pointer, PayloadSize the size of the body it points to. Resolved
 	// reads it; a redrive sends the body it points to.
@@ -54,8 +49,10 @@ type Letter struct {
 
 	// Attributes are the message's own message attributes (those DeadLetter packed into
 	// AttrSourceAttributes included), which a redrive sends again (SendInput).
-	Attributes    map[string]types.MessageAttributeValue
-	receiptHandle string
+	Attributes map[string]types.MessageAttributeValue
+	// ReceiptHandle is the handle of this receipt of it, by which the receiver deletes it or
+	// makes it visible again.
+	ReceiptHandle string
 	raw           map[string]types.MessageAttributeValue // the letter's attributes as received
 	queueGroup    string                                 // the letter's MessageGroupId in the dead-letter queue
 }
@@ -71,11 +68,11 @@ func (l Letter) Why() string {
 	return movedBySQS
 }
 
-// letterOf reads a received message.
-func letterOf(m types.Message) Letter {
+// Read reads a message received from a dead-letter queue as a letter.
+func Read(m types.Message) Letter {
 	attr := func(name string) string { return aws.ToString(m.MessageAttributes[name].StringValue) }
 	l := Letter{
-		MessageID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), receiptHandle: aws.ToString(m.ReceiptHandle),
+		MessageID: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), ReceiptHandle: aws.ToString(m.ReceiptHandle),
 		Reason: attr(AttrReason), SourceQueueARN: attr(AttrSourceQueueARN), ReceiveCount: attr(AttrReceiveCount),
 		SourceMessage:  firstNonEmpty(attr(AttrSourceMessageID), aws.ToString(m.MessageId)),
 		GroupID:        firstNonEmpty(textOf(m.MessageAttributes[AttrSourceGroupID]), m.Attributes["MessageGroupId"]),
@@ -87,7 +84,7 @@ func letterOf(m types.Message) Letter {
 		queueGroup:     m.Attributes["MessageGroupId"],
 	}
 	l.DecodedEventID = attr(AttrEventID)
-	l.PayloadHashes = strings.Fields(attr(AttrPayloadHash))
+	l.PayloadHash = attr(AttrPayloadHash)
 	if l.ReceiveCount == "" {
 		l.ReceiveCount = m.Attributes["ApproximateReceiveCount"]
 	}
@@ -150,83 +147,6 @@ func sentAt(ms string) string {
 		return ""
 	}
 	return time.UnixMilli(n).UTC().Format(time.RFC3339)
-}
-
-// Filter selects letters; its zero value selects every one.
-type Filter struct {
-	Reason    string // a letter whose Why contains this text (case-insensitive)
-	EventType string // a letter whose event type is this
-	Group     string // a letter of this message group (a FIFO queue's group id: an account)
-}
-
-// Match reports whether f selects l.
-func (f Filter) Match(l Letter) bool {
-	if f.Reason != "" && !strings.Contains(strings.ToLower(l.Why()), strings.ToLower(f.Reason)) {
-		return false
-	}
-	if f.Group != "" && l.GroupID != f.Group {
-		return false
-	}
-	return f.EventType == "" || l.EventType == f.EventType
-}
-
-// ReceiveAPI is the SQS calls that reading a dead-letter queue makes; *sqs.Client implements it.
-type ReceiveAPI interface {
-	ReceiveMessage(ctx context.Context, params *sqs.ReceiveMessageInput, optFns ...func(*sqs.Options)) (*sqs.ReceiveMessageOutput, error)
-	ChangeMessageVisibility(ctx context.Context, params *sqs.ChangeMessageVisibilityInput, optFns ...func(*sqs.Options)) (*sqs.ChangeMessageVisibilityOutput, error)
-}
-
-// VisibilityHold is how long Browse keeps the letters it has seen invisible to others: until it returns,
-// when it makes them visible again.
-const VisibilityHold = 5 * time.Minute
-
-// Browse receives the letters of the dead-letter queue at queueURL in the queue's order and
-// calls fn with each until fn returns false or the queue has no more to hand out; then it
-// makes every letter it received visible again, so nothing leaves the queue. On a FIFO queue
-// SQS hands out no later message of a group while an earlier one is received, so Browse sees
-// the first letters of each group (up to ten per receive on AWS; the first only on some
-// emulators); ApproximateNumberOfMessages tells how many there are.
-func Browse(ctx context.Context, client ReceiveAPI, queueURL string, fn func(Letter) bool) error {
-	var seen []Letter
-	defer func() { release(context.WithoutCancel(ctx), client, queueURL, seen) }()
-	for {
-		batch, err := receive(ctx, client, queueURL, VisibilityHold)
-		if err != nil || len(batch) == 0 {
-			return err
-		}
-		seen = append(seen, batch...) // the whole batch: stopping early must release it all
-		for _, l := range batch {
-			if !fn(l) {
-				return nil
-			}
-		}
-	}
-}
-
-// receive returns the next letters the queue hands out, holding them for hold.
-func receive(ctx context.Context, client ReceiveAPI, queueURL string, hold time.Duration) ([]Letter, error) {
-	out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-		QueueUrl: aws.String(queueURL), MaxNumberOfMessages: 10, VisibilityTimeout: int32(max(hold/time.Second, 1)),
-		WaitTimeSeconds:             1, // a long poll asks every server: an empty answer means empty
-		MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
-		MessageAttributeNames:       []string{"All"},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("receive from %s: %w", queueURL, err)
-	}
-	letters := make([]Letter, len(out.Messages))
-	for i, m := range out.Messages {
-		letters[i] = letterOf(m)
-	}
-	return letters, nil
-}
-
-// release makes the letters visible again at once.
-func release(ctx context.Context, client ReceiveAPI, queueURL string, letters []Letter) {
-	for _, l := range letters {
-		_, _ = client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
-			QueueUrl: aws.String(queueURL), ReceiptHandle: aws.String(l.receiptHandle), VisibilityTimeout: 0})
-	}
 }
 
 // OwnAttributes are a received message's own message attributes: attrs without those a dead

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // A redrive sends each letter with the id its message was first sent as, and a letter of a
@@ -16,14 +17,14 @@ import (
 func TestRedrive_sends_the_id_each_message_was_first_sent_as(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
 	first := events.SQSMessage{MessageId: "m-first", Body: `{"id":"eb-1"}`, EventSourceARN: arn,
 		Attributes: map[string]string{"MessageGroupId": "acct-1"}}
 	again := events.SQSMessage{MessageId: "m-again", Body: `{"id":"eb-2"}`, EventSourceARN: arn,
 		Attributes:        map[string]string{"MessageGroupId": "acct-2"}, // another group: both in view at once
 		MessageAttributes: map[string]events.SQSMessageAttribute{deadletter.AttrOriginalMessageID: {DataType: "String", StringValue: aws.String("m-0")}}}
-	q := deadletter.New(c, dlq)
+	q := deadletter.New(c, dlqURL)
 	if err := q.DeadLetter(t.Context(), first, deadletter.WithEventID(errors.New("bad"), "mv-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestRedrive_sends_the_id_each_message_was_first_sent_as(t *testing.T) {
 		t.Fatal(err)
 	}
 	letters := map[string]deadletter.Letter{} // by source message
-	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { letters[l.SourceMessage] = l; return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool { letters[l.SourceMessage] = l; return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(letters) != 2 || letters["m-first"].OriginalMessage != "m-first" || letters["m-again"].OriginalMessage != "m-0" {
@@ -43,7 +44,7 @@ func TestRedrive_sends_the_id_each_message_was_first_sent_as(t *testing.T) {
 	if l := letters["m-again"]; l.DecodedEventID != "" || l.EventID != "eb-2" {
 		t.Errorf("letter without a decoded id names event %q (decoded %q); want the body's eb-2", l.EventID, l.DecodedEventID)
 	}
-	redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq})
+	redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL})
 	ids := map[string]string{} // body -> the first id it was sent with
 	for _, m := range receiveAll(t, c, src) {
 		ids[aws.ToString(m.Body)] = aws.ToString(m.MessageAttributes[deadletter.AttrOriginalMessageID].StringValue)

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 func queueARN(t *testing.T, c *sqs.Client, url string) string {
@@ -36,10 +37,10 @@ func deadLettered(sourceARN, group, eventID, typ string) events.SQSMessage {
 	}
 }
 
-func redrive(t *testing.T, cfg deadletter.RedriveConfig) map[string]deadletter.Outcome {
+func redrive(t *testing.T, cfg dlq.RedriveConfig) map[string]dlq.Outcome {
 	t.Helper()
-	outcomes := map[string]deadletter.Outcome{}
-	err := deadletter.Redrive(t.Context(), cfg, func(r deadletter.Redriven) {
+	outcomes := map[string]dlq.Outcome{}
+	err := dlq.Redrive(t.Context(), cfg, func(r dlq.Redriven) {
 		outcomes[r.Letter.EventID] = r.Outcome
 		if r.Err != nil {
 			t.Logf("%s: %v", r.Letter.EventID, r.Err)
@@ -61,17 +62,17 @@ func bodyID(m types.Message) string {
 func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_fresh_dedup_id(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
-	q := deadletter.New(c, dlq)
+	src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	q := deadletter.New(c, dlqURL)
 	for i := range 3 {
 		id := "evt-" + strconv.Itoa(i)
 		if err := q.DeadLetter(t.Context(), deadLettered(queueARN(t, c, src), "acct-1", id, "account.credited"), errors.New("bad")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	outcomes := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq})
+	outcomes := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL})
 	for id, o := range outcomes {
-		if o != deadletter.Moved {
+		if o != dlq.Moved {
 			t.Errorf("%s: %s; want moved", id, o)
 		}
 	}
@@ -93,7 +94,7 @@ func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_f
 			t.Errorf("message %d carries attributes %v; want %s only, not the dead letter's", i, names(m.MessageAttributes), deadletter.AttrOriginalMessageID)
 		}
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 0 {
+	if left := receiveAll(t, c, dlqURL); len(left) != 0 {
 		t.Errorf("dead-letter queue still holds %d letters", len(left))
 	}
 }
@@ -101,9 +102,9 @@ func TestRedrive_moves_letters_to_their_source_queue_in_order_with_group_and_a_f
 func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_place(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
-	q := deadletter.New(c, dlq)
+	q := deadletter.New(c, dlqURL)
 	for _, m := range []events.SQSMessage{
 		deadLettered(arn, "g1", "a1", "note.created"),
 		deadLettered(arn, "g1", "a2", "account.credited"), // behind a1, which the filter leaves
@@ -113,17 +114,17 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 			t.Fatal(err)
 		}
 	}
-	outcomes := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Filter: deadletter.Filter{EventType: "account.credited"}})
-	if outcomes["b1"] != deadletter.Moved || outcomes["a1"] != deadletter.Skipped {
+	outcomes := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL, Filter: dlq.Filter{EventType: "account.credited"}})
+	if outcomes["b1"] != dlq.Moved || outcomes["a1"] != dlq.Skipped {
 		t.Errorf("outcomes %v; want b1 moved, a1 skipped", outcomes)
 	}
-	if o, seen := outcomes["a2"]; seen && o != deadletter.Behind {
+	if o, seen := outcomes["a2"]; seen && o != dlq.Behind {
 		t.Errorf("a2: %s; want it left behind a1 (order per group)", o)
 	}
 	if got := receiveAll(t, c, src); len(got) != 1 || bodyID(got[0]) != "b1" {
 		t.Errorf("source queue got %d messages; want b1 only", len(got))
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 2 {
+	if left := receiveAll(t, c, dlqURL); len(left) != 2 {
 		t.Errorf("dead-letter queue holds %d letters; want a1 and a2, visible again", len(left))
 	}
 }
@@ -134,9 +135,9 @@ func TestRedrive_filter_leaves_other_letters_and_the_rest_of_their_group_in_plac
 func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
+	src, dlqURL := createQueue(t, c, true, nil), createQueue(t, c, true, nil)
 	arn := queueARN(t, c, src)
-	q := deadletter.New(c, dlq)
+	q := deadletter.New(c, dlqURL)
 	for _, m := range []events.SQSMessage{
 		deadLettered(arn, "g1", "a1", "t"),
 		deadLettered(arn, "g2", "b1", "t"),
@@ -146,15 +147,15 @@ func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	outcomes := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, Filter: deadletter.Filter{Group: "g1"}})
-	if outcomes["a1"] != deadletter.Moved || outcomes["a2"] != deadletter.Moved || outcomes["b1"] != deadletter.Skipped {
+	outcomes := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL, Filter: dlq.Filter{Group: "g1"}})
+	if outcomes["a1"] != dlq.Moved || outcomes["a2"] != dlq.Moved || outcomes["b1"] != dlq.Skipped {
 		t.Errorf("outcomes %v; want a1 and a2 moved, b1 skipped", outcomes)
 	}
 	got := receiveAll(t, c, src)
 	if len(got) != 2 || bodyID(got[0]) != "a1" || bodyID(got[1]) != "a2" {
 		t.Errorf("source queue got %d messages; want a1 then a2", len(got))
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 1 || bodyID(left[0]) != "b1" {
+	if left := receiveAll(t, c, dlqURL); len(left) != 1 || bodyID(left[0]) != "b1" {
 		t.Errorf("dead-letter queue holds %d letters; want b1's alone", len(left))
 	}
 }
@@ -164,8 +165,8 @@ func TestRedrive_of_one_group_leaves_every_other_groups_letters(t *testing.T) {
 func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	dlq := createQueue(t, c, true, nil)
-	src := createQueue(t, c, true, map[string]string{"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"1"}`, queueARN(t, c, dlq))})
+	dlqURL := createQueue(t, c, true, nil)
+	src := createQueue(t, c, true, map[string]string{"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"1"}`, queueARN(t, c, dlqURL))})
 	if _, err := c.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(src), MessageGroupId: aws.String("g"),
 		MessageDeduplicationId: aws.String("evt-crash"), MessageBody: aws.String(`{"id":"evt-crash","type":"t"}`)}); err != nil {
 		t.Fatal(err)
@@ -184,24 +185,24 @@ func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testi
 		}
 	}
 	var letters []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool { letters = append(letters, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(letters) != 1 || letters[0].SourceQueueARN != "" || letters[0].DedupID != "evt-crash" || letters[0].Reason != "" {
 		t.Fatalf("letters %+v; want the moved message, its own dedup id, no source and no reason", letters)
 	}
 	// Without a source queue, a redrive needs one named.
-	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq}); o["evt-crash"] != deadletter.Failed {
+	if o := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL}); o["evt-crash"] != dlq.Failed {
 		t.Errorf("redrive without a destination: %v; want failed", o)
 	}
 	// Named: within five minutes of the original send, under a fresh deduplication id.
-	if o := redrive(t, deadletter.RedriveConfig{Client: c, Queue: dlq, To: src}); o["evt-crash"] != deadletter.Moved {
+	if o := redrive(t, dlq.RedriveConfig{Client: c, Queue: dlqURL, To: src}); o["evt-crash"] != dlq.Moved {
 		t.Errorf("redrive within the dedup window: %v; want moved", o)
 	}
 	if got := receiveAll(t, c, src); len(got) != 1 || bodyID(got[0]) != "evt-crash" {
 		t.Errorf("source queue got %d messages; want evt-crash back", len(got))
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 0 {
+	if left := receiveAll(t, c, dlqURL); len(left) != 0 {
 		t.Errorf("dead-letter queue holds %d letters; want none", len(left))
 	}
 }
@@ -210,28 +211,28 @@ func TestRedrive_sends_a_letter_within_the_dedup_window_of_its_original(t *testi
 // groups g1, g2 and g3, dead-lettered in that order with the reasons "why g1" and so on.
 func lettersOfThreeGroups(t *testing.T, c *sqs.Client) string {
 	t.Helper()
-	dlq := createQueue(t, c, true, nil)
-	q := deadletter.New(c, dlq)
+	dlqURL := createQueue(t, c, true, nil)
+	q := deadletter.New(c, dlqURL)
 	for _, g := range []string{"g1", "g2", "g3"} {
 		if err := q.DeadLetter(t.Context(), deadLettered("arn:aws:sqs:us-east-1:000000000000:x.fifo", g, "e-"+g, "t"), errors.New("why "+g)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dlq
+	return dlqURL
 }
 
 func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	dlq := lettersOfThreeGroups(t, c)
+	dlqURL := lettersOfThreeGroups(t, c)
 	var reasons []string
-	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { reasons = append(reasons, l.Why()); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool { reasons = append(reasons, l.Why()); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(reasons) != 3 || reasons[0] != "why g1" {
 		t.Errorf("reasons %q; want the three, in order", reasons)
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 3 {
+	if left := receiveAll(t, c, dlqURL); len(left) != 3 {
 		t.Errorf("queue holds %d letters after Browse; want 3", len(left))
 	}
 }
@@ -239,11 +240,11 @@ func TestBrowse_leaves_every_letter_in_the_queue(t *testing.T) {
 func TestBrowse_stopping_early_leaves_the_whole_batch_visible(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	dlq := lettersOfThreeGroups(t, c)
-	if err := deadletter.Browse(t.Context(), c, dlq, func(deadletter.Letter) bool { return false }); err != nil {
+	dlqURL := lettersOfThreeGroups(t, c)
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(deadletter.Letter) bool { return false }); err != nil {
 		t.Fatal(err)
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 3 {
+	if left := receiveAll(t, c, dlqURL); len(left) != 3 {
 		t.Errorf("%d letters visible after Browse stopped at the first; want 3 (the rest of its batch hidden for minutes)", len(left))
 	}
 }
@@ -258,7 +259,7 @@ func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, park, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, park, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].EventID != "evt-p" || got[0].EventType != "note.created" || !strings.Contains(got[0].Why(), "U+FFFE") {
@@ -272,16 +273,16 @@ func TestBrowse_reads_an_outbox_item_the_relay_parked(t *testing.T) {
 func TestRedrive_leaves_a_letter_that_failed_again_during_the_redrive(t *testing.T) {
 	t.Parallel()
 	c := client(t)
-	src, dlq := createQueue(t, c, false, nil), createQueue(t, c, false, nil)
+	src, dlqURL := createQueue(t, c, false, nil), createQueue(t, c, false, nil)
 	arn := queueARN(t, c, src)
-	q := deadletter.New(c, dlq)
+	q := deadletter.New(c, dlqURL)
 	if err := q.DeadLetter(t.Context(), deadLettered(arn, "", "evt-again", "t"), errors.New("bad")); err != nil {
 		t.Fatal(err)
 	}
-	var outcomes []deadletter.Outcome
-	err := deadletter.Redrive(t.Context(), deadletter.RedriveConfig{Client: c, Queue: dlq}, func(r deadletter.Redriven) {
+	var outcomes []dlq.Outcome
+	err := dlq.Redrive(t.Context(), dlq.RedriveConfig{Client: c, Queue: dlqURL}, func(r dlq.Redriven) {
 		outcomes = append(outcomes, r.Outcome)
-		if r.Outcome != deadletter.Moved || len(outcomes) > 3 {
+		if r.Outcome != dlq.Moved || len(outcomes) > 3 {
 			return
 		}
 		// The consumer takes the redriven message and dead-letters it again.
@@ -296,10 +297,10 @@ func TestRedrive_leaves_a_letter_that_failed_again_during_the_redrive(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(outcomes) != 2 || outcomes[0] != deadletter.Moved || outcomes[1] != deadletter.Again {
+	if len(outcomes) != 2 || outcomes[0] != dlq.Moved || outcomes[1] != dlq.Again {
 		t.Errorf("outcomes %v; want [moved again]: the letter that failed again is left for the operator", outcomes)
 	}
-	if left := receiveAll(t, c, dlq); len(left) != 1 || attr(left[0], deadletter.AttrReason) != "bad again" {
+	if left := receiveAll(t, c, dlqURL); len(left) != 1 || attr(left[0], deadletter.AttrReason) != "bad again" {
 		t.Errorf("dead-letter queue holds %d letters; want the one that failed again", len(left))
 	}
 }

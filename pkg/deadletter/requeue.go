@@ -1,7 +1,6 @@
 package deadletter
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -12,26 +11,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 )
 
-// RequeueAPI is the SQS calls Requeue makes; *sqs.Client implements it.
-type RequeueAPI interface {
-	SendMessageAPI
-	DeleteAPI
-}
-
-// Requeue moves letter l, received from the dead-letter queue at queueURL by Take (or
-// TakeWhere), to the end of that queue: it sends l again with all it carries (its body, its
-// attributes, its trace header, its group) under a fresh deduplication id, then deletes it, so
-// that on a FIFO queue it comes after every other letter of its group, and a redrive sends them
-// first. A letter SQS moved by itself gains the attributes that name its source message, its
-// receive count and when it was moved, which its new message id and timestamp would lose.
-// The delete acts on l as it was received only (its receipt handle); should it fail, the letter
-// is in the queue twice, and a redrive of the second is answered as a duplicate. It returns
-// the message id the letter has now.
-func Requeue(ctx context.Context, client RequeueAPI, queueURL string, l Letter) (string, error) {
+// RequeueInput returns the message l, received from the dead-letter queue at queueURL, is
+// sent again as to go to the end of that queue (dlq.Requeue): with all it carries (its body,
+// its attributes, its trace header, its group) under a fresh deduplication id, so that on a
+// FIFO queue it comes after every other letter of its group. A letter SQS moved by itself
+// gains the attributes that name its source message, its receive count and when it was moved,
+// which its new message id and timestamp would lose.
+func (l Letter) RequeueInput(queueURL string) (*sqs.SendMessageInput, error) {
 	in := &sqs.SendMessageInput{QueueUrl: aws.String(queueURL), MessageBody: aws.String(l.Body)}
 	attrs, err := l.keptAttributes()
 	if err != nil {
-		return "", fmt.Errorf("requeue letter %s: %w", l.MessageID, err)
+		return nil, err
 	}
 	if len(attrs) > 0 {
 		in.MessageAttributes = attrs
@@ -44,14 +34,7 @@ func Requeue(ctx context.Context, client RequeueAPI, queueURL string, l Letter) 
 		in.MessageGroupId = aws.String(l.queueGroup)
 		in.MessageDeduplicationId = aws.String("requeue-" + rand.Text())
 	}
-	out, err := client.SendMessage(ctx, in)
-	if err != nil {
-		return "", fmt.Errorf("requeue letter %s: %w", l.MessageID, err)
-	}
-	if err := Delete(ctx, client, queueURL, l); err != nil {
-		return aws.ToString(out.MessageId), fmt.Errorf("requeued letter %s as %s, but it is still there too: %w", l.MessageID, aws.ToString(out.MessageId), err)
-	}
-	return aws.ToString(out.MessageId), nil
+	return in, nil
 }
 
 // keptAttributes are l's attributes as received, with those that name its source message

@@ -61,7 +61,7 @@ func (l Letter) FromStream() bool {
 // MessageGroupId (GroupID of its key), and what the replay's backstop, and a letter SQS moves
 // by itself, must know of it before the record is read: the record's id
 // (AttrOriginalMessageID, which the key's held list names), its key as it is
-// (AttrSourceGroupID), its stream (AttrSourceQueueARN), and the event id and payload hashes the
+// (AttrSourceGroupID), its stream (AttrSourceQueueARN), and the event id and payload hash the
 // consumer decoded (AttrEventID, AttrPayloadHash). The caller sets MessageDeduplicationId.
 func (l Letter) ReplayInput(queueURL string) *sqs.SendMessageInput {
 	in := l.SendInput(queueURL)
@@ -69,7 +69,7 @@ func (l Letter) ReplayInput(queueURL string) *sqs.SendMessageInput {
 		in.MessageAttributes = map[string]types.MessageAttributeValue{}
 	}
 	for name, v := range map[string]string{AttrSourceQueueARN: l.SourceQueueARN, AttrEventID: l.DecodedEventID,
-		AttrPayloadHash: strings.Join(l.PayloadHashes, " ")} {
+		AttrPayloadHash: l.PayloadHash} {
 		if len(in.MessageAttributes) < MaxMessageAttributes {
 			addString(in.MessageAttributes, name, v)
 		}

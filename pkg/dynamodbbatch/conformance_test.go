@@ -10,11 +10,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // dynamoHarness is the DynamoDB Streams port for the conformance suite: each message is a
@@ -44,14 +45,14 @@ func (h *dynamoHarness) Records(t *testing.T, msgs ...batchtest.Message) []event
 			t.Fatal(err)
 		}
 	}
-	recs := testenv.StreamRecords(t, testenv.Streams(t), h.arn)[h.read:]
+	recs := testkit.StreamRecords(t, testkit.Streams(t), h.arn)[h.read:]
 	h.read += len(recs)
 	return recs
 }
 
-func (*dynamoHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
+func (*dynamoHarness) Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.DynamoDBEventRecord] {
 	t.Helper()
-	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
+	p, err := dynamodbbatch.New(e, dynamodbbatch.Config{Options: batch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: dynamodbbatch.DecoderFunc(eventAttribute)})
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +72,8 @@ func (*dynamoHarness) Source() batchtest.Source { return batchtest.Source{Checkp
 func TestProcessor_conforms_to_the_port_suite(t *testing.T) {
 	t.Parallel()
 	batchtest.Run(t, func(t *testing.T) batchtest.Harness[events.DynamoDBEventRecord] {
-		h := &dynamoHarness{db: testenv.DynamoDB(t)}
-		h.source, h.arn = testenv.AppTable(t, h.db)
+		h := &dynamoHarness{db: testkit.DynamoDB(t)}
+		h.source, h.arn = testkit.StreamTable(t, h.db, "app")
 		return h
 	})
 }

@@ -5,10 +5,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Each call of the DynamoDB Streams port IAM may deny (commit, count, hold write, dead-letter
@@ -27,8 +28,8 @@ func streamPort(t *testing.T) testenv.StreamPort[events.DynamoDBEventRecord] {
 		Decide: e.decide, Group: dynamodbbatch.Key,
 		Seq: func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber },
 		ID:  func(r events.DynamoDBEventRecord) string { return r.EventID },
-		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
-			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: dl}})
+		New: func(t *testing.T, c port.Engine, dl *deadletter.Queue) func([]events.DynamoDBEventRecord) []string {
+			p, err := dynamodbbatch.New(c, dynamodbbatch.Config{Options: batch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

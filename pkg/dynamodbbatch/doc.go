@@ -1,5 +1,5 @@
 // Package dynamodbbatch is the DynamoDB Streams port of the engine: a Processor turns one Lambda
-// DynamoDB stream event into per-record calls of an idempotency.Engine on the batch core every
+// DynamoDB stream event into per-record calls of an port.Engine on the batch core every
 // port shares (package batch). Records of one item (its key) are applied in order and stopped
 // at the first failure, items concurrently; the response reports the first record that was not
 // done with (BatchItemFailures with its sequence number), so that Lambda, whose checkpoint is

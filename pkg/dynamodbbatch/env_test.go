@@ -19,9 +19,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -42,9 +42,9 @@ type streamEnv struct {
 
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
-	e := &streamEnv{db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
-	e.source, e.arn = testenv.AppTable(t, e.db)
-	e.totals = testenv.CreateTable(t, e.db, "totals", false)
+	e := &streamEnv{db: testkit.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
+	e.source, e.arn = testkit.StreamTable(t, e.db, "app")
+	e.totals = testkit.Table(t, e.db, "totals", "pk")
 	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
@@ -63,7 +63,7 @@ func (e *streamEnv) write(t *testing.T, item string, n int) {
 // consumer is the idempotent consumer of the stream, its DynamoDB calls counted.
 func (e *streamEnv) consumer(t *testing.T, policy idempotency.GroupPolicy) *idempotency.Consumer {
 	t.Helper()
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
+	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
 	c, err := idempotency.New(db, idempotency.HandlerFunc(e.decide), idempotency.Config{Name: "totals", Table: e.idem,
 		CacheSize: -1, AfterDeadLetter: policy, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {
@@ -122,7 +122,7 @@ func (e *streamEnv) applied(t *testing.T, item string) []int {
 // records reads the stream's records as Lambda delivers them.
 func (e *streamEnv) records(t *testing.T) []events.DynamoDBEventRecord {
 	t.Helper()
-	return testenv.StreamRecords(t, testenv.Streams(t), e.arn)
+	return testkit.StreamRecords(t, testkit.Streams(t), e.arn)
 }
 
 // from is the batch Lambda delivers again after a partial failure: the records from the

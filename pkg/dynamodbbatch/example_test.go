@@ -8,11 +8,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
@@ -24,10 +25,7 @@ import (
 // table exactly once, in the order of each order's changes, however often Lambda delivers the
 // shard. What can never succeed goes to an SQS queue with its reason.
 func ExampleNew() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatal(err) // at init, never on the handler path
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config, once at init
 	count := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 		var ch events.DynamoDBStreamRecord // the default decoder's data
 		if err := json.Unmarshal(ev.Data, &ch); err != nil {
@@ -41,8 +39,8 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{
-		Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{
+		Options: batch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

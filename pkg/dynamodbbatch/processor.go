@@ -12,6 +12,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Decoder turns a stream record into the event applied. Its ID is the idempotency key: the
@@ -31,52 +32,46 @@ func (f DecoderFunc) Decode(ctx context.Context, rec events.DynamoDBEventRecord)
 	return f(ctx, rec)
 }
 
-// DeadLetterer is batch.DeadLetterer, the one dead-letter sink of every port; it gets a record
-// as Message makes it.
-type DeadLetterer = batch.DeadLetterer
-
-// Options is batch.Options, the settings every port's Config embeds.
-type Options = batch.Options
-
-// Config tunes a Processor: batch.StreamPortConfig with this port's Decoder. The zero value
-// works: Concurrency (keys at once) batch.DefaultConcurrency, DeadlineMargin 2s, MaxAttempts 5
-// (failed attempts before a record is dead-lettered), DeadLetter nil (what can never succeed is
-// reported failed, for the mapping's retry settings), packing on (NoPacking false), Decoder
-// ChangeEvent (the record as the event), Replay for HandleReplay and Invoke.
-type Config = batch.StreamPortConfig[Decoder]
-
-// ReplayConfig tunes the replay path of a Processor (batch.ReplayConfig): the claim-check
-// reader of replayed records past SQS's 1 MiB, and the replay queue's maxReceiveCount.
-type ReplayConfig = batch.ReplayConfig
-
-// Processor applies DynamoDB stream records with an engine. It is safe for concurrent use;
-// build it once at init and pass Handle to lambda.Start.
-type Processor struct {
-	port *batch.StreamPort[events.DynamoDBEventRecord]
+// Config tunes a Processor. The zero value works: Options as batch.Options documents them
+// (Concurrency counts keys), Decoder ChangeEvent (the record as the event), Replay for
+// HandleReplay and Invoke.
+type Config struct {
+	batch.Options // the settings every port shares
+	// Decoder is what a record's event is; nil: ChangeEvent.
+	Decoder Decoder
+	// Replay tunes the replay path (HandleReplay, Invoke): the consumer's replay queue, where
+	// an operator redrives the stream's dead letters to be applied in their key's order.
+	Replay batch.ReplayConfig
 }
 
-// New returns a Processor applying each record's event with e, through the engine's whole
-// contract; it logs and counts with e's Logger and Metrics.
-func New(e idempotency.Engine, cfg Config) (*Processor, error) {
-	dec, keyedOn := cfg.Decoder, batch.KeyedOn(cfg.Decoder)
-	if dec == nil {
-		dec, keyedOn = DecoderFunc(ChangeEvent), "the stream record's eventID"
-	}
-	port, err := batch.NewStreamPort(e, cfg, batch.Stream[events.DynamoDBEventRecord]{Name: "dynamodbbatch", Item: item, Delivery: delivery, Decode: dec.Decode, Message: Message, KeyedOn: keyedOn})
+// Processor applies DynamoDB stream records with an engine. It is safe for concurrent use;
+// build it once at init and pass Handle to lambda.Start, or the Processor itself (Invoke) when
+// the function consumes its replay queue too (docs/ports.md).
+type Processor struct {
+	s *batch.StreamProcessor[events.DynamoDBEventRecord]
+}
+
+// New returns a Processor applying each record's event with e (a consumer's Engine), through
+// the engine's whole contract; it logs and counts with e's Logger and Metrics.
+func New(e port.Engine, cfg Config) (*Processor, error) {
+	s, err := batch.NewStreamProcessor(e, cfg.Options, cfg.Replay, cfg.Decoder, stream)
 	if err != nil {
 		return nil, err
 	}
-	return &Processor{port: port}, nil
+	return &Processor{s: s}, nil
 }
+
+// stream is what this port says of its records to the batch core.
+var stream = batch.Stream[events.DynamoDBEventRecord]{Name: "dynamodbbatch", Item: item, Delivery: delivery, Decode: ChangeEvent,
+	Message: Message, KeyedOn: "the stream record's eventID"}
 
 // Handle is the Lambda handler (the mapping's FunctionResponseTypes must include
 // ReportBatchItemFailures). It never returns an error and never panics: when a record was not
 // done with, BatchItemFailures holds the first such record's sequence number.
 func (p *Processor) Handle(ctx context.Context, ev events.DynamoDBEvent) (events.DynamoDBEventResponse, error) {
 	resp := events.DynamoDBEventResponse{BatchItemFailures: []events.DynamoDBBatchItemFailure{}}
-	if i := p.port.FirstFailed(ctx, ev.Records); i >= 0 {
-		resp.BatchItemFailures = append(resp.BatchItemFailures,
-			events.DynamoDBBatchItemFailure{ItemIdentifier: ev.Records[i].Change.SequenceNumber})
+	if seq, ok := p.s.Failed(ctx, ev.Records, sequence); ok {
+		resp.BatchItemFailures = append(resp.BatchItemFailures, events.DynamoDBBatchItemFailure{ItemIdentifier: seq})
 	}
 	return resp, nil
 }
@@ -87,7 +82,7 @@ func (p *Processor) Handle(ctx context.Context, ev events.DynamoDBEvent) (events
 // applied as if the stream delivered it again (batch.Replay). It never returns an error and
 // never panics: every message not done with is in BatchItemFailures.
 func (p *Processor) HandleReplay(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
-	return p.port.HandleReplay(ctx, ev)
+	return p.s.HandleReplay(ctx, ev)
 }
 
 // Invoke is the Lambda handler of a function whose event sources are the stream and its
@@ -97,9 +92,11 @@ func (p *Processor) Invoke(ctx context.Context, payload []byte) ([]byte, error) 
 	return batch.Invoke(ctx, payload, p.Handle, p.HandleReplay)
 }
 
-func delivery(rec events.DynamoDBEventRecord) idempotency.Delivery {
-	return idempotency.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Change.SequenceNumber, Group: Key(rec)}
+func delivery(rec events.DynamoDBEventRecord) port.Delivery {
+	return port.Delivery{MessageID: rec.EventID, SequenceNumber: rec.Change.SequenceNumber, Group: Key(rec)}
 }
+
+func sequence(rec events.DynamoDBEventRecord) string { return rec.Change.SequenceNumber }
 
 func item(rec events.DynamoDBEventRecord) batch.Item {
 	return batch.Item{ID: rec.EventID, Group: Key(rec)}

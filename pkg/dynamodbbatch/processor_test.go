@@ -11,10 +11,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func handle(t *testing.T, p *dynamodbbatch.Processor, recs []events.DynamoDBEventRecord) []string {
@@ -35,12 +36,12 @@ func handle(t *testing.T, p *dynamodbbatch.Processor, recs []events.DynamoDBEven
 func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *testing.T) {
 	t.Parallel()
 	e := newStreamEnv(t)
-	sq := testenv.SQS(t)
-	dlq := testenv.FIFOQueue(t, sq, "stream-dlq")
+	sq := testkit.SQS(t)
+	dlq := testkit.CreateFIFOQueue(t, sq, "stream-dlq")
 	e.write(t, "a", 1)
 	e.write(t, "a", 2)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestProcessor_record_failing_every_time_is_dead_lettered_at_MaxAttempts(t *
 	if got := e.applied(t, "a"); !slices.Equal(got, []int{2}) {
 		t.Errorf("item a applied %v; want [2] (GoOn: a1 dead-lettered, a2 applied)", got)
 	}
-	letters := testenv.Drain(t, sq, dlq)
+	letters := testkit.Drain(t, sq, dlq)
 	if len(letters) != 1 || !strings.Contains(aws.ToString(letters[0].MessageAttributes[deadletter.AttrReason].StringValue), "failed 2 times") {
 		t.Fatalf("dead letters %d; want a1's, its reason \"failed 2 times: ...\"", len(letters))
 	}
@@ -69,14 +70,14 @@ func TestProcessor_packs_the_records_of_several_items_into_one_transaction(t *te
 		name string
 		cfg  dynamodbbatch.Config
 		want int64
-	}{{"packed", dynamodbbatch.Config{}, 1}, {"unpacked", dynamodbbatch.Config{Options: dynamodbbatch.Options{NoPacking: true}}, 4}} {
+	}{{"packed", dynamodbbatch.Config{}, 1}, {"unpacked", dynamodbbatch.Config{Options: batch.Options{NoPacking: true}}, 4}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := newStreamEnv(t)
 			for _, item := range []string{"a", "b", "c", "d"} {
 				e.write(t, item, 1)
 			}
-			p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), tc.cfg)
+			p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), tc.cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -103,7 +104,7 @@ func TestProcessor_deadline_guard_reports_the_first_record(t *testing.T) {
 	e.write(t, "a", 1)
 	e.write(t, "b", 1)
 	recs := e.records(t)
-	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn), dynamodbbatch.Config{Options: dynamodbbatch.Options{DeadlineMargin: time.Minute}})
+	p, err := dynamodbbatch.New(e.consumer(t, idempotency.GoOn).Engine(), dynamodbbatch.Config{Options: batch.Options{DeadlineMargin: time.Minute}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 type counterKey struct {
@@ -35,9 +36,9 @@ type counterKey struct {
 // duplicate, and the same key with another payload is a conflict, dead-lettered with a reason
 // naming what the consumer keyed on.
 func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another_payload_a_conflict(t *testing.T) {
-	db := testenv.DynamoDB(t)
-	idem := testenv.CreateTable(t, db, "envelope-idem", false)
-	table := testenv.CreateTable(t, db, "envelope-effects", false)
+	db := testkit.DynamoDB(t)
+	idem := testkit.Table(t, db, "envelope-idem", "pk")
+	table := testkit.Table(t, db, "envelope-effects", "pk")
 	eb := sample(t, "codepipeline-execution-state-change-event.json")
 	sns := sample(t, "sns-sqs-notification.json")
 	s3 := sample(t, "s3-event.json")
@@ -81,7 +82,7 @@ func TestDecoders_redelivery_under_a_new_transport_id_is_a_duplicate_and_another
 			}), idempotency.Config{Name: "envelope-" + tc.name, Table: idem, CacheSize: -1,
 				Metrics: metrics.NewEMF(&emf, "envelope", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
 				sqsbatch.Config{Decoder: tc.d,
-					Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
+					Options: batch.Options{DeadLetter: batch.DeadLettererFunc(func(_ context.Context, _ events.SQSMessage, reason error) error {
 						mu.Lock()
 						defer mu.Unlock()
 						reasons = append(reasons, reason)
@@ -154,7 +155,7 @@ func emfCounts(t *testing.T, out string) map[string]float64 {
 // A decoder's error that is not permanent (a lookup that timed out) fails the message, which is
 // received again; it is neither dead-lettered nor counted malformed.
 func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *testing.T) {
-	db := testenv.DynamoDB(t)
+	db := testkit.DynamoDB(t)
 	var emf bytes.Buffer
 	dead := 0
 	p, err := sqsbatch.NewConsumer(db, idempotency.NewRouter(), idempotency.Config{Name: "envelope-transient", Table: "unused",
@@ -163,7 +164,7 @@ func TestConsumer_a_transient_decoder_error_fails_the_message_for_redelivery(t *
 			Decoder: envelope.Func(func(context.Context, events.SQSMessage) (cloudevent.Event, error) {
 				return cloudevent.Event{}, errors.New("schema registry: timeout")
 			}),
-			Options: sqsbatch.Options{DeadLetter: sqsbatch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })}})
+			Options: batch.Options{DeadLetter: batch.DeadLettererFunc(func(context.Context, events.SQSMessage, error) error { dead++; return nil })}})
 	if err != nil {
 		t.Fatal(err)
 	}

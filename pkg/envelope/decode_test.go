@@ -215,13 +215,41 @@ func TestDecoders_refuse_what_they_cannot_key_as_malformed(t *testing.T) {
 		{"s3 no version nor sequencer", `{"Records":[{"eventName":"ObjectCreated:Put","s3":{"bucket":{"name":"b"},"object":{"key":"k"}}}]}`, "Records.0.s3.object", envelope.S3{}},
 		{"cloudevents", `{"id":"1"}`, "specversion", envelope.CloudEvents{}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := tc.d.Decode(context.Background(), msg(tc.body))
-			var me *cloudevent.MalformedError
-			if !errors.As(err, &me) || me.Field != tc.field {
-				t.Fatalf("Decode = %v; want a MalformedError of field %s", err, tc.field)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { refusesAsMalformed(t, tc.d, tc.body, tc.field) })
+	}
+}
+
+// Every decoder refuses a body that is not I-JSON, naming the field: bytes that are not UTF-8
+// would be decoded as U+FFFD (two keys that differ only there one key), a member twice as one
+// of its two values.
+func TestDecoders_refuse_a_body_that_is_not_I_JSON(t *testing.T) {
+	byOrder := envelope.JSON{Key: []string{"orderId"}, Type: "t"}
+	for _, tc := range []struct {
+		name, body, field string
+		d                 sqsbatch.Decoder
+	}{
+		{"json key not UTF-8", "{\"orderId\":\"o\xff\"}", "body.orderId", byOrder},
+		{"json key twice", `{"orderId":"1","orderId":"2"}`, "body.orderId", byOrder},
+		{"json lone surrogate", `{"orderId":"1","note":"\udc00"}`, "body.note", byOrder},
+		{"eventbridge detail key twice", `{"detail-type":"t","source":"s","detail":{"k":"1","k":"2"}}`, "detail.k", envelope.EventBridge{Key: []string{"k"}}},
+		{"eventbridge detail twice", `{"detail-type":"t","source":"s","detail":{"k":"1"},"detail":{"k":"2"}}`, "detail", envelope.EventBridge{Key: []string{"k"}}},
+		{"sns message twice", `{"Type":"Notification","TopicArn":"arn","MessageId":"1","Message":"{\"k\":\"1\"}","Message":"{\"k\":\"2\"}"}`, "Message", envelope.SNS{Key: []string{"k"}, Type: "t"}},
+		{"sns message key twice", `{"Type":"Notification","TopicArn":"arn","MessageId":"1","Message":"{\"k\":\"1\",\"k\":\"2\"}"}`, "Message.k", envelope.SNS{Key: []string{"k"}, Type: "t"}},
+		{"sns raw not UTF-8", "{\"k\":\"\xfe\"}", "body.k", envelope.SNS{Key: []string{"k"}, Type: "t"}},
+		{"s3 key not UTF-8", "{\"Records\":[{\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"bucket\":{\"name\":\"b\"},\"object\":{\"key\":\"k\xff\",\"sequencer\":\"1\"}}}]}", "Records.0.s3.object.key", envelope.S3{}},
+		{"cloudevents id twice", `{"specversion":"1.0","id":"1","id":"2","source":"s","type":"t"}`, "id", envelope.CloudEvents{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { refusesAsMalformed(t, tc.d, tc.body, tc.field) })
+	}
+}
+
+// refusesAsMalformed checks that d refuses body with a MalformedError of field.
+func refusesAsMalformed(t *testing.T, d sqsbatch.Decoder, body, field string) {
+	t.Helper()
+	_, err := d.Decode(context.Background(), msg(body))
+	var me *cloudevent.MalformedError
+	if !errors.As(err, &me) || me.Field != field {
+		t.Fatalf("Decode = %v; want a MalformedError of field %s", err, field)
 	}
 }
 

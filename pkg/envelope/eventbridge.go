@@ -46,6 +46,9 @@ func (d EventBridge) Decode(_ context.Context, msg events.SQSMessage) (cloudeven
 	if err := json.Unmarshal([]byte(msg.Body), &e); err != nil {
 		return cloudevent.Event{}, cloudevent.Malformed("body", "not an EventBridge event: %v", err)
 	}
+	if err := wellFormed("", []byte(msg.Body)); err != nil {
+		return cloudevent.Event{}, err
+	}
 	switch {
 	case e.DetailType == "":
 		return cloudevent.Event{}, cloudevent.Malformed("detail-type", "missing; want an EventBridge event")

@@ -2,9 +2,11 @@ package envelope
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
@@ -12,9 +14,11 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/internal/ijson"
 )
 
-// parse decodes a JSON payload for field lookups, keeping numbers as written.
+// parse decodes a JSON payload for field lookups, keeping numbers as written. A payload that is
+// not I-JSON (not UTF-8, a member twice) is malformed, as cloudevent.Decode has it.
 func parse(where string, data []byte) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -22,7 +26,20 @@ func parse(where string, data []byte) (any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, cloudevent.Malformed(where, "not JSON: %v", err)
 	}
+	if err := wellFormed(where, data); err != nil {
+		return nil, err
+	}
 	return v, nil
+}
+
+// wellFormed refuses the JSON text data, found at where ("" for a whole body), when it is not
+// I-JSON: decoded, it would not be what the producer sent, or one of two values.
+func wellFormed(where string, data []byte) error {
+	var bad *ijson.Error
+	if errors.As(ijson.Check(data), &bad) {
+		return cloudevent.Malformed(cmp.Or(bad.In(where), "body"), "%s", bad.Problem)
+	}
+	return nil
 }
 
 // canonical renders a parsed payload with its object keys sorted, numbers as written and no

@@ -32,6 +32,9 @@ func (S3) Decode(_ context.Context, msg events.SQSMessage) (cloudevent.Event, er
 	if err := json.Unmarshal([]byte(msg.Body), &n); err != nil {
 		return cloudevent.Event{}, cloudevent.Malformed("body", "not an S3 event notification: %v", err)
 	}
+	if err := wellFormed("", []byte(msg.Body)); err != nil {
+		return cloudevent.Event{}, err
+	}
 	if n.Event == "s3:TestEvent" && len(n.Records) == 0 {
 		return cloudevent.Event{SpecVersion: cloudevent.SpecVersion, ID: key("s3:TestEvent", n.RequestID), Source: "aws:s3",
 			Type: n.Event, Subject: n.Bucket, Time: n.Time, DataContentType: "application/json", Data: json.RawMessage(msg.Body)}, nil

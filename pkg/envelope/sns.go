@@ -58,6 +58,9 @@ func (d SNS) Decode(_ context.Context, msg events.SQSMessage) (cloudevent.Event,
 		Message   *string `json:"Message"`
 	}
 	if json.Unmarshal(data, &env) == nil && env.Type == "Notification" && env.TopicArn != "" && env.Message != nil {
+		if err := wellFormed("", data); err != nil {
+			return cloudevent.Event{}, err
+		}
 		where, data = "Message", []byte(*env.Message)
 	}
 	ev, err := decodeJSON(where, data, msg, fields{key: d.Key, typeField: d.TypeField, groupField: d.GroupField},

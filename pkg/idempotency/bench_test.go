@@ -18,6 +18,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 )
 
 // benchFigures is what one variant measured.
@@ -35,38 +36,12 @@ func BenchmarkEngine(b *testing.B) {
 	results := map[string]benchFigures{}
 	order := []string{"baseline-putitem", "engine-new", "engine-duplicate", "engine-cached-duplicate", "engine-without-io"}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	noCache := f.consumerFor(b, "bench", f.noteHandler(), func(c *idempotency.Config) { c.Logger, c.CacheSize = quiet, -1 })
-	cached := f.consumerFor(b, "bench", f.noteHandler(), func(c *idempotency.Config) { c.Logger, c.CacheSize = quiet, 1<<14 })
+	noCache := f.ConsumerFor(b, "bench", f.noteHandler(), func(c *idempotency.Config) { c.Logger, c.CacheSize = quiet, -1 })
+	cached := f.ConsumerFor(b, "bench", f.noteHandler(), func(c *idempotency.Config) { c.Logger, c.CacheSize = quiet, 1<<14 })
 	ctx := context.Background()
 	run := func(name string, prepare func(n int) []events.SQSMessage, do func(events.SQSMessage) error) {
 		b.Run(name, func(b *testing.B) {
-			msgs := prepare(b.N)
-			lat := make([]time.Duration, 0, b.N)
-			req0, cpu0 := f.requests.Total(), cpuTime()
-			b.ResetTimer()
-			start := time.Now()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				if err := do(msgs[i]); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-			}
-			elapsed := time.Since(start)
-			b.StopTimer()
-			slices.Sort(lat)
-			fig := benchFigures{
-				perSecond: float64(b.N) / elapsed.Seconds(),
-				p50:       ms(lat[len(lat)/2]),
-				p99:       ms(lat[len(lat)*99/100]),
-				requests:  float64(f.requests.Total()-req0) / float64(b.N),
-				cpu:       float64((cpuTime() - cpu0).Microseconds()) / float64(b.N),
-			}
-			b.ReportMetric(fig.perSecond, "msgs/s")
-			b.ReportMetric(fig.p50, "p50-ms")
-			b.ReportMetric(fig.p99, "p99-ms")
-			b.ReportMetric(fig.requests, "ddb-req/msg")
-			b.ReportMetric(fig.cpu, "cpu-µs/msg")
+			fig := f.measure(b, prepare(b.N), do)
 			results[name] = fig
 			if b.N > 1 { // the measured run, not the first probe with one message
 				fmt.Fprintf(os.Stderr, "bench: %-24s %d messages, %.0f msgs/s\n", name, b.N, fig.perSecond)
@@ -87,12 +62,12 @@ func BenchmarkEngine(b *testing.B) {
 		if err != nil {
 			return err
 		}
-		_, err = f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.app), Item: f.noteItem(ev)})
+		_, err = f.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.App), Item: f.noteItem(ev)})
 		return err
 	})
 	expect := func(c *idempotency.Consumer, want idempotency.Outcome) func(events.SQSMessage) error {
 		return func(m events.SQSMessage) error {
-			res, err := process(ctx, c, m)
+			res, err := applytest.Process(ctx, c, m)
 			if err == nil && res.Outcome != want {
 				err = fmt.Errorf("outcome %s, want %s", res.Outcome, want)
 			}
@@ -104,7 +79,7 @@ func BenchmarkEngine(b *testing.B) {
 		return func(n int) []events.SQSMessage {
 			msgs := fresh("dup")(n)
 			for _, m := range msgs {
-				if _, err := process(ctx, c, m); err != nil {
+				if _, err := applytest.Process(ctx, c, m); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -115,7 +90,7 @@ func BenchmarkEngine(b *testing.B) {
 	run("engine-cached-duplicate", committed(cached), expect(cached, idempotency.Duplicate))
 	// The engine's own CPU per new message: decode, hash, effect checks, record encoding and
 	// condition building, with a DB that answers at once and sends nothing anywhere.
-	alone, err := idempotency.New(nopDB{}, f.noteHandler(), idempotency.Config{Name: "bench", Table: f.records, CacheSize: -1, Logger: quiet})
+	alone, err := idempotency.New(nopDB{}, f.noteHandler(), idempotency.Config{Name: "bench", Table: f.Records, CacheSize: -1, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -136,6 +111,38 @@ func BenchmarkEngine(b *testing.B) {
 			r.p50, r.p99, r.requests, r.cpu, r.cpu/base.cpu)
 	}
 	w.Flush()
+}
+
+// measure does each of msgs, one after another, and reports and returns what it measured:
+// messages per second, latency, DynamoDB requests (calls) and this process's CPU per message.
+func (f *fixture) measure(b *testing.B, msgs []events.SQSMessage, do func(events.SQSMessage) error) benchFigures {
+	lat := make([]time.Duration, 0, b.N)
+	req0, cpu0 := f.Requests.Total(), cpuTime()
+	b.ResetTimer()
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := do(msgs[i]); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	fig := benchFigures{
+		perSecond: float64(b.N) / elapsed.Seconds(),
+		p50:       ms(lat[len(lat)/2]),
+		p99:       ms(lat[len(lat)*99/100]),
+		requests:  float64(f.Requests.Total()-req0) / float64(b.N),
+		cpu:       float64((cpuTime() - cpu0).Microseconds()) / float64(b.N),
+	}
+	b.ReportMetric(fig.perSecond, "msgs/s")
+	b.ReportMetric(fig.p50, "p50-ms")
+	b.ReportMetric(fig.p99, "p99-ms")
+	b.ReportMetric(fig.requests, "ddb-req/msg")
+	b.ReportMetric(fig.cpu, "cpu-µs/msg")
+	return fig
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -8,9 +8,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // note is the benchmark's event data: a note of realistic size.
@@ -21,17 +23,17 @@ type note struct {
 }
 
 func newBenchFixture(b *testing.B) *fixture {
-	f := &fixture{requests: &testenv.Requests{}}
-	f.db = testenv.DynamoDB(b, dynamodb.WithAPIOptions(f.requests.Middleware))
-	f.app = testenv.CreateTable(b, f.db, "bench-app", true)
-	f.records = testenv.CreateTable(b, f.db, "bench-idem", false)
+	f := &fixture{&applytest.Fixture{Requests: &testenv.Requests{}}}
+	f.DB = testkit.DynamoDB(b, dynamodb.WithAPIOptions(f.Requests.Middleware))
+	f.App = testkit.Table(b, f.DB, "bench-app", "pk", "sk")
+	f.Records = testkit.Table(b, f.DB, "bench-idem", "pk")
 	return f
 }
 
-func testenvName() string { return testenv.Name("b") }
+func testenvName() string { return testkit.Name("b") }
 
 func (f *fixture) noteMessage(tb testing.TB, id string) events.SQSMessage {
-	return message(tb, "m-"+id, id, "note.created", note{NoteID: id, Title: "Quarterly #planning notes",
+	return applytest.Message(tb, "m-"+id, id, "note.created", note{NoteID: id, Title: "Quarterly #planning notes",
 		Content: "Agenda: #budget review, #hiring plan, roadmap for the next quarter and open questions."})
 }
 
@@ -46,6 +48,6 @@ func (f *fixture) noteItem(ev cloudevent.Event) map[string]types.AttributeValue 
 
 func (f *fixture) noteHandler() idempotency.Handler {
 	return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{idempotency.Put(f.app, f.noteItem(ev))}, nil
+		return idempotency.Effect{idempotency.Put(f.App, f.noteItem(ev))}, nil
 	})
 }

@@ -2,82 +2,57 @@ package idempotency
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/internal/table"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Consumer applies events to DynamoDB exactly once: it is the idempotent consumer. Each event's
 // effect, decided by its Handler, is committed with the record "consumer C processed event E"
 // in one TransactWriteItems. It is safe for concurrent use by many goroutines.
 type Consumer struct {
-	core
-	handler Handler
+	e *engine.Consumer
 }
 
 // New returns a Consumer committing the effects handler decides.
 func New(db DB, handler Handler, cfg Config) (*Consumer, error) {
-	c, err := newCore(db, cfg)
+	var decide engine.Handler
+	if handler != nil {
+		decide = compiled{handler}
+	}
+	e, err := engine.New(db, decide, cfg.engine())
 	if err != nil {
 		return nil, err
 	}
-	if handler == nil {
-		return nil, errors.New("idempotency: a Handler is required")
-	}
-	return &Consumer{core: c, handler: handler}, nil
+	return &Consumer{e: e}, nil
 }
 
 // Apply applies one event, delivered as d, exactly once, and logs and counts its outcome once.
-// It is the entry point for any transport: sqsbatch adapts it to SQS, and a stream, Kinesis or
-// EventBridge handler calls it with the event it decoded.
+// It is the entry point for a transport without a port: a stream, Kinesis or EventBridge
+// handler of your own calls it with the event it decoded (sqsbatch, dynamodbbatch and
+// kinesisbatch take the Engine instead).
 //
 // The error is nil when the event is done with (applied, duplicate, rejected); marked
 // permanent (IsPermanent) when it can never succeed (malformed, conflict, invalid effect), to
 // be dead-lettered; and anything else when a delivery again may succeed.
-func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	return c.applyOnce(ctx, ev, d, func() (Result, error) { return c.apply(ctx, ev, d) })
+func (c *Consumer) Apply(ctx context.Context, ev cloudevent.Event, d port.Delivery) (Result, error) {
+	res, err := c.e.Apply(ctx, ev, d)
+	return resultOf(res), err
 }
 
-func (c *Consumer) apply(ctx context.Context, ev cloudevent.Event, d Delivery) (Result, error) {
-	p, res, done, err := c.prepare(ctx, ev, d)
-	if done {
-		return res, err
-	}
-	return c.commit(ctx, p)
-}
+// Engine is the consumer as a port drives it (package port): sqsbatch.NewFor,
+// dynamodbbatch.New and kinesisbatch.New take it. Its batches count failed attempts, hold
+// groups under HoldGroup and pack the commits of a batch's groups into shared transactions.
+func (c *Consumer) Engine() port.Engine { return c.e }
 
-// prepare decides the effect of ev and builds its transaction; done is true (with the result)
-// when there is nothing to commit: a duplicate (cached, or a redelivery its record answers), a
-// malformed event, a failure.
-func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d Delivery) (prepared, Result, bool, error) {
-	res, hash, done, err := c.start(ev, d)
-	if done {
-		return prepared{}, res, true, err
-	}
-	fail := func(outcome Outcome, err error) (prepared, Result, bool, error) {
-		res.Outcome = outcome
-		return prepared{}, res, true, err
-	}
-	if res, done, err := c.answered(ctx, res, hash, d); done {
-		return prepared{}, res, true, err
-	}
-	effect, err := c.handler.Decide(ctx, ev)
+// compiled is a Handler whose effects the engine commits.
+type compiled struct{ h Handler }
+
+func (c compiled) Decide(ctx context.Context, ev cloudevent.Event) (engine.Effect, error) {
+	effect, err := c.h.Decide(ctx, ev)
 	if err != nil {
-		if errors.Is(err, cloudevent.ErrMalformed) {
-			return fail(Malformed, err) // a decided event is answered on its failure path (HoldGroup)
-		}
-		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
+		return nil, err
 	}
-	rec := c.record(ev, d, hash, c.cfg.Now())
-	items, err := effect.build(ev.Type, itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))})
-	if err != nil {
-		return fail(Failed, err)
-	}
-	p, err := c.withRecord(res, items, effect, rec)
-	if err != nil {
-		return fail(Failed, err)
-	}
-	return p, res, false, nil
+	return effect.compile(), nil
 }

@@ -4,20 +4,23 @@
 // processed event E" in one TransactWriteItems, the record guarded by a condition, and
 // classifies DynamoDB's answer into an Outcome: applied, duplicate, rejected (an effect's own
 // condition failed, recorded with its business reason), conflict (same event id, other
-// payload), malformed, or failed (transient, to be delivered again).
+// payload), malformed, ignored (a type its Router routes nowhere: nothing written), or failed
+// (transient, to be delivered again).
 //
-// Consumer.Apply takes one decoded event, whatever brought it (a stream, Kinesis,
-// EventBridge); package sqsbatch puts it behind an SQS event source in one call.
+// A port delivers the events: sqsbatch.NewConsumer puts a Consumer behind an SQS event source
+// in one call, and sqsbatch, dynamodbbatch and kinesisbatch take its Engine. Consumer.Apply
+// takes one decoded event from a transport of your own.
 //
 // One rule says what is never retried: an error marked with Permanent (IsPermanent reports
 // it). Such a message is dead-lettered with the error as its reason; everything else is
 // retried.
 //
-// Effects outside DynamoDB (an HTTP call) run under a LeasedConsumer instead: a fenced lease
-// on the record, claimed with a random owner token, completed or released only by that owner,
-// taken over once expired; the effect gets the idempotency key to pass downstream.
+// A handler that decides from items it reads reads them with Read: the effect is committed
+// only if they are unchanged, and the event is decided again when a concurrent writer changed
+// one.
 //
-// What the engine keeps (a consumer's record of an event, its count of the event's failed
-// attempts, a group held behind a dead letter) is read and decided on by an operator through
-// package operator, not this one.
+// The rest of the engine has rooms of its own: effects outside DynamoDB (an HTTP call) run
+// under package lease, a port of your own is written on package port, and an operator reads
+// and decides on what the engine keeps (records, failure counts, held groups) with package
+// operator.
 package idempotency

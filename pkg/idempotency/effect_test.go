@@ -9,9 +9,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func put(table, pk, sk string, extra map[string]types.AttributeValue) idempotency.Write {
@@ -30,13 +31,13 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 	manyPuts := func(n int) []idempotency.Write {
 		ws := make([]idempotency.Write, n)
 		for i := range ws {
-			ws[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", nil)
+			ws[i] = put(f.App, fmt.Sprintf("item-%d", i), "x", nil)
 		}
 		return ws
 	}
 	tooBig := make([]idempotency.Write, 15)
 	for i := range tooBig {
-		tooBig[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", map[string]types.AttributeValue{"blob": big})
+		tooBig[i] = put(f.App, fmt.Sprintf("item-%d", i), "x", map[string]types.AttributeValue{"blob": big})
 	}
 	cases := []struct {
 		name    string
@@ -45,16 +46,16 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 	}{
 		{"100 writes", manyPuts(100), "100 writes"},
 		{"over 4 MB", tooBig, "bytes"},
-		{"one item twice", []idempotency.Write{idempotency.Delete(f.app, key("c", "x")), put(f.app, "b", "x", nil), put(f.app, "c", "x", nil)}, "writes 0 and 2 target the same item"},
-		{"the record itself", []idempotency.Write{idempotency.Delete(f.records,
+		{"one item twice", []idempotency.Write{idempotency.Delete(f.App, key("c", "x")), put(f.App, "b", "x", nil), put(f.App, "c", "x", nil)}, "writes 0 and 2 target the same item"},
+		{"the record itself", []idempotency.Write{idempotency.Delete(f.Records,
 			map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "c#ev"}})}, "idempotency record"},
 		{"no operation", []idempotency.Write{idempotency.Raw(types.TransactWriteItem{})}, "0 operations"},
 		{"two operations", []idempotency.Write{idempotency.Raw(types.TransactWriteItem{Put: &types.Put{}, Delete: &types.Delete{}})}, "2 operations"},
 		{"an empty write", []idempotency.Write{{}}, "empty write"},
-		{"an item that does not marshal", []idempotency.Write{idempotency.Put(f.app, 42)}, "item"},
+		{"an item that does not marshal", []idempotency.Write{idempotency.Put(f.App, 42)}, "item"},
 		{"a put without the key its table has", []idempotency.Write{
-			idempotency.Delete(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: "x"}}),
-			idempotency.Put(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}})}, "lacks key attributes"},
+			idempotency.Delete(f.App, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "sk": &types.AttributeValueMemberS{Value: "x"}}),
+			idempotency.Put(f.App, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "b"}})}, "lacks key attributes"},
 		{"no table", []idempotency.Write{put("", "a", "x", nil)}, "no table"},
 	}
 	for _, tc := range cases {
@@ -62,16 +63,16 @@ func TestConsumer_refuses_an_effect_dynamodb_would_refuse_before_calling_it(t *t
 			h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
 				return idempotency.Effect(tc.writes), nil
 			})
-			c := f.consumerFor(t, "c", h)
-			before := f.requests.Total()
-			res, err := process(context.Background(), c, message(t, "m", "ev", "test.any", counted{Counter: "x", By: 1}))
-			if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+			c := f.ConsumerFor(t, "c", h)
+			before := f.Requests.Total()
+			res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m", "ev", "test.any", applytest.Counted{Counter: "x", By: 1}))
+			if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !idempotency.IsPermanent(err) {
 				t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
 			}
 			if !strings.Contains(err.Error(), tc.problem) {
 				t.Errorf("error %q does not say %q", err, tc.problem)
 			}
-			if n := f.requests.Total() - before; n != 0 {
+			if n := f.Requests.Total() - before; n != 0 {
 				t.Errorf("%d DynamoDB requests for an invalid effect, want 0", n)
 			}
 		})
@@ -89,15 +90,15 @@ func TestConsumer_two_puts_of_one_item_of_an_unnamed_table_are_refused_by_dynamo
 	t.Parallel()
 	f := newFixture(t)
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{put(f.app, "a", "x", nil), put(f.app, "a", "x", nil)}, nil
+		return idempotency.Effect{put(f.App, "a", "x", nil), put(f.App, "a", "x", nil)}, nil
 	})
-	c := f.consumerFor(t, "c", h)
-	before := f.requests.Of("TransactWriteItems")
-	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
-	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+	c := f.ConsumerFor(t, "c", h)
+	before := f.Requests.Of("TransactWriteItems")
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m", applytest.Unique(t), "test.any", applytest.Counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !idempotency.IsPermanent(err) {
 		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
 	}
-	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+	if n := f.Requests.Of("TransactWriteItems") - before; n != 1 {
 		t.Errorf("%d transactions sent, want 1, refused and not retried", n)
 	}
 }
@@ -107,7 +108,7 @@ func TestConsumer_two_puts_of_one_item_of_an_unnamed_table_are_refused_by_dynamo
 func TestConsumer_puts_with_equal_pk_and_sk_attributes_but_other_keys_commit(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	orders := testenv.CreateTableKeyed(t, f.db, "orders", "id")
+	orders := testkit.Table(t, f.DB, "orders", "id")
 	item := func(id string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"id": &types.AttributeValueMemberS{Value: id},
 			"pk": &types.AttributeValueMemberS{Value: "C1"}, "sk": &types.AttributeValueMemberS{Value: "OPEN"}}
@@ -115,7 +116,7 @@ func TestConsumer_puts_with_equal_pk_and_sk_attributes_but_other_keys_commit(t *
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Put(orders, item("o1")), idempotency.Put(orders, item("o2"))}, nil
 	})
-	res, err := process(context.Background(), f.consumerFor(t, "c", h), message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	res, err := applytest.Process(context.Background(), f.ConsumerFor(t, "c", h), applytest.Message(t, "m", applytest.Unique(t), "test.any", applytest.Counted{Counter: "x", By: 1}))
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v; want applied", res, err)
 	}
@@ -126,18 +127,18 @@ func TestConsumer_99_writes_and_the_record_commit_in_one_transaction(t *testing.
 	f := newFixture(t)
 	ws := make([]idempotency.Write, idempotency.MaxEffectWrites)
 	for i := range ws {
-		ws[i] = put(f.app, fmt.Sprintf("item-%d", i), "x", nil)
+		ws[i] = put(f.App, fmt.Sprintf("item-%d", i), "x", nil)
 	}
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
 		return idempotency.Effect(ws), nil
 	})
-	c := f.consumerFor(t, "c", h)
-	before := f.requests.Of("TransactWriteItems")
-	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
+	c := f.ConsumerFor(t, "c", h)
+	before := f.Requests.Of("TransactWriteItems")
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m", applytest.Unique(t), "test.any", applytest.Counted{Counter: "x", By: 1}))
 	if err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("Process = %+v, %v", res, err)
 	}
-	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+	if n := f.Requests.Of("TransactWriteItems") - before; n != 1 {
 		t.Errorf("%d transactions, want 1", n)
 	}
 }
@@ -147,18 +148,18 @@ func TestConsumer_a_transaction_dynamodb_refuses_as_invalid_is_dead_lettered_not
 	f := newFixture(t)
 	// The app table's key is pk and sk: a key without sk is refused with a ValidationException.
 	h := idempotency.HandlerFunc(func(context.Context, cloudevent.Event) (idempotency.Effect, error) {
-		return idempotency.Effect{idempotency.Delete(f.app, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}})}, nil
+		return idempotency.Effect{idempotency.Delete(f.App, map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "x"}})}, nil
 	})
-	c := f.consumerFor(t, "c", h)
-	before := f.requests.Of("TransactWriteItems")
-	res, err := process(context.Background(), c, message(t, "m", unique(t), "test.any", counted{Counter: "x", By: 1}))
-	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !permanent(err) {
+	c := f.ConsumerFor(t, "c", h)
+	before := f.Requests.Of("TransactWriteItems")
+	res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m", applytest.Unique(t), "test.any", applytest.Counted{Counter: "x", By: 1}))
+	if res.Outcome != idempotency.Failed || !errors.Is(err, idempotency.ErrInvalidEffect) || !idempotency.IsPermanent(err) {
 		t.Fatalf("Process = %+v, %v; want a permanent invalid-effect error", res, err)
 	}
 	if !strings.Contains(err.Error(), "DynamoDB refused the transaction") {
 		t.Errorf("error %q does not say DynamoDB refused it", err)
 	}
-	if n := f.requests.Of("TransactWriteItems") - before; n != 1 {
+	if n := f.Requests.Of("TransactWriteItems") - before; n != 1 {
 		t.Errorf("%d transactions sent, want 1: a refused request is not retried", n)
 	}
 }

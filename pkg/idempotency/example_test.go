@@ -12,6 +12,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 type credit struct {
@@ -89,6 +90,6 @@ func ExamplePermanent() {
 // The idempotency key of an event for a consumer: the record's key, and what an effect outside
 // DynamoDB passes downstream.
 func ExampleKey() {
-	fmt.Println(idempotency.Key("orders", "order-placed-42"))
+	fmt.Println(operator.Key("orders", "order-placed-42"))
 	// Output: orders#order-placed-42
 }

@@ -11,6 +11,9 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 )
 
 // Under HoldGroup the group's hold takes one of the transaction's 100 items: an effect that
@@ -22,7 +25,7 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 		return idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
 			var e idempotency.Effect
 			for i := range n {
-				e = append(e, f.add(counted{Counter: fmt.Sprintf("%s-%d", ev.ID, i), By: 1}))
+				e = append(e, f.Add(applytest.Counted{Counter: fmt.Sprintf("%s-%d", ev.ID, i), By: 1}))
 			}
 			return e, nil
 		})
@@ -38,9 +41,9 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			id := unique(t)
-			c := f.consumerFor(t, "holder", writes(tt.writes), hold)
-			_, err := process(context.Background(), c, message(t, "m1", id, "test.counted", counted{Counter: id, By: 1}))
+			id := applytest.Unique(t)
+			c := f.ConsumerFor(t, "holder", writes(tt.writes), hold)
+			_, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", id, "test.counted", applytest.Counted{Counter: id, By: 1}))
 			if got := errors.Is(err, idempotency.ErrInvalidEffect); got != tt.invalid {
 				t.Errorf("Apply = %v; want invalid %v", err, tt.invalid)
 			}
@@ -48,16 +51,6 @@ func TestConsumer_hold_group_leaves_room_for_the_hold_in_the_transaction(t *test
 				t.Errorf("error %q does not say why", err)
 			}
 		})
-	}
-}
-
-func TestNewLeased_refuses_HoldGroup(t *testing.T) {
-	t.Parallel()
-	noop := idempotency.SideEffectFunc(func(context.Context, cloudevent.Event, string) error { return nil })
-	_, err := idempotency.NewLeased(fakeDB{}, noop, idempotency.LeaseConfig{Config: idempotency.Config{Name: "n", Table: "t",
-		AfterDeadLetter: idempotency.HoldGroup}})
-	if err == nil || !strings.Contains(err.Error(), "HoldGroup") {
-		t.Errorf("NewLeased = %v; want HoldGroup refused in lease mode", err)
 	}
 }
 
@@ -76,23 +69,23 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 		want    idempotency.Outcome
 	}{
 		{"applied", nil, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			return applytest.Message(t, "m1", counter+"-a", "test.counted", applytest.Counted{Counter: counter, By: 1})
 		}, idempotency.Applied},
 		{"rejected", func(c *idempotency.Consumer, blocker events.SQSMessage) {
 			counter := strings.TrimSuffix(mustDecode(t, blocker).ID, "-a")
-			earlier := message(t, "m0", counter+"-0", "test.counted", counted{Counter: counter, By: 1})
-			if res, err := process(context.Background(), c, earlier); err != nil || res.Outcome != idempotency.Applied {
+			earlier := applytest.Message(t, "m0", counter+"-0", "test.counted", applytest.Counted{Counter: counter, By: 1})
+			if res, err := applytest.Process(context.Background(), c, earlier); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("earlier event = %+v, %v", res, err)
 			}
 		}, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.capped", counted{Counter: counter, By: 11})
+			return applytest.Message(t, "m1", counter+"-a", "test.capped", applytest.Counted{Counter: counter, By: 11})
 		}, idempotency.Rejected},
 		{"found applied already", func(c *idempotency.Consumer, blocker events.SQSMessage) {
-			if res, err := process(context.Background(), c, blocker); err != nil || res.Outcome != idempotency.Applied {
+			if res, err := applytest.Process(context.Background(), c, blocker); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
 		}, func(counter string) events.SQSMessage {
-			return message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			return applytest.Message(t, "m1", counter+"-a", "test.counted", applytest.Counted{Counter: counter, By: 1})
 		}, idempotency.Duplicate},
 	}
 	// How the blocker comes to head the hold: HoldGroup, as the engine dead-letters it; an
@@ -101,36 +94,36 @@ func TestConsumer_the_blocker_releases_its_group_however_it_ends(t *testing.T) {
 	held := func(t *testing.T, c *idempotency.Consumer, blocker events.SQSMessage, applied bool) events.SQSMessage {
 		ev := mustDecode(t, blocker)
 		if applied {
-			if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
-				errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+			if err := engineOf(c).HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+				errors.New("failed 5 times")); !errors.Is(err, engine.ErrDecided) {
 				t.Fatalf("HoldGroup of an applied event = %v; want it decided already, holding nothing", err)
 			}
-			if err := c.HoldMessages(context.Background(), "group-1", []idempotency.Held{{MessageID: "m1"}}); err != nil {
+			if err := engineOf(c).HoldMessages(context.Background(), "group-1", []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
-			return redriven(blocker, "m1-redriven")
+			return applytest.Redriven(blocker, "m1-redriven")
 		}
-		if err := c.HoldGroup(context.Background(), "group-1", idempotency.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
+		if err := engineOf(c).HoldGroup(context.Background(), "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m1", PayloadHash: ev.PayloadHash()},
 			errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
-		return redelivered(blocker, 6)
+		return applytest.Redelivered(blocker, 6)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			counter := unique(t)
-			c := f.consumerFor(t, "holder-"+counter, f.router(), hold, func(c *idempotency.Config) { c.CacheSize = -1 })
+			counter := applytest.Unique(t)
+			c := f.ConsumerFor(t, "holder-"+counter, f.Router(), hold, func(c *idempotency.Config) { c.CacheSize = -1 })
 			blocker := tt.blocker(counter)
 			if tt.before != nil {
 				tt.before(c, blocker)
 			}
 			again := held(t, c, blocker, tt.want == idempotency.Duplicate)
-			if res, err := process(ctx, c, again); err != nil || res.Outcome != tt.want {
+			if res, err := applytest.Process(ctx, c, again); err != nil || res.Outcome != tt.want {
 				t.Fatalf("redriven blocker = %+v, %v; want %s", res, err, tt.want)
 			}
-			next := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
-			if res, err := process(ctx, c, next); err != nil || res.Outcome != idempotency.Applied {
+			next := applytest.Message(t, "m2", counter+"-b", "test.counted", applytest.Counted{Counter: counter, By: 2})
+			if res, err := applytest.Process(ctx, c, next); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("the group's next event = %+v, %v; want applied: the blocker released the group", res, err)
 			}
 		})
@@ -150,11 +143,11 @@ func mustDecode(t *testing.T, m events.SQSMessage) cloudevent.Event {
 // an undecodable body) names that message: a held message's letter says what to look for.
 func TestHeldError_names_the_message_when_the_blocker_has_no_event_id(t *testing.T) {
 	t.Parallel()
-	err := &idempotency.HeldError{Group: "acct", BlockerMessage: "m-7", BlockerReason: "not a CloudEvent"}
+	err := &engine.HeldError{Group: "acct", BlockerMessage: "m-7", BlockerReason: "not a CloudEvent"}
 	if msg := err.Error(); strings.Contains(msg, `event ""`) || !strings.Contains(msg, "held behind message m-7") {
 		t.Errorf("HeldError = %q; want it held behind message m-7, not behind an empty event id", msg)
 	}
-	named := &idempotency.HeldError{Group: "acct", BlockerEventID: "e1", BlockerMessage: "m-1", BlockerReason: "failed 5 times"}
+	named := &engine.HeldError{Group: "acct", BlockerEventID: "e1", BlockerMessage: "m-1", BlockerReason: "failed 5 times"}
 	if msg := named.Error(); !strings.Contains(msg, `held behind event "e1" (message m-1)`) {
 		t.Errorf("HeldError = %q; want it held behind event e1 and its message", msg)
 	}

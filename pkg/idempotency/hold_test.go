@@ -14,6 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -25,31 +28,31 @@ func TestConsumer_a_hold_written_before_holds_kept_a_list_holds_and_releases_in_
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	counter := unique(t)
+	counter := applytest.Unique(t)
 	name := "legacy-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
+	c := f.ConsumerFor(t, name, f.Router(), holding)
 	old, err := attributevalue.MarshalMap(map[string]string{"pk": "#hold#" + name + "#group-1", "consumer": name, "group": "group-1",
 		"blockerEventId": counter + "-a", "blockerMessageId": "m1", "blockerReason": "failed 5 times", "heldAt": "2026-11-30T10:00:00Z"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: old}); err != nil {
+	if _, err := f.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.Records), Item: old}); err != nil {
 		t.Fatal(err)
 	}
-	b := message(t, "m2", counter+"-b", "test.counted", counted{Counter: counter, By: 2})
-	if _, err := process(ctx, c, b); !errors.Is(err, idempotency.ErrHeld) {
+	b := applytest.Message(t, "m2", counter+"-b", "test.counted", applytest.Counted{Counter: counter, By: 2})
+	if _, err := applytest.Process(ctx, c, b); !errors.Is(err, idempotency.ErrHeld) {
 		t.Fatalf("b behind the old hold: %v; want held", err)
 	}
 	for _, m := range []struct {
 		id string
 		by int
 	}{{"-a", 1}, {"-b", 2}, {"-c", 4}} {
-		res, err := process(ctx, c, message(t, "r"+m.id, counter+m.id, "test.counted", counted{Counter: counter, By: m.by}))
+		res, err := applytest.Process(ctx, c, applytest.Message(t, "r"+m.id, counter+m.id, "test.counted", applytest.Counted{Counter: counter, By: m.by}))
 		if err != nil || res.Outcome != idempotency.Applied {
 			t.Fatalf("%s after the redrive = %+v, %v; want applied", m.id, res, err)
 		}
 	}
-	if got := f.counter(t, counter); got != 7 {
+	if got := f.Counter(t, counter); got != 7 {
 		t.Errorf("counter = %d; want 7 (a, b, c once each)", got)
 	}
 }
@@ -62,21 +65,21 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	counter := unique(t)
-	c := f.consumerFor(t, "cost-"+counter, f.router(), holding)
+	counter := applytest.Unique(t)
+	c := f.ConsumerFor(t, "cost-"+counter, f.Router(), holding)
 	calls := func(what string, want int64, do func() error) {
 		t.Helper()
-		before := f.requests.Total()
+		before := f.Requests.Total()
 		if err := do(); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
-		if got := f.requests.Total() - before; got != want {
-			t.Errorf("%s: %d calls; want %d (%s)", what, got, want, f.requests)
+		if got := f.Requests.Total() - before; got != want {
+			t.Errorf("%s: %d calls; want %d (%s)", what, got, want, f.Requests)
 		}
 	}
 	apply := func(suffix string, want idempotency.Outcome) func() error {
 		return func() error {
-			res, err := process(ctx, c, message(t, "m"+suffix, counter+suffix, "test.counted", counted{Counter: counter, By: 1}))
+			res, err := applytest.Process(ctx, c, applytest.Message(t, "m"+suffix, counter+suffix, "test.counted", applytest.Counted{Counter: counter, By: 1}))
 			if want == idempotency.Failed && errors.Is(err, idempotency.ErrHeld) {
 				return nil
 			}
@@ -88,7 +91,7 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	}
 	calls("a commit, group not held", 1, apply("-x", idempotency.Applied))
 	calls("holding the group", 1, func() error {
-		return c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
+		return engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times"))
 	})
 	calls("a live message while held", 2, apply("-b", idempotency.Failed))
 	calls("the head, redriven", 2, apply("-a", idempotency.Applied))
@@ -97,7 +100,7 @@ func TestConsumer_hold_costs_round_trips_only_on_the_recovery_path(t *testing.T)
 	// a redelivery may be listed by an earlier batch's backstop: its record and its group's hold
 	// read (not the cache), nothing written when it is not listed
 	calls("a duplicate redelivered, group not held", 2, func() error {
-		res, err := process(ctx, c, redelivered(message(t, "m-c", counter+"-c", "test.counted", counted{Counter: counter, By: 1}), 2))
+		res, err := applytest.Process(ctx, c, applytest.Redelivered(applytest.Message(t, "m-c", counter+"-c", "test.counted", applytest.Counted{Counter: counter, By: 1}), 2))
 		if err != nil || res.Outcome != idempotency.Duplicate {
 			return errors.Join(err, errors.New("outcome "+string(res.Outcome)+", want duplicate"))
 		}
@@ -111,22 +114,22 @@ func TestConsumer_a_resend_of_the_blocker_releases_only_the_blocker(t *testing.T
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	counter := unique(t)
-	c := f.consumerFor(t, "resend-"+counter, f.router(), holding)
-	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
+	counter := applytest.Unique(t)
+	c := f.ConsumerFor(t, "resend-"+counter, f.Router(), holding)
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	msg := func(id, suffix string) events.SQSMessage {
-		return message(t, id, counter+suffix, "test.counted", counted{Counter: counter, By: 1})
+		return applytest.Message(t, id, counter+suffix, "test.counted", applytest.Counted{Counter: counter, By: 1})
 	}
-	if _, err := process(ctx, c, msg("m-b", "-b")); !errors.Is(err, idempotency.ErrHeld) {
+	if _, err := applytest.Process(ctx, c, msg("m-b", "-b")); !errors.Is(err, idempotency.ErrHeld) {
 		t.Fatalf("b: %v; want held", err)
 	}
-	if res, err := process(ctx, c, msg("m-a-resent", "-a")); err != nil || res.Outcome != idempotency.Applied {
+	if res, err := applytest.Process(ctx, c, msg("m-a-resent", "-a")); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("the blocker re-sent = %+v, %v; want applied", res, err)
 	}
-	var held *idempotency.HeldError
-	if _, err := process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
+	var held *engine.HeldError
+	if _, err := applytest.Process(ctx, c, msg("m-c", "-c")); !errors.As(err, &held) || held.BlockerEventID != counter+"-b" {
 		t.Errorf("c after the re-sent blocker: %v; want held behind b", err)
 	}
 }
@@ -139,36 +142,36 @@ func TestConsumer_HoldGroup_of_a_listed_event_decided_meanwhile_answers_it_and_t
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	counter := unique(t)
+	counter := applytest.Unique(t)
 	name := "listed-" + counter
-	c := f.consumerFor(t, name, f.router(), holding)
-	x := message(t, "m-x", counter+"-x", "test.counted", counted{Counter: counter, By: 1})
+	c := f.ConsumerFor(t, name, f.Router(), holding)
+	x := applytest.Message(t, "m-x", counter+"-x", "test.counted", applytest.Counted{Counter: counter, By: 1})
 	ev := mustDecode(t, x)
-	held := idempotency.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
-	for _, e := range []idempotency.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
-		if err := c.HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
+	held := holdlist.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
+	for _, e := range []holdlist.Held{{EventID: counter + "-a", MessageID: "m-a"}, held} {
+		if err := engineOf(c).HoldGroup(ctx, "group-1", e, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); err != nil {
 		t.Fatalf("HoldGroup of a listed message = %v; want nil (it keeps its place)", err)
 	}
-	rec, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
+	rec, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key(name, ev.ID), Consumer: name, EventID: ev.ID,
 		Outcome: string(idempotency.Applied), PayloadHash: ev.PayloadHash(), ExpiresAt: time.Now().Add(time.Hour).Unix()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.records), Item: rec}); err != nil { // decided meanwhile
+	if _, err := f.DB.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.Records), Item: rec}); err != nil { // decided meanwhile
 		t.Fatal(err)
 	}
-	before := f.requests.Of("TransactWriteItems")
-	if err := c.HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrDecided) {
+	before := f.Requests.Of("TransactWriteItems")
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, engine.ErrDecided) {
 		t.Fatalf("HoldGroup of a listed message decided meanwhile = %v; want ErrDecided", err)
 	}
-	if got := f.requests.Of("TransactWriteItems") - before; got != 1 {
+	if got := f.Requests.Of("TransactWriteItems") - before; got != 1 {
 		t.Errorf("%d transactions; want 1, the check alone (taking it off is a write of the hold alone)", got)
 	}
-	h, ok, err := operator.New(f.db, f.records).Hold(ctx, name, "group-1")
+	h, ok, err := operator.New(f.DB, f.Records).Hold(ctx, name, "group-1")
 	if err != nil || !ok || len(h.Held) != 1 || h.Held[0].EventID != counter+"-a" {
 		t.Errorf("hold = %+v, %v, %v; want a alone: x taken off", h.Held, ok, err)
 	}
@@ -184,17 +187,17 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	a := operator.New(f.db, f.records)
-	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, idempotency.Held) {
-		counter := unique(t)
+	a := operator.New(f.DB, f.Records)
+	setup := func(t *testing.T, skip bool) (*idempotency.Consumer, string, holdlist.Held) {
+		counter := applytest.Unique(t)
 		name := "resent-" + counter
-		c := f.consumerFor(t, name, f.router(), holding)
-		ev := mustDecode(t, message(t, "m-r", counter+"-1", "test.counted", counted{Counter: counter, By: 1}))
-		first := idempotency.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
-		if err := c.HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
+		c := f.ConsumerFor(t, name, f.Router(), holding)
+		ev := mustDecode(t, applytest.Message(t, "m-r", counter+"-1", "test.counted", applytest.Counted{Counter: counter, By: 1}))
+		first := holdlist.Held{EventID: ev.ID, MessageID: "m-1", PayloadHash: ev.PayloadHash()}
+		if err := engineOf(c).HoldGroup(ctx, "g", first, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
-		if err := c.HoldMessages(ctx, "g", []idempotency.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
+		if err := engineOf(c).HoldMessages(ctx, "g", []holdlist.Held{{EventID: counter + "-0", MessageID: "m-0"}, {MessageID: "m-r"}, {EventID: counter + "-2", MessageID: "m-2"}}); err != nil {
 			t.Fatal(err)
 		}
 		if skip {
@@ -206,7 +209,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 				t.Fatal(err)
 			}
 		}
-		return c, name, idempotency.Held{EventID: ev.ID, MessageID: "m-r", PayloadHash: ev.PayloadHash()}
+		return c, name, holdlist.Held{EventID: ev.ID, MessageID: "m-r", PayloadHash: ev.PayloadHash()}
 	}
 	entries := func(t *testing.T, name string) []string {
 		h, _, err := a.Hold(ctx, name, "g")
@@ -221,7 +224,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	}
 	t.Run("learns", func(t *testing.T) {
 		c, name, resent := setup(t, false)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 		h, _, err := a.Hold(ctx, name, "g")
@@ -231,7 +234,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("skip", func(t *testing.T) { // the blocker skipped: its event's re-send goes with it
 		c, name, resent := setup(t, false)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); err != nil {
 			t.Fatal(err)
 		}
 		h, _, err := a.Hold(ctx, name, "g")
@@ -247,14 +250,14 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("discarded", func(t *testing.T) { // the blocker discarded: its re-send, received again, is answered and goes
 		c, name, resent := setup(t, false)
-		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
+		msg := applytest.Message(t, "m-r", resent.EventID, "test.counted", applytest.Counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
 		msg.Attributes["MessageGroupId"] = "g"
 		if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: resent.EventID, MessageID: "m-1", Group: "g", Body: msg.Body}); err != nil {
 			t.Fatal(err)
 		}
 		// received again below its last receives (the backstop listed it in an earlier batch,
 		// behind the blocker on its own last receives), not redriven
-		if res, err := process(ctx, c, redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Duplicate {
+		if res, err := applytest.Process(ctx, c, applytest.Redelivered(msg, 2)); err != nil || res.Outcome != idempotency.Duplicate {
 			t.Fatalf("the discarded event's re-send = %+v, %v; want a duplicate, answered from its record", res, err)
 		}
 		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
@@ -263,7 +266,7 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("skipped-fails", func(t *testing.T) {
 		c, name, resent := setup(t, true)
-		if err := c.HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, idempotency.ErrSkipped) {
+		if err := engineOf(c).HoldGroup(ctx, "g", resent, errors.New("failed 5 times")); !errors.Is(err, engine.ErrSkipped) {
 			t.Fatalf("HoldGroup of a skipped event's re-send = %v; want ErrSkipped", err)
 		}
 		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {
@@ -272,9 +275,9 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 	})
 	t.Run("skipped-applied", func(t *testing.T) {
 		c, name, resent := setup(t, true)
-		msg := message(t, "m-r", resent.EventID, "test.counted", counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
+		msg := applytest.Message(t, "m-r", resent.EventID, "test.counted", applytest.Counted{Counter: strings.TrimSuffix(resent.EventID, "-1"), By: 1})
 		msg.Attributes["MessageGroupId"] = "g"
-		if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
+		if res, err := applytest.Process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 			t.Fatalf("the skipped event's re-send = %+v, %v; want applied past the hold", res, err)
 		}
 		if got := entries(t, name); !slices.Equal(got, []string{"m-0", "m-2"}) {

@@ -15,11 +15,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // TestPipeline_every_outcome_through_the_batch_processor runs one FIFO batch holding every
@@ -29,8 +31,8 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
-	sq := testenv.SQS(t)
-	dlq, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name("dlq") + ".fifo"),
+	sq := testkit.SQS(t)
+	dlq, err := sq.CreateQueue(ctx, &sqs.CreateQueueInput{QueueName: aws.String(testkit.Name("dlq") + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true"}})
 	if err != nil {
 		t.Fatal(err)
@@ -38,25 +40,25 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 	var logs, emf bytes.Buffer
 	logger := slog.New(requestIDs{slog.NewJSONHandler(&logs, nil)})
 	rec := metrics.NewEMF(&emf, "onceflow", map[string]string{"Consumer": "capped"})
-	c := f.consumer(t, "capped", func(cfg *idempotency.Config) { cfg.Logger, cfg.Metrics = logger, rec })
-	p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sq, *dlq.QueueUrl)}})
+	c := f.Consumer(t, "capped", func(cfg *idempotency.Config) { cfg.Logger, cfg.Metrics = logger, rec })
+	p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, *dlq.QueueUrl)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	id := unique(t)
+	id := applytest.Unique(t)
 	in := func(msgID, group string, m events.SQSMessage) events.SQSMessage {
 		m.MessageId, m.Attributes["MessageGroupId"] = msgID, group
 		return m
 	}
-	applied := message(t, "", id+"-1", "test.capped", counted{Counter: id, By: 8})
+	applied := applytest.Message(t, "", id+"-1", "test.capped", applytest.Counted{Counter: id, By: 8})
 	batchEvent := events.SQSEvent{Records: []events.SQSMessage{
 		in("a1", "g1", applied),
-		in("a2", "g1", redelivered(applied, 2)), // duplicate
-		in("a3", "g1", message(t, "", id+"-2", "test.capped", counted{Counter: id, By: 5})),          // rejected: over the cap
-		in("a4", "g1", message(t, "", id+"-1", "test.capped", counted{Counter: id, By: 1})),          // conflict: same id, other data
-		in("b1", "g2", sqsMessage("", `{"specversion":"1.0","source":"s","type":"test.capped"}`, 1)), // malformed: no id
-		in("b2", "g2", message(t, "", id+"-3", "test.capped", counted{Counter: id + "-other", By: 2})),
+		in("a2", "g1", applytest.Redelivered(applied, 2)), // duplicate
+		in("a3", "g1", applytest.Message(t, "", id+"-2", "test.capped", applytest.Counted{Counter: id, By: 5})), // rejected: over the cap
+		in("a4", "g1", applytest.Message(t, "", id+"-1", "test.capped", applytest.Counted{Counter: id, By: 1})), // conflict: same id, other data
+		in("b1", "g2", applytest.SQSMessage("", `{"specversion":"1.0","source":"s","type":"test.capped"}`, 1)),  // malformed: no id
+		in("b2", "g2", applytest.Message(t, "", id+"-3", "test.capped", applytest.Counted{Counter: id + "-other", By: 2})),
 	}}
 	for i := range batchEvent.Records {
 		batchEvent.Records[i].EventSourceARN = "arn:aws:sqs:us-east-1:000000000000:source.fifo"
@@ -71,10 +73,10 @@ func TestPipeline_every_outcome_through_the_batch_processor(t *testing.T) {
 	if len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures = %+v, want none: every outcome here is final", resp.BatchItemFailures)
 	}
-	if got := f.counter(t, id); got != 8 {
+	if got := f.Counter(t, id); got != 8 {
 		t.Errorf("counter = %d, want 8 (applied once; duplicate, rejection and conflict change nothing)", got)
 	}
-	if got := f.counter(t, id+"-other"); got != 2 {
+	if got := f.Counter(t, id+"-other"); got != 2 {
 		t.Errorf("other counter = %d, want 2", got)
 	}
 

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/onceflow/onceflow/pkg/deadletter"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 )
 
 // heldBehindA dead-letters a (failing) and b (held behind it) of group g, then heals a.
@@ -29,7 +29,7 @@ func TestRecovery_a_group_stays_held_until_its_whole_held_tail_is_applied(t *tes
 	t.Parallel()
 	r := newRecovery(t)
 	a, b := heldBehindA(t, r)
-	r.redrive(t, deadletter.RedriveConfig{Limit: 1}, nil) // a only: b stays dead-lettered
+	r.redrive(t, dlq.RedriveConfig{Limit: 1}, nil) // a only: b stays dead-lettered
 	r.consume(t)
 	r.wantApplied(t, "g", a)
 
@@ -38,7 +38,7 @@ func TestRecovery_a_group_stays_held_until_its_whole_held_tail_is_applied(t *tes
 	r.consume(t)
 	r.wantApplied(t, "g", a) // f waits behind b
 
-	r.redrive(t, deadletter.RedriveConfig{}, nil)
+	r.redrive(t, dlq.RedriveConfig{}, nil)
 	r.consume(t)
 	r.wantApplied(t, "g", a, b, f)
 	if n := r.letters(t); n != 0 {
@@ -58,7 +58,7 @@ func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t
 	a, b := heldBehindA(t, r)
 	f := t.Name() + "-f"
 	sentF := false
-	outcomes := r.redrive(t, deadletter.RedriveConfig{}, func(d deadletter.Redriven) {
+	outcomes := r.redrive(t, dlq.RedriveConfig{}, func(d dlq.Redriven) {
 		if d.Letter.EventID != a || sentF {
 			return
 		}
@@ -70,7 +70,7 @@ func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t
 	r.consume(t)
 	r.wantApplied(t, "g", a, b, f)
 	for _, id := range []string{a, b} {
-		if got := outcomes[id]; !slices.Contains(got, deadletter.Moved) {
+		if got := outcomes[id]; !slices.Contains(got, dlq.Moved) {
 			t.Errorf("redrive of %s: %v; want moved", id, got)
 		}
 	}

@@ -20,12 +20,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // recovery is the recovery path between real components: a FIFO source queue and its
@@ -33,7 +35,7 @@ import (
 // appends each applied event's id to its group's log (in commit order), and a poller that
 // plays Lambda's event source mapping. Events named in failing fail (transiently) until
 // healed; events named in malformed are malformed for good. Each test makes its own (its
-// tables and queues named by testenv.Name), so that the tests run in parallel.
+// tables and queues named by testkit.Name), so that the tests run in parallel.
 type recovery struct {
 	db        *dynamodb.Client
 	sqs       *sqs.Client
@@ -51,16 +53,16 @@ type recovery struct {
 
 func newRecovery(t *testing.T) *recovery {
 	t.Helper()
-	r := &recovery{db: testenv.DynamoDB(t), sqs: testenv.SQS(t), consumer: "ledger",
+	r := &recovery{db: testkit.DynamoDB(t), sqs: testkit.SQS(t), consumer: "ledger",
 		failing: map[string]bool{}, malformed: map[string]bool{}}
-	r.app = testenv.CreateTable(t, r.db, "app", false)
-	r.idem = testenv.CreateTable(t, r.db, "idem", false)
+	r.app = testkit.Table(t, r.db, "app", "pk")
+	r.idem = testkit.Table(t, r.db, "idem", "pk")
 	r.src, r.srcARN = r.queue(t, "src")
 	r.dlq, _ = r.queue(t, "dlq")
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	p, err := sqsbatch.NewConsumer(r.db, idempotency.HandlerFunc(r.decide),
 		idempotency.Config{Name: r.consumer, Table: r.idem, Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(r.sqs, r.dlq), MaxAttempts: 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +73,7 @@ func newRecovery(t *testing.T) *recovery {
 
 func (r *recovery) queue(t *testing.T, prefix string) (url, arn string) {
 	t.Helper()
-	out, err := r.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name(prefix) + ".fifo"),
+	out, err := r.sqs.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testkit.Name(prefix) + ".fifo"),
 		Attributes: map[string]string{"FifoQueue": "true", "VisibilityTimeout": "30"}})
 	if err != nil {
 		t.Fatal(err)
@@ -152,19 +154,19 @@ func (r *recovery) sendAs(t *testing.T, group, id, dedup string, data any) {
 
 // discard follows the runbook's discard of the letter of event id, as onceflow dlq discard
 // does: it takes the letter out of view, records the decision, deletes the letter.
-func (r *recovery) discard(t *testing.T, id string) idempotency.Record {
+func (r *recovery) discard(t *testing.T, id string) operator.Record {
 	t.Helper()
-	l, ok, err := deadletter.Take(t.Context(), r.sqs, r.dlq, id)
+	l, ok, err := dlq.Take(t.Context(), r.sqs, r.dlq, id)
 	if err != nil || !ok {
 		t.Fatalf("letter %s: %v, %v; want it in view", id, ok, err)
 	}
 	rec, err := r.admin.Discard(t.Context(), operator.Discard{Consumer: r.consumer, EventID: l.EventID, MessageID: l.SourceMessage,
 		Group: l.GroupID, Body: l.Body, By: "test", Why: "producer bug"})
 	if err != nil {
-		deadletter.Release(t.Context(), r.sqs, r.dlq, l)
+		dlq.Release(t.Context(), r.sqs, r.dlq, l)
 		t.Fatalf("discard %s: %v", id, err)
 	}
-	if err := deadletter.Delete(t.Context(), r.sqs, r.dlq, l); err != nil {
+	if err := dlq.Delete(t.Context(), r.sqs, r.dlq, l); err != nil {
 		t.Fatal(err)
 	}
 	return rec
@@ -239,16 +241,16 @@ func (r *recovery) count(t *testing.T, url string) int {
 
 // redrive redrives the dead-letter queue back to the source queue with cfg, calling between
 // (if not nil) after each letter it moved, and returns the outcomes by event id.
-func (r *recovery) redrive(t *testing.T, cfg deadletter.RedriveConfig, between func(deadletter.Redriven)) map[string][]deadletter.Outcome {
+func (r *recovery) redrive(t *testing.T, cfg dlq.RedriveConfig, between func(dlq.Redriven)) map[string][]dlq.Outcome {
 	t.Helper()
 	cfg.Client, cfg.Queue = r.sqs, r.dlq
-	got := map[string][]deadletter.Outcome{}
-	err := deadletter.Redrive(t.Context(), cfg, func(d deadletter.Redriven) {
+	got := map[string][]dlq.Outcome{}
+	err := dlq.Redrive(t.Context(), cfg, func(d dlq.Redriven) {
 		got[d.Letter.EventID] = append(got[d.Letter.EventID], d.Outcome)
 		if d.Err != nil {
 			t.Logf("redrive %s: %s: %v", d.Letter.EventID, d.Outcome, d.Err)
 		}
-		if between != nil && d.Outcome == deadletter.Moved {
+		if between != nil && d.Outcome == dlq.Moved {
 			between(d)
 		}
 	})

@@ -10,9 +10,14 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
+	"github.com/onceflow/onceflow/pkg/lease"
+	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // quickRetry is an engine policy whose attempts a test can count: 3, a few milliseconds apart.
@@ -27,18 +32,18 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 	f := newFixture(t)
 	hold := func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup }
 	throttled := func(t *testing.T, op string, attempts *atomic.Int64) *dynamodb.Client {
-		return testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst(op, 1_000_000, attempts)))
+		return testkit.DynamoDB(t, dynamodb.WithAPIOptions(fault.ThrottleFirst(op, 1_000_000, attempts)))
 	}
 	consumer := func(t *testing.T, db idempotency.DB, name string) *idempotency.Consumer {
-		c, err := idempotency.New(db, f.router(), idempotency.Config{Name: name, Table: f.records, CacheSize: -1,
+		c, err := idempotency.New(db, f.Router(), idempotency.Config{Name: name, Table: f.Records, CacheSize: -1,
 			AfterDeadLetter: idempotency.HoldGroup, Retry: quickRetry})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return c
 	}
-	leased := func(t *testing.T, db idempotency.DB, name string, r *receiver) *idempotency.LeasedConsumer {
-		return f.leased(t, name, db, r.effect(), func(c *idempotency.LeaseConfig) { c.Retry = quickRetry })
+	leased := func(t *testing.T, db idempotency.DB, name string, r *applytest.Receiver) *lease.Consumer {
+		return f.Leased(t, name, db, r.Effect(), func(c *lease.Config) { c.Retry = quickRetry })
 	}
 	tests := []struct {
 		name string
@@ -46,39 +51,39 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 		run  func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error
 	}{
 		{"counting an attempt", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := consumer(t, db, name).CountMessageFailure(ctx, cloudevent.Event{ID: unique(t)}, idempotency.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
+			_, err := engineOf(consumer(t, db, name)).CountMessageFailure(ctx, cloudevent.Event{ID: applytest.Unique(t)}, port.Delivery{MessageID: "m1"}, errors.New("downstream failed"))
 			return err
 		}},
 		{"writing a hold", "TransactWriteItems", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			return consumer(t, db, name).HoldGroup(ctx, "g-"+unique(t), idempotency.Held{EventID: unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
+			return engineOf(consumer(t, db, name)).HoldGroup(ctx, "g-"+applytest.Unique(t), holdlist.Held{EventID: applytest.Unique(t), MessageID: "m1"}, errors.New("failed 5 times"))
 		}},
 		{"the release after a duplicate", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			counter := unique(t)
-			blocker := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
+			counter := applytest.Unique(t)
+			blocker := applytest.Message(t, "m1", counter+"-a", "test.counted", applytest.Counted{Counter: counter, By: 1})
 			blocker.Attributes["MessageGroupId"] = "g-" + counter
-			plain := f.consumerFor(t, name, f.router(), hold)
-			if res, err := process(ctx, plain, blocker); err != nil || res.Outcome != idempotency.Applied {
+			plain := f.ConsumerFor(t, name, f.Router(), hold)
+			if res, err := applytest.Process(ctx, plain, blocker); err != nil || res.Outcome != idempotency.Applied {
 				t.Fatalf("blocker's last attempt = %+v, %v", res, err)
 			}
 			// held by the backstop on its last receives, before it was decoded; then SQS moved it
-			if err := plain.HoldMessages(ctx, "g-"+counter, []idempotency.Held{{MessageID: "m1"}}); err != nil {
+			if err := engineOf(plain).HoldMessages(ctx, "g-"+counter, []holdlist.Held{{MessageID: "m1"}}); err != nil {
 				t.Fatal(err)
 			}
-			_, err := process(ctx, consumer(t, db, name), redriven(blocker, "m1-redriven"))
+			_, err := applytest.Process(ctx, consumer(t, db, name), applytest.Redriven(blocker, "m1-redriven"))
 			return err
 		}},
 		{"a lease's claim", "PutItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := process(ctx, leased(t, db, name, newReceiver(t)), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			_, err := applytest.Process(ctx, leased(t, db, name, applytest.NewReceiver(t)), applytest.Message(t, "m1", applytest.Unique(t), "test.counted", applytest.Counted{Counter: applytest.Unique(t), By: 1}))
 			return err
 		}},
 		{"a lease's completion", "UpdateItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			_, err := process(ctx, leased(t, db, name, newReceiver(t)), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			_, err := applytest.Process(ctx, leased(t, db, name, applytest.NewReceiver(t)), applytest.Message(t, "m1", applytest.Unique(t), "test.counted", applytest.Counted{Counter: applytest.Unique(t), By: 1}))
 			return err
 		}},
 		{"a lease's release after its effect failed", "DeleteItem", func(t *testing.T, ctx context.Context, db idempotency.DB, name string) error {
-			r := newReceiver(t)
-			r.failNext(1)
-			_, err := process(ctx, leased(t, db, name, r), message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			r := applytest.NewReceiver(t)
+			r.FailNext(1)
+			_, err := applytest.Process(ctx, leased(t, db, name, r), applytest.Message(t, "m1", applytest.Unique(t), "test.counted", applytest.Counted{Counter: applytest.Unique(t), By: 1}))
 			return err
 		}},
 	}
@@ -89,7 +94,7 @@ func TestFailurePath_calls_are_retried_by_the_engine_alone(t *testing.T) {
 			defer cancel()
 			var attempts atomic.Int64
 			start := time.Now()
-			err := tt.run(t, ctx, throttled(t, tt.op, &attempts), "c-"+testenv.Name("r"))
+			err := tt.run(t, ctx, throttled(t, tt.op, &attempts), "c-"+testkit.Name("r"))
 			took := time.Since(start)
 			if err == nil || !strings.Contains(err.Error(), "ThrottlingException") {
 				t.Fatalf("error %v; want the throttling reported", err)

@@ -9,8 +9,10 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // The engine's Retry is the only retry around a commit: a client built with the SDK's default
@@ -29,13 +31,13 @@ func TestCommit_throttling_is_retried_by_the_engine_alone(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFixture(t)
 			var attempts atomic.Int64
-			db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirst("TransactWriteItems", tc.throttled, &attempts)))
-			c, err := idempotency.New(db, f.router(), idempotency.Config{Name: "c", Table: f.records, CacheSize: -1,
+			db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(fault.ThrottleFirst("TransactWriteItems", tc.throttled, &attempts)))
+			c, err := idempotency.New(db, f.Router(), idempotency.Config{Name: "c", Table: f.Records, CacheSize: -1,
 				Retry: idempotency.Retry{MaxAttempts: tc.maxAttempts, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := process(context.Background(), c, message(t, "m1", unique(t), "test.counted", counted{Counter: unique(t), By: 1}))
+			res, err := applytest.Process(context.Background(), c, applytest.Message(t, "m1", applytest.Unique(t), "test.counted", applytest.Counted{Counter: applytest.Unique(t), By: 1}))
 			if res.Outcome != tc.want {
 				t.Fatalf("outcome %s (%v); want %s", res.Outcome, err, tc.want)
 			}

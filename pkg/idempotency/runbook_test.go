@@ -11,10 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
-	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
+	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // The paths of docs/runbook.md, followed against the emulators with the group's live traffic
@@ -69,7 +70,7 @@ func TestRunbook_bad_message_discard_then_redrive_keeps_order(t *testing.T) {
 			r.consume(t)
 			r.wantApplied(t, "g", want...)
 
-			r.redrive(t, deadletter.RedriveConfig{}, nil)
+			r.redrive(t, dlq.RedriveConfig{}, nil)
 			r.consume(t)
 			want = append(want, b, c, d)
 			r.wantApplied(t, "g", want...)
@@ -107,7 +108,7 @@ func (r *recovery) crash(t *testing.T) {
 			t.Fatal(err)
 		}
 	}()
-	testenv.Eventually(t, 10*time.Second, func() error {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		out, err := r.sqs.ReceiveMessage(t.Context(), &sqs.ReceiveMessageInput{QueueUrl: aws.String(r.src), MaxNumberOfMessages: 10})
 		if err != nil {
 			return err
@@ -137,7 +138,7 @@ func (r *recovery) dlqARN(t *testing.T) string {
 // that took it was killed): whether its effect was committed before the crash or not, a
 // redrive to its source queue applies it exactly once. The letter names no source queue (SQS
 // wrote it): the redrive sends it to the dead-letter queue's source, the queue whose redrive
-// policy moved it (deadletter.SourceQueue; the tool looks among the stack's queues), and only
+// policy moved it (dlq.SourceQueue; the tool looks among the stack's queues), and only
 // without that refuses it.
 func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *testing.T) {
 	t.Parallel()
@@ -157,7 +158,7 @@ func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *tes
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res, err := c.Apply(t.Context(), ev, idempotency.Delivery{MessageID: "m-a", Group: "g"}); err != nil || res.Outcome != idempotency.Applied {
+				if res, err := c.Apply(t.Context(), ev, port.Delivery{MessageID: "m-a", Group: "g"}); err != nil || res.Outcome != idempotency.Applied {
 					t.Fatalf("apply before the crash = %+v, %v", res, err)
 				}
 			}
@@ -165,8 +166,8 @@ func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *tes
 			if n := r.letters(t); n != 1 {
 				t.Fatalf("dead-letter queue holds %d letters; want the moved message", n)
 			}
-			got := r.redrive(t, deadletter.RedriveConfig{}, nil) // the letter names no source queue
-			if !slices.Equal(got[a], []deadletter.Outcome{deadletter.Failed}) {
+			got := r.redrive(t, dlq.RedriveConfig{}, nil) // the letter names no source queue
+			if !slices.Equal(got[a], []dlq.Outcome{dlq.Failed}) {
 				t.Errorf("redrive not knowing the source: %v; want failed (no source queue named)", got[a])
 			}
 			// the source queue's redrive policy, as deployed (crash set it to move at once)
@@ -174,12 +175,12 @@ func TestRunbook_moved_by_the_queue_redrive_to_its_source_applies_it_once(t *tes
 				"RedrivePolicy": fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"50"}`, r.dlqARN(t))}}); err != nil {
 				t.Fatal(err)
 			}
-			src, ok, err := deadletter.SourceQueue(t.Context(), r.sqs, r.dlq, []string{r.dlq, r.src})
+			src, ok, err := dlq.SourceQueue(t.Context(), r.sqs, r.dlq, []string{r.dlq, r.src})
 			if err != nil || !ok || src != r.src {
 				t.Fatalf("the dead-letter queue's source: %q, %v, %v; want %s, whose redrive policy moved the message", src, ok, err, r.src)
 			}
-			got = r.redrive(t, deadletter.RedriveConfig{Source: src}, nil)
-			if !slices.Equal(got[a], []deadletter.Outcome{deadletter.Moved}) {
+			got = r.redrive(t, dlq.RedriveConfig{Source: src}, nil)
+			if !slices.Equal(got[a], []dlq.Outcome{dlq.Moved}) {
 				t.Errorf("redrive to the source: %v; want moved", got[a])
 			}
 			r.consume(t)

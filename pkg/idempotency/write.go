@@ -30,7 +30,7 @@ type Effect []Write
 // a map), or a map[string]types.AttributeValue used as it is. Items, keys and expressions are
 // encoded when the write is made, so a builder reused afterwards changes nothing in it. A Write
 // is a value: its methods return a changed copy. A write that cannot be encoded carries its
-// error, and the effect is refused (an EffectError) before anything is sent.
+// error, and the effect is refused (ErrInvalidEffect) before anything is sent.
 type Write struct {
 	op     op
 	table  string

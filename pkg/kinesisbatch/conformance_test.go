@@ -6,9 +6,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // kinesisHarness is the Kinesis port for the conformance suite: records put to kinesalite and
@@ -29,9 +30,9 @@ func (h *kinesisHarness) Records(t *testing.T, msgs ...batchtest.Message) []even
 	return recs
 }
 
-func (*kinesisHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
+func (*kinesisHarness) Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.KinesisEventRecord] {
 	t.Helper()
-	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
+	p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: batch.Options{DeadLetter: dl, NoPacking: opts.NoPacking},
 		Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)

@@ -5,10 +5,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Each call of the Kinesis port IAM may deny (commit, count, hold write, dead-letter send)
@@ -28,8 +29,8 @@ func streamPort(t *testing.T) testenv.StreamPort[events.KinesisEventRecord] {
 		Seq:    func(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber },
 		ID:     func(r events.KinesisEventRecord) string { return r.EventID },
 		Group:  func(r events.KinesisEventRecord) string { return r.Kinesis.PartitionKey },
-		New: func(t *testing.T, c idempotency.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
-			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl}})
+		New: func(t *testing.T, c port.Engine, dl *deadletter.Queue) func([]events.KinesisEventRecord) []string {
+			p, err := kinesisbatch.New(c, kinesisbatch.Config{Options: batch.Options{DeadLetter: dl}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -18,19 +18,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/aws-sdk-go-v2/service/kinesis"
-	ktypes "github.com/aws/aws-sdk-go-v2/service/kinesis/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
-
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // stream is a Kinesis stream of kinesalite of one shard, as a Lambda batch is of one shard.
 type stream struct {
-	kin  *kinesis.Client
+	kin  kinesalite
 	name string
 	arn  string
 }
@@ -56,8 +53,8 @@ type amount struct {
 
 func newStreamEnv(t *testing.T) *streamEnv {
 	t.Helper()
-	e := &streamEnv{stream: newStream(t), db: testenv.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
-	e.totals = testenv.CreateTable(t, e.db, "totals", false)
+	e := &streamEnv{stream: newStream(t), db: testkit.DynamoDB(t), requests: &testenv.Requests{}, fails: map[string]error{}}
+	e.totals = testkit.Table(t, e.db, "totals", "pk")
 	e.idem = testkit.IdempotencyTable(t, e.db)
 	return e
 }
@@ -65,35 +62,23 @@ func newStreamEnv(t *testing.T) *streamEnv {
 // newStream creates a stream for the test, deleted after it.
 func newStream(t *testing.T) *stream {
 	t.Helper()
-	ep := testkit.Emulator(t, testkit.KinesisEndpointVariable)
-	s := &stream{kin: kinesis.NewFromConfig(testenv.Config(), func(o *kinesis.Options) { o.BaseEndpoint = aws.String(ep) }),
-		name: testenv.Name("amounts")}
-	ctx := context.Background()
-	if _, err := s.kin.CreateStream(ctx, &kinesis.CreateStreamInput{StreamName: aws.String(s.name), ShardCount: aws.Int32(1)}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = s.kin.DeleteStream(context.Background(), &kinesis.DeleteStreamInput{StreamName: aws.String(s.name)})
+	s := &stream{kin: kinesalite{url: testkit.Emulator(t, testkit.KinesisEndpointVariable)}, name: testkit.Name("amounts")}
+	s.kin.call(t, "CreateStream", map[string]any{"StreamName": s.name, "ShardCount": 1}, nil)
+	t.Cleanup(func() { s.kin.call(t, "DeleteStream", map[string]string{"StreamName": s.name}, nil) })
+	testkit.Eventually(t, 20*time.Second, func() error {
+		if d := s.kin.describe(t, s.name); d.StreamDescription.StreamStatus != "ACTIVE" {
+			return fmt.Errorf("stream %s is %s, not ACTIVE", s.name, d.StreamDescription.StreamStatus)
+		}
+		return nil
 	})
-	if err := kinesis.NewStreamExistsWaiter(s.kin, func(o *kinesis.StreamExistsWaiterOptions) { o.MinDelay = 50 * time.Millisecond }).
-		Wait(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)}, 20*time.Second); err != nil {
-		t.Fatal(err)
-	}
-	desc, err := s.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.arn = aws.ToString(desc.StreamDescription.StreamARN)
+	s.arn = s.kin.describe(t, s.name).StreamDescription.StreamARN
 	return s
 }
 
 // put puts data under partition key key.
 func (s *stream) put(t *testing.T, key string, data []byte) {
 	t.Helper()
-	if _, err := s.kin.PutRecord(context.Background(), &kinesis.PutRecordInput{StreamName: aws.String(s.name),
-		PartitionKey: aws.String(key), Data: data}); err != nil {
-		t.Fatal(err)
-	}
+	s.kin.call(t, "PutRecord", map[string]any{"StreamName": s.name, "PartitionKey": key, "Data": data}, nil)
 }
 
 // write puts item's amount n, keyed by item.
@@ -107,36 +92,24 @@ func (e *streamEnv) write(t *testing.T, item string, n int) {
 // mapping delivers them.
 func (s *stream) records(t *testing.T) []events.KinesisEventRecord {
 	t.Helper()
-	ctx := context.Background()
-	desc, err := s.kin.DescribeStream(ctx, &kinesis.DescribeStreamInput{StreamName: aws.String(s.name)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	shard := aws.ToString(desc.StreamDescription.Shards[0].ShardId)
-	it, err := s.kin.GetShardIterator(ctx, &kinesis.GetShardIteratorInput{StreamName: aws.String(s.name),
-		ShardId: aws.String(shard), ShardIteratorType: ktypes.ShardIteratorTypeTrimHorizon})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := s.kin.GetRecords(ctx, &kinesis.GetRecordsInput{ShardIterator: it.ShardIterator})
-	if err != nil {
-		t.Fatal(err)
-	}
+	shard := s.kin.describe(t, s.name).StreamDescription.Shards[0].ShardId
+	var it struct{ ShardIterator string }
+	s.kin.call(t, "GetShardIterator", map[string]string{"StreamName": s.name, "ShardId": shard, "ShardIteratorType": "TRIM_HORIZON"}, &it)
+	var out struct{ Records []record }
+	s.kin.call(t, "GetRecords", map[string]string{"ShardIterator": it.ShardIterator}, &out)
 	recs := make([]events.KinesisEventRecord, 0, len(out.Records))
 	for _, r := range out.Records {
-		seq := aws.ToString(r.SequenceNumber)
-		recs = append(recs, events.KinesisEventRecord{AwsRegion: "us-east-1", EventID: shard + ":" + seq,
+		recs = append(recs, events.KinesisEventRecord{AwsRegion: "us-east-1", EventID: shard + ":" + r.SequenceNumber,
 			EventName: "aws:kinesis:record", EventSource: "aws:kinesis", EventSourceArn: s.arn, EventVersion: "1.0",
-			Kinesis: events.KinesisRecord{KinesisSchemaVersion: "1.0", PartitionKey: aws.ToString(r.PartitionKey),
-				SequenceNumber: seq, Data: r.Data,
-				ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: aws.ToTime(r.ApproximateArrivalTimestamp)}}})
+			Kinesis: events.KinesisRecord{KinesisSchemaVersion: "1.0", PartitionKey: r.PartitionKey,
+				SequenceNumber: r.SequenceNumber, Data: r.Data, ApproximateArrivalTimestamp: events.SecondsEpochTime{Time: r.arrival()}}})
 	}
 	return recs
 }
 
 func (e *streamEnv) consumer(t *testing.T, policy idempotency.GroupPolicy) *idempotency.Consumer {
 	t.Helper()
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
+	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(e.requests.Middleware))
 	c, err := idempotency.New(db, idempotency.HandlerFunc(e.decide), idempotency.Config{Name: "totals", Table: e.idem,
 		CacheSize: -1, AfterDeadLetter: policy, Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))})
 	if err != nil {

@@ -1,16 +1,16 @@
 package kinesisbatch_test
 
 import (
-	"context"
 	"log"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -27,10 +27,7 @@ type amountAdded struct {
 // delivers the shard; the event's own id is the key, so a producer's retried PutRecord is
 // applied once. What can never succeed goes to an SQS queue with its reason, holding its key.
 func ExampleNew() {
-	cfg, err := config.LoadDefaultConfig(context.Background())
-	if err != nil {
-		log.Fatal(err) // at init, never on the handler path
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config, once at init
 	r := idempotency.NewRouter()
 	idempotency.Route(r, "amount.added", func(_ cloudevent.Event, a amountAdded) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Update("accounts", map[string]string{"pk": a.Account},
@@ -41,8 +38,8 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData),
-		Options: kinesisbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData),
+		Options: batch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}

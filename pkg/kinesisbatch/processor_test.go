@@ -10,11 +10,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func handle(t *testing.T, p *kinesisbatch.Processor, recs []events.KinesisEventRecord) []string {
@@ -43,7 +43,7 @@ func TestProcessor_reports_the_first_failure_across_keys(t *testing.T) {
 	recs := e.records(t)
 	e.failOnce("a", 2, errors.New("downstream timed out"))
 	e.failOnce("b", 1, errors.New("downstream timed out"))
-	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{})
+	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn).Engine(), kinesisbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,17 +67,17 @@ func TestProcessor_reports_the_first_failure_across_keys(t *testing.T) {
 func TestProcessor_dead_letters_a_record_whose_key_SQS_refuses_as_a_group(t *testing.T) {
 	t.Parallel()
 	e := newStreamEnv(t)
-	sq := testenv.SQS(t)
-	dlq := testenv.FIFOQueue(t, sq, "kinesis-dlq")
+	sq := testkit.SQS(t)
+	dlq := testkit.CreateFIFOQueue(t, sq, "kinesis-dlq")
 	e.put(t, "compte é 1", []byte(`{"item":"é","n":-1}`))
-	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn), kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: deadletter.New(sq, dlq)}})
+	p, err := kinesisbatch.New(e.consumer(t, idempotency.GoOn).Engine(), kinesisbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sq, dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if failed := handle(t, p, e.records(t)); len(failed) > 0 {
 		t.Fatalf("BatchItemFailures = %v; want none: the record dead-lettered", failed)
 	}
-	letters := testenv.Drain(t, sq, dlq)
+	letters := testkit.Drain(t, sq, dlq)
 	if len(letters) != 1 {
 		t.Fatalf("dead letters = %d; want 1", len(letters))
 	}

@@ -7,11 +7,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/kinesisbatch"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // A held key's letters redriven to the consumer's replay queue are applied in order while the
@@ -20,8 +20,8 @@ import (
 // function is one Invoke for both event sources, as Lambda calls it.
 func TestProcessor_a_held_key_is_replayed_in_order_while_its_stream_goes_on(t *testing.T) {
 	t.Parallel()
-	testenv.StreamReplay(t, streamPort, func(t *testing.T, e idempotency.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) testenv.ReplayPort[events.KinesisEventRecord] {
-		p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: kinesisbatch.Options{DeadLetter: dl}, Replay: rc})
+	testenv.StreamReplay(t, streamPort, func(t *testing.T, e port.Engine, dl *deadletter.Queue, rc batch.ReplayConfig) testenv.ReplayPort[events.KinesisEventRecord] {
+		p, err := kinesisbatch.New(e, kinesisbatch.Config{Options: batch.Options{DeadLetter: dl}, Replay: rc})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ const (
 	Conflict      = "Conflict"      // an event id reused with another payload
 	Malformed     = "Malformed"     // a message that can never be processed as sent
 	Failed        = "Failed"        // a transient failure, retried by redelivery
+	Ignored       = "Ignored"       // an event of a type the consumer routes nowhere: acknowledged, nothing written
 	DeadLettered  = "DeadLettered"  // a message moved to a dead-letter queue
 	LeaseTakeover = "LeaseTakeover" // a lease taken over after its owner's expired
 	CommitLatency = "CommitLatency" // time spent in DynamoDB per message, in milliseconds
@@ -17,6 +18,7 @@ const (
 	PublishFailed = "PublishFailed" // an outbox event that could not be sent
 	Parked        = "Parked"        // an outbox event that can never be sent, parked for a person
 	AccessDenied  = "AccessDenied"  // an AWS call refused for want of a permission: the deployment's fault
+	Redecided     = "Redecided"     // an event decided again: an item its handler read changed before the commit
 )
 
 // Recorder receives the engine's metrics. Implementations must be safe for concurrent use.

@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/internal/table"
 )
@@ -46,8 +45,8 @@ func New(db API, table string) *Admin { return &Admin{db: db, table: table} }
 
 // Record returns consumer's record of event eventID; ok is false when there is none (an
 // expired record that TTL has not deleted yet is returned: see its ExpiresAt).
-func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
-	ok, err = a.get(ctx, idempotency.Key(consumer, eventID), &rec)
+func (a *Admin) Record(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
+	ok, err = a.get(ctx, Key(consumer, eventID), &rec)
 	return rec, ok, err
 }
 
@@ -61,26 +60,33 @@ func (a *Admin) Attempts(ctx context.Context, consumer, eventID string) (at Atte
 // Hold returns the hold of consumer's group, its whole list (its pages read); ok is false
 // when the group is not held (h may still carry the operators' skips of a hold whose list has
 // emptied).
-func (a *Admin) Hold(ctx context.Context, consumer, group string) (h idempotency.Hold, ok bool, err error) {
+func (a *Admin) Hold(ctx context.Context, consumer, group string) (Hold, bool, error) {
+	h, err := a.hold(ctx, consumer, group)
+	if err != nil {
+		return holdOf(h), false, err
+	}
+	return holdOf(h), holdlist.Holds(h), nil
+}
+
+// hold reads the hold of consumer's group, whole.
+func (a *Admin) hold(ctx context.Context, consumer, group string) (holdlist.Hold, error) {
 	out, err := a.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(a.table),
 		Key: table.ItemKey(table.HoldKey(consumer, group)), ConsistentRead: aws.Bool(true)})
 	if err != nil {
-		return h, false, fmt.Errorf("get %s: %w", table.HoldKey(consumer, group), err)
+		return holdlist.Hold{}, fmt.Errorf("get %s: %w", table.HoldKey(consumer, group), err)
 	}
-	if h, err = holdlist.Decode(out.Item, consumer, group); err != nil {
-		return h, false, err
+	h, err := holdlist.Decode(out.Item, consumer, group)
+	if err != nil {
+		return h, err
 	}
-	if err := holdlist.LoadPages(ctx, a.db, a.table, &h); err != nil {
-		return h, false, err
-	}
-	return h, holdlist.Holds(h), nil
+	return h, holdlist.LoadPages(ctx, a.db, a.table, &h)
 }
 
 // DeleteRecord deletes consumer's record of event eventID and its attempt count, and returns
 // the record it deleted (ok false when there was none). A redelivery of the event is then
 // processed as new: its effect is applied again unless the effect's own conditions refuse it.
-func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
-	ok, err = a.delete(ctx, idempotency.Key(consumer, eventID), &rec)
+func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
+	ok, err = a.delete(ctx, Key(consumer, eventID), &rec)
 	if err != nil {
 		return rec, ok, err
 	}
@@ -92,7 +98,7 @@ func (a *Admin) DeleteRecord(ctx context.Context, consumer, eventID string) (rec
 // skips, and returns its own item (ok false when the group was not held): the group's later
 // messages are then applied as they come, without the ones it held. An operator's tool uses
 // ReleaseHoldIf.
-func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h idempotency.Hold, ok bool, err error) {
+func (a *Admin) ReleaseHold(ctx context.Context, consumer, group string) (h Hold, ok bool, err error) {
 	if ok, err = a.delete(ctx, table.HoldKey(consumer, group), &h); err != nil || !ok {
 		return h, ok, err
 	}
@@ -130,12 +136,4 @@ func decodeItem(key string, item map[string]types.AttributeValue, v any) (bool, 
 		return true, fmt.Errorf("decode %s: %w", key, err)
 	}
 	return true, nil
-}
-
-// KeyPrefixes returns the prefixes of the keys an Admin reads and writes for consumer:
-// idempotency.KeyPrefixes, and the copies Discard keeps of a conflict's letter. An operator's
-// policy confines the tool to the consumers it names with a dynamodb:LeadingKeys condition of
-// these prefixes followed by *.
-func KeyPrefixes(consumer string) []string {
-	return append(idempotency.KeyPrefixes(consumer), table.DiscardedKey(consumer, ""))
 }

@@ -7,7 +7,9 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
@@ -18,13 +20,13 @@ func TestAdmin_reads_and_clears_a_record_its_attempts_and_a_hold(t *testing.T) {
 	name := "admin-" + counter
 	c := f.consumer(t, name, func(c *idempotency.Config) { c.AfterDeadLetter = idempotency.HoldGroup })
 	msg := message(t, "m1", counter+"-a", "test.counted", counted{Counter: counter, By: 1})
-	if _, err := c.CountMessageFailure(ctx, cloudevent.Event{ID: counter + "-a"}, idempotency.Delivery{MessageID: "m1"}, errors.New("throttled")); err != nil {
+	if _, err := engineOf(c).CountMessageFailure(ctx, cloudevent.Event{ID: counter + "-a"}, port.Delivery{MessageID: "m1"}, errors.New("throttled")); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := process(ctx, c, msg); err != nil || res.Outcome != idempotency.Applied {
 		t.Fatalf("apply = %+v, %v", res, err)
 	}
-	if err := c.HoldGroup(ctx, "group-9", idempotency.Held{EventID: "evt-x", MessageID: "m9"}, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-9", holdlist.Held{EventID: "evt-x", MessageID: "m9"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)

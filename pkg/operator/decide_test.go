@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -20,11 +20,11 @@ func TestAdmin_skip_and_release_of_a_hold_over_pages_act_on_the_whole_list(t *te
 	name := "paged-" + counter
 	c := f.consumer(t, name, holding)
 	id := func(i int) string { return fmt.Sprintf("%s-%03d", counter, i) }
-	list := make([]idempotency.Held, 120)
+	list := make([]holdlist.Held, 120)
 	for i := range list {
-		list[i] = idempotency.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)}
+		list[i] = holdlist.Held{EventID: id(i), MessageID: fmt.Sprintf("m-%d", i), Reason: strings.Repeat("r", 1000)}
 	}
-	if err := c.HoldMessages(ctx, "acct", list); err != nil {
+	if err := engineOf(c).HoldMessages(ctx, "acct", list); err != nil {
 		t.Fatal(err)
 	}
 	a := operator.New(f.db, f.records)

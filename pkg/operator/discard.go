@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -26,10 +25,10 @@ type Discard struct {
 	MessageID string // the letter's message id on its source queue (SQS keeps it), for the hold
 	Group     string // its group, whose hold it leaves
 	Body      string // kept in the record, cut to MaxDiscardedBody bytes
-	// PayloadHashes are the payload hashes the consumer's own decoder gave the letter's event
-	// (deadletter.Letter.PayloadHashes: the canonical one first). Empty: Body is hashed as a
-	// CloudEvent, and a body that is not one gives the record no hash.
-	PayloadHashes []string
+	// PayloadHash is the payload hash the consumer's own decoder gave the letter's event
+	// (deadletter.Letter.PayloadHash). Empty: Body is hashed as a CloudEvent, and a body that
+	// is not one gives the record no hash.
+	PayloadHash string
 	// Attributes are the letter's message attributes (and its trace header), kept in the
 	// record as a JSON object.
 	Attributes map[string]string
@@ -46,18 +45,18 @@ const MaxDiscardedBody = 64 << 10
 // its group's held list, wherever it is, so that the messages held behind it go on in order. A
 // letter whose event the consumer has decided already (applied, rejected or discarded, with
 // the letter's payload) is a copy of a decided event: nothing is recorded, only the hold
-// changes, and Discard returns the record with a *idempotency.DecidedError
-// (idempotency.ErrDecided), so that the caller deletes the letter, which a redrive would only
+// changes, and Discard returns the record with a *DecidedError
+// (ErrDecided), so that the caller deletes the letter, which a redrive would only
 // answer as a duplicate. A letter whose event id has a record of another payload (a conflict)
 // keeps that record, which answers a redelivery of the letter as a conflict again: only the
 // hold changes, and the letter's copy is kept beside it (DiscardedCopy finds it; a later
 // conflict discarded for the same event id replaces it). A letter without an event id (a body
 // that is not an event) is recorded as discarded by its message (the id it was first sent as,
 // in its group), which answers its redelivery before it holds its group again. It returns the
-// record that answers a redelivery, and is refused (idempotency.ErrChanged) when the event was
+// record that answers a redelivery, and is refused (ErrChanged) when the event was
 // applied or decided while it ran. Deleting the letter from the dead-letter queue is the
 // caller's next step.
-func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, error) {
+func (a *Admin) Discard(ctx context.Context, d Discard) (Record, error) {
 	now := time.Now()
 	rec, err := discardRecord(d, now)
 	if err != nil {
@@ -65,23 +64,19 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, err
 	}
 	letter := rec.PayloadHash // the letter's payload, which its held entry carries
 	write := d.EventID != "" || d.MessageID != "" && d.Group != ""
-	hashes := d.PayloadHashes // the hashes the letter's payload is known by
-	if len(hashes) == 0 {
-		hashes = append(payloadHashes(d.Body), rec.PayloadHash)
-	}
-	var copied idempotency.Record         // the letter's copy when the event's record is another payload's
-	var decided *idempotency.DecidedError // the event's decision, when it has one already
-	var byMessage idempotency.Record      // a conflict's discard, recorded by its message too
+	var copied Record         // the letter's copy when the event's record is another payload's
+	var decided *DecidedError // the event's decision, when it has one already
+	var byMessage Record      // a conflict's discard, recorded by its message too
 	if d.EventID == "" && write {
 		// No event id: the decision is recorded by the message (table.MessageKey), which its group's
-		// consumer checks before it holds the message again (idempotency.Consumer.HoldGroup).
+		// consumer checks before it holds the message again.
 		rec.Key = table.MessageKey(d.Consumer, d.Group, d.MessageID)
-		var old idempotency.Record
+		var old Record
 		switch ok, err := a.get(ctx, rec.Key, &old); {
 		case err != nil:
 			return rec, err
 		case ok && old.ExpiresAt >= now.Unix():
-			decided = &idempotency.DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
+			decided = &DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
 		}
 	}
@@ -90,10 +85,10 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, err
 		switch {
 		case err != nil:
 			return rec, err
-		case ok && slices.ContainsFunc(hashes, func(h string) bool { return table.Decides(old, h, now) }):
-			decided = &idempotency.DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
+		case ok && table.Decides(old.row(), letter, now):
+			decided = &DecidedError{Key: old.Key, Outcome: idempotency.Outcome(old.Outcome), Reason: old.Reason}
 			rec, write = old, false
-		case ok && old.ExpiresAt >= now.Unix() && !slices.Contains(hashes, old.PayloadHash):
+		case ok && old.ExpiresAt >= now.Unix() && old.PayloadHash != letter:
 			copied = rec // a conflict: the applied event's record stays, the letter's copy beside it
 			copied.Key = table.DiscardedKey(d.Consumer, d.EventID)
 			if d.MessageID != "" && d.Group != "" {
@@ -145,7 +140,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, err
 			return rec, decidedOrNil(decided)
 		case errors.As(err, &tce) && write && len(tce.CancellationReasons) > 0 &&
 			aws.ToString(tce.CancellationReasons[0].Code) == "ConditionalCheckFailed":
-			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, idempotency.ErrChanged)
+			return rec, fmt.Errorf("%s has a record of consumer %s (applied or decided meanwhile): %w", rec.Key, d.Consumer, ErrChanged)
 		case errors.As(err, &tce) && attempt < 5: // the hold changed meanwhile: read it again
 			continue
 		}
@@ -154,7 +149,7 @@ func (a *Admin) Discard(ctx context.Context, d Discard) (idempotency.Record, err
 }
 
 // decidedOrNil is de as an error, nil when it is nil.
-func decidedOrNil(de *idempotency.DecidedError) error {
+func decidedOrNil(de *DecidedError) error {
 	if de == nil {
 		return nil
 	}
@@ -164,29 +159,29 @@ func decidedOrNil(de *idempotency.DecidedError) error {
 // leaveHold is the writes that take d's message (its payload hash: hash) off its group's held
 // list, conditional on the hold as read; none when the message is not held.
 func (a *Admin) leaveHold(ctx context.Context, d Discard, hash string) ([]types.TransactWriteItem, error) {
-	h, ok, err := a.Hold(ctx, d.Consumer, d.Group)
-	if err != nil || !ok {
+	h, err := a.hold(ctx, d.Consumer, d.Group)
+	if err != nil || !holdlist.Holds(h) {
 		return nil, err
 	}
 	next := holdlist.Clone(h)
-	if !holdlist.Remove(&next, idempotency.Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
+	if !holdlist.Remove(&next, holdlist.Held{EventID: d.EventID, MessageID: d.MessageID, PayloadHash: hash}) {
 		return nil, nil
 	}
 	return holdlist.Writes(a.table, h, next, holdlist.VersionCondition(h), time.Now())
 }
 
-func discardRecord(d Discard, now time.Time) (idempotency.Record, error) {
+func discardRecord(d Discard, now time.Time) (Record, error) {
 	if d.Consumer == "" || (d.EventID == "" && d.MessageID == "") {
-		return idempotency.Record{}, errors.New("discard: a consumer and an event or message id are required")
+		return Record{}, errors.New("discard: a consumer and an event or message id are required")
 	}
 	if d.Retention <= 0 {
 		d.Retention = idempotency.DefaultRetention
 	}
 	attrs, err := json.Marshal(d.Attributes)
 	if err != nil {
-		return idempotency.Record{}, fmt.Errorf("encode attributes: %w", err)
+		return Record{}, fmt.Errorf("encode attributes: %w", err)
 	}
-	rec := idempotency.Record{Key: idempotency.Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: table.RFC3339(now),
+	rec := Record{Key: Key(d.Consumer, d.EventID), Consumer: d.Consumer, EventID: d.EventID, ProcessedAt: table.RFC3339(now),
 		Outcome: string(idempotency.Discarded), Reason: table.Truncate(d.Why, 1024), Operator: d.By, MessageID: d.MessageID, Group: d.Group,
 		ExpiresAt: now.Add(d.Retention).Unix(), Payload: table.Truncate(d.Body, MaxDiscardedBody)}
 	if d.EventID == "" {
@@ -198,24 +193,14 @@ func discardRecord(d Discard, now time.Time) (idempotency.Record, error) {
 	if ev, err := cloudevent.Decode([]byte(d.Body)); err == nil {
 		rec.EventType, rec.OccurredAt, rec.PayloadHash = ev.Type, table.RFC3339(ev.Time), ev.PayloadHash()
 	}
-	if len(d.PayloadHashes) > 0 { // the consumer's own: its decoder may not read the body as a CloudEvent
-		rec.PayloadHash = d.PayloadHashes[0]
+	if d.PayloadHash != "" { // the consumer's own: its decoder may not read the body as a CloudEvent
+		rec.PayloadHash = d.PayloadHash
 	}
 	return rec, nil
 }
 
-// payloadHashes are the payload hashes of body read as a CloudEvent: canonical, and legacy (a
-// record written before canonical JSON carries it).
-func payloadHashes(body string) []string {
-	ev, err := cloudevent.Decode([]byte(body))
-	if err != nil {
-		return nil
-	}
-	return []string{ev.PayloadHash(), ev.LegacyPayloadHash()}
-}
-
 // recordPut is the Put of rec conditional on no live record.
-func recordPut(tableName string, rec idempotency.Record, now time.Time) (types.TransactWriteItem, error) {
+func recordPut(tableName string, rec Record, now time.Time) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(rec)
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("encode record %s: %w", rec.Key, err)
@@ -232,7 +217,7 @@ func recordPut(tableName string, rec idempotency.Record, now time.Time) (types.T
 // while the event's record was another payload's (a conflict): what Discard kept of it (the
 // outcome idempotency.Discarded, who, why, when, the body and attributes). ok is false when
 // there is none.
-func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec idempotency.Record, ok bool, err error) {
+func (a *Admin) DiscardedCopy(ctx context.Context, consumer, eventID string) (rec Record, ok bool, err error) {
 	ok, err = a.get(ctx, table.DiscardedKey(consumer, eventID), &rec)
 	return rec, ok, err
 }

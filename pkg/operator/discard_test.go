@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
@@ -19,7 +20,7 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	name := "discard-" + counter
 	c := f.consumer(t, name, holding)
 	a := operator.New(f.db, f.records)
-	if err := c.HoldGroup(ctx, "group-1", idempotency.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m1"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}
 	send := func(suffix string, by int) (idempotency.Result, error) {
@@ -39,7 +40,7 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	if err != nil || !ok || len(h.Held) != 2 || h.Held[0].EventID != counter+"-a" || h.Held[1].EventID != counter+"-c" {
 		t.Fatalf("hold after the discard = %+v, %v, %v; want a then c", h, ok, err)
 	}
-	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, idempotency.ErrDecided) {
+	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: counter + "-b", Group: "group-1", Body: letter.Body, By: "ops", Why: "again"}); !errors.Is(err, operator.ErrDecided) {
 		t.Errorf("a second discard = %v; want the event decided already (its letter a copy to delete)", err)
 	}
 	if res, err := send("-a", 1); err != nil || res.Outcome != idempotency.Applied {

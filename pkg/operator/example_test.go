@@ -5,25 +5,20 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
 
 // An operator's round over a held group, as `onceflow hold show` and `onceflow hold skip` make
 // it: read the hold, show it, and skip its blocker only if the hold is still the one shown. A
 // hold that changed meanwhile (its blocker applied, another message held behind it) is refused
-// with idempotency.ErrChanged, nothing written: read it again, and decide on what is there now.
+// with operator.ErrChanged, nothing written: read it again, and decide on what is there now.
 // (Compiled, not run: it needs a table.)
 func Example() {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config
 	admin := operator.New(dynamodb.NewFromConfig(cfg), "idempotency")
 
 	h, held, err := admin.Hold(ctx, "ledger", "acct-001")
@@ -35,7 +30,7 @@ func Example() {
 
 	next, err := admin.SkipBlocker(ctx, h, "alice", "a credit of a closed account; refunded by hand")
 	switch {
-	case errors.Is(err, idempotency.ErrChanged):
+	case errors.Is(err, operator.ErrChanged):
 		fmt.Println("the hold changed since it was shown: look again")
 	case err != nil:
 		fmt.Println(err)
@@ -49,15 +44,11 @@ func Example() {
 // A dead letter the operator decided not to apply: its event is recorded as discarded (a
 // redelivery is answered, never applied) and taken off its group's hold, in one transaction;
 // deleting the letter from the dead-letter queue comes next. A letter of an event decided
-// already is a copy: nothing is recorded, and idempotency.ErrDecided says to delete it.
+// already is a copy: nothing is recorded, and operator.ErrDecided says to delete it.
 // (Compiled, not run: it needs a table.)
 func ExampleAdmin_Discard() {
 	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
+	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config
 	admin := operator.New(dynamodb.NewFromConfig(cfg), "idempotency")
 
 	letter := `{"specversion":"1.0","id":"credit-7","source":"bank/api","type":"account.credited",` +
@@ -65,9 +56,9 @@ func ExampleAdmin_Discard() {
 	rec, err := admin.Discard(ctx, operator.Discard{Consumer: "ledger", EventID: "credit-7", MessageID: "m-7",
 		Group: "acct-001", Body: letter, By: "alice", Why: "a negative credit; the customer was told"})
 	switch {
-	case errors.Is(err, idempotency.ErrDecided):
+	case errors.Is(err, operator.ErrDecided):
 		fmt.Println("decided already:", rec.Outcome, "- delete the letter")
-	case errors.Is(err, idempotency.ErrChanged):
+	case errors.Is(err, operator.ErrChanged):
 		fmt.Println("applied or decided meanwhile: look again")
 	case err != nil:
 		fmt.Println(err)
@@ -79,7 +70,7 @@ func ExampleAdmin_Discard() {
 // An operator's policy confines the tool to the consumers it names: a dynamodb:LeadingKeys
 // condition of each consumer's prefixes followed by * (template.yaml's OperatorPolicy).
 func ExampleKeyPrefixes() {
-	for _, p := range operator.KeyPrefixes("ledger") {
+	for _, p := range operator.AdminKeyPrefixes("ledger") {
 		fmt.Println(p + "*")
 	}
 	// Output:

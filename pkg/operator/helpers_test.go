@@ -16,6 +16,7 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -150,3 +151,7 @@ func process(ctx context.Context, c *idempotency.Consumer, msg events.SQSMessage
 }
 
 func unique(t *testing.T) string { return fmt.Sprintf("%s-%s", t.Name(), testkit.Name("e")) }
+
+// engineOf is c's engine, for what a port reaches only through a batch: holding a group,
+// counting a failed attempt, as a test sets them up.
+func engineOf(c *idempotency.Consumer) *engine.Consumer { return c.Engine().(*engine.Consumer) }

@@ -7,10 +7,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // A send IAM denies (the relay's role without sqs:SendMessage on a queue it routes to) is
@@ -19,10 +20,9 @@ import (
 // rest, each event once.
 func TestRelay_a_denied_send_is_retried_in_order_never_parked_and_reported(t *testing.T) {
 	t.Parallel()
-	var ev events.DynamoDBEvent
-	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
+	ev := sampleInserts(t)
 	q := newQueues(t)
-	denying, proxy := testenv.SQSDenying(t, testenv.Deny{Action: "sqs:SendMessage", Prefix: "ledger-", QueryError: true})
+	denying, proxy := fault.SQSDenying(t, fault.Deny{Action: "sqs:SendMessage", Prefix: "ledger-", QueryError: true})
 	p, err := publish.New(denying, publish.Config{Attempts: 2, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,7 @@ func TestRelay_a_denied_send_is_retried_in_order_never_parked_and_reported(t *te
 		}
 	}
 	testenv.CheckDenied(t, logs, emf, "sqs:sendmessage", "AccessDenied")
-	if n := len(logs.Lines(idempotency.MessageDenied)); n != 3 {
+	if n := len(logs.Lines(denied.Message)); n != 3 {
 		t.Errorf("%d denial lines; want one per invocation's denied send, 3", n)
 	}
 	if n := testenv.QueueDepth(t, q.client, q.parked); n != 0 {

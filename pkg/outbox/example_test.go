@@ -15,7 +15,7 @@ import (
 
 // A service writes the event in the same transaction as its entity: either both are stored or
 // neither is. A retried request finds the event id in the outbox and writes nothing new.
-func ExampleWrite() {
+func ExamplePut() {
 	at := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	ev, _ := cloudevent.New("order-placed-o1", "shop/api", "order.placed", "o-1", at, map[string]int{"total": 42})
 	w, _ := outbox.Put("shop", ev, at)

@@ -10,15 +10,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func TestWrite_events_of_one_aggregate_share_a_partition_key_and_each_is_conditional_on_its_own_id(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, _ := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, _ := testkit.StreamTable(t, db, "app")
 	at := time.Now()
 	credit, _ := cloudevent.New("mv-1", "bank", "account.credited", "acct-1", at, map[string]int{"amount": 5})
 	debit, _ := cloudevent.New("mv-2", "bank", "account.debited", "acct-1", at, map[string]int{"amount": 3})

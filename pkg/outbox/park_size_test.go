@@ -9,9 +9,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // outboxRecord is the stream record of an outbox item inserted with body, shaped by hand: an
@@ -41,7 +41,7 @@ func TestRelay_parks_an_item_whose_body_is_past_SQSs_limit(t *testing.T) {
 	if got := received(t, q, q.notes); len(got) != 1 || got[0] != "n-small/small" {
 		t.Fatalf("notes queue received %v; want only the small event", got)
 	}
-	parked := testenv.Drain(t, q.client, q.parked)
+	parked := testkit.Drain(t, q.client, q.parked)
 	if len(parked) != 1 {
 		t.Fatalf("park queue holds %d messages; want the item too large for SQS", len(parked))
 	}

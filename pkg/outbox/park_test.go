@@ -16,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // counts is a metrics.Recorder that keeps its counters.
@@ -33,8 +33,8 @@ func (c *counts) Observe(string, time.Duration) {}
 
 func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, stream := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, stream := testkit.StreamTable(t, db, "app")
 	q := newQueues(t)
 	write := func(ev cloudevent.Event) {
 		w, err := outbox.Put(table, ev, time.Now())
@@ -58,7 +58,7 @@ func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *t
 		t.Fatal(err)
 	}
 	write(after)
-	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
+	recs := testkit.StreamRecords(t, testkit.Streams(t), stream)
 	m := &counts{n: map[string]float64{}}
 	relay := newRelay(t, q.client, q.routes(), func(c *outbox.RelayConfig) { c.ParkQueue, c.Metrics = q.parked, m })
 	resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
@@ -68,7 +68,7 @@ func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *t
 	if got := received(t, q, q.ledger); !slices.Equal(got, []string{"acct-a/mv-a", "acct-b/mv-b"}) {
 		t.Fatalf("ledger queue received %v; want the records before and after the parked one", got)
 	}
-	parked := testenv.Drain(t, q.client, q.parked)
+	parked := testkit.Drain(t, q.client, q.parked)
 	if len(parked) != 1 {
 		t.Fatalf("park queue holds %d messages; want the one item SQS refuses", len(parked))
 	}
@@ -88,8 +88,8 @@ func TestRelay_parks_an_item_SQS_refuses_and_publishes_the_records_after_it(t *t
 
 func TestRelay_publishes_an_event_with_emoji_and_noncharacters_through_the_local_SQS_emulator(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, stream := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, stream := testkit.StreamTable(t, db, "app")
 	q := newQueues(t)
 	text := "launch 🚀 \uFFFE done"
 	ev, _ := cloudevent.New("note-created-n-emoji", "shop", "note.created", "n-emoji", time.Now(), map[string]string{"content": text})
@@ -100,12 +100,12 @@ func TestRelay_publishes_an_event_with_emoji_and_noncharacters_through_the_local
 	if _, err := db.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{w}}); err != nil {
 		t.Fatal(err)
 	}
-	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
+	recs := testkit.StreamRecords(t, testkit.Streams(t), stream)
 	resp, err := newRelay(t, q.client, q.routes()).Handle(context.Background(), events.DynamoDBEvent{Records: recs})
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %v, err %v; want the event published (fauxqs refuses raw emoji)", resp.BatchItemFailures, err)
 	}
-	msgs := testenv.Drain(t, q.client, q.notes)
+	msgs := testkit.Drain(t, q.client, q.notes)
 	if len(msgs) != 1 {
 		t.Fatalf("notes queue holds %d messages; want 1", len(msgs))
 	}

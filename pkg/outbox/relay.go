@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/publish"
 )
@@ -161,12 +161,12 @@ func (r *Relay) send(ctx context.Context, url string, ps []pending, failed []err
 }
 
 // denied reports err once, at ERROR with the permission it names, and counts
-// metrics.AccessDenied, when it is an access denial (idempotency.Denied): the relay's role may
+// metrics.AccessDenied, when it is an access denial (denied.Of): the relay's role may
 // not send there. The records are retried as for any failure, in order, until it may.
 func (r *Relay) denied(ctx context.Context, err error, during string, attrs ...slog.Attr) bool {
-	denial, ok := idempotency.Denied(err)
+	denial, ok := denied.Of(err)
 	if ok {
-		idempotency.LogDenied(ctx, r.cfg.Logger, r.cfg.Metrics, denial, during,
+		denied.Log(ctx, r.cfg.Logger, r.cfg.Metrics, denial, during,
 			append(attrs, slog.String("outcome", "records retried from the first not sent"))...)
 	}
 	return ok

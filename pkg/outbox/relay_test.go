@@ -2,7 +2,10 @@ package outbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -13,10 +16,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 type queues struct {
@@ -25,9 +28,9 @@ type queues struct {
 }
 
 func newQueues(t *testing.T) queues {
-	c := testenv.SQS(t)
-	return queues{client: c, notes: testenv.FIFOQueue(t, c, "notes"), ledger: testenv.FIFOQueue(t, c, "ledger"),
-		parked: testenv.FIFOQueue(t, c, "parked")}
+	c := testkit.SQS(t)
+	return queues{client: c, notes: testkit.CreateFIFOQueue(t, c, "notes"), ledger: testkit.CreateFIFOQueue(t, c, "ledger"),
+		parked: testkit.CreateFIFOQueue(t, c, "parked")}
 }
 
 func (q queues) routes() map[string][]string {
@@ -40,7 +43,7 @@ func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := outbox.RelayConfig{Sender: p, Routes: routes, ParkQueue: testenv.FIFOQueue(t, client, "parked")}
+	cfg := outbox.RelayConfig{Sender: p, Routes: routes, ParkQueue: testkit.CreateFIFOQueue(t, client, "parked")}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -56,7 +59,7 @@ func newRelay(t *testing.T, client *sqs.Client, routes map[string][]string, opts
 func received(t *testing.T, q queues, url string) []string {
 	t.Helper()
 	var got []string
-	for _, m := range testenv.Drain(t, q.client, url) {
+	for _, m := range testkit.Drain(t, q.client, url) {
 		ev, err := cloudevent.Decode([]byte(aws.ToString(m.Body)))
 		if err != nil {
 			t.Fatalf("received body is not an event: %v", err)
@@ -72,8 +75,8 @@ func received(t *testing.T, q queues, url string) []string {
 
 func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, stream := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, stream := testkit.StreamTable(t, db, "app")
 	placed, _ := cloudevent.New("order-placed-o1", "shop", "order.placed", "o-1", time.Now(), map[string]int{"total": 5})
 	paid, _ := cloudevent.New("order-paid-o1", "shop", "order.paid", "o-1", time.Now(), map[string]int{"total": 5})
 	// A service writes each event with its entity; a retried request writes nothing new.
@@ -88,9 +91,9 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 			t.Fatal(err)
 		}
 	}
-	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
-	q := testenv.SQS(t)
-	orders := testenv.FIFOQueue(t, q, "orders")
+	recs := testkit.StreamRecords(t, testkit.Streams(t), stream)
+	q := testkit.SQS(t)
+	orders := testkit.CreateFIFOQueue(t, q, "orders")
 	relay := newRelay(t, q, map[string][]string{"order.placed": {orders}, "order.paid": {orders}})
 	for run := range 2 {
 		resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs})
@@ -106,8 +109,7 @@ func TestRelay_run_twice_over_the_same_stream_records_delivers_each_event_once(t
 
 func TestRelay_publishes_the_sample_outbox_inserts_and_skips_other_items(t *testing.T) {
 	t.Parallel()
-	var ev events.DynamoDBEvent
-	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
+	ev := sampleInserts(t)
 	q := newQueues(t)
 	resp, err := newRelay(t, q.client, q.routes()).Handle(context.Background(), ev)
 	if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -123,10 +125,9 @@ func TestRelay_publishes_the_sample_outbox_inserts_and_skips_other_items(t *test
 
 func TestRelay_sends_one_event_type_to_every_queue_routed(t *testing.T) {
 	t.Parallel()
-	var ev events.DynamoDBEvent
-	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
+	ev := sampleInserts(t)
 	q := newQueues(t)
-	notifier := testenv.FIFOQueue(t, q.client, "notifier")
+	notifier := testkit.CreateFIFOQueue(t, q.client, "notifier")
 	routes := q.routes()
 	routes["note.created"] = []string{q.notes, notifier}
 	if resp, _ := newRelay(t, q.client, routes).Handle(context.Background(), ev); len(resp.BatchItemFailures) != 0 {
@@ -141,8 +142,7 @@ func TestRelay_sends_one_event_type_to_every_queue_routed(t *testing.T) {
 
 func TestRelay_reports_the_first_unpublished_record_and_every_later_one(t *testing.T) {
 	t.Parallel()
-	var ev events.DynamoDBEvent
-	testenv.SampleEvent(t, "outbox-relay-insert.json", &ev)
+	ev := sampleInserts(t)
 	q := newQueues(t)
 	routes := q.routes()
 	routes["note.created"] = []string{q.notes + "-missing"} // a queue that does not exist
@@ -162,4 +162,20 @@ func TestRelay_reports_the_first_unpublished_record_and_every_later_one(t *testi
 	if !slices.Equal(got, want) {
 		t.Fatalf("failures %v; want %v", got, want)
 	}
+}
+
+// sampleInserts is testdata/relay-insert.json, a stream batch as Lambda delivers it: a note's
+// item, then three outbox items (a note.created, an account credited, then debited). The
+// example application's events/outbox-relay-insert.json is this file.
+func sampleInserts(t *testing.T) events.DynamoDBEvent {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "relay-insert.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events.DynamoDBEvent
+	if err := json.Unmarshal(b, &ev); err != nil {
+		t.Fatalf("decode testdata/relay-insert.json: %v", err)
+	}
+	return ev
 }

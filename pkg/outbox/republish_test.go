@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // writeOutbox writes one outbox item per event, the i-th at base + i minutes.
@@ -31,8 +31,8 @@ func writeOutbox(t *testing.T, db *dynamodb.Client, table string, base time.Time
 
 func TestRepublish_resends_selected_outbox_items_to_their_queues_with_their_event_ids(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, _ := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, _ := testkit.StreamTable(t, db, "app")
 	q := newQueues(t)
 	base := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	var evs []cloudevent.Event

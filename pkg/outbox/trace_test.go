@@ -11,10 +11,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/outbox"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // sentTraces passes batches on to a real Publisher and keeps each message's trace header.
@@ -45,8 +45,8 @@ func (s *sentTraces) SendBatch(ctx context.Context, url string, msgs []publish.M
 
 func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *testing.T) {
 	t.Parallel()
-	db := testenv.DynamoDB(t)
-	table, stream := testenv.AppTable(t, db)
+	db := testkit.DynamoDB(t)
+	table, stream := testkit.StreamTable(t, db, "app")
 	const traced = "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"
 	placed, _ := cloudevent.New("order-placed-t1", "shop", "order.placed", "o-t1", time.Now(), map[string]int{"total": 5})
 	paid, _ := cloudevent.New("order-paid-t1", "shop", "order.paid", "o-t1", time.Now(), map[string]int{"total": 5})
@@ -62,15 +62,15 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 			t.Fatal(err)
 		}
 	}
-	q := testenv.SQS(t)
-	orders := testenv.FIFOQueue(t, q, "orders")
+	q := testkit.SQS(t)
+	orders := testkit.CreateFIFOQueue(t, q, "orders")
 	sender := newSentTraces(t, q)
-	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: testenv.FIFOQueue(t, q, "parked"),
+	relay, err := outbox.NewRelay(outbox.RelayConfig{Sender: sender, ParkQueue: testkit.CreateFIFOQueue(t, q, "parked"),
 		Routes: map[string][]string{"order.placed": {orders}, "order.paid": {orders}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	recs := testenv.StreamRecords(t, testenv.Streams(t), stream)
+	recs := testkit.StreamRecords(t, testkit.Streams(t), stream)
 	if resp, err := relay.Handle(context.Background(), events.DynamoDBEvent{Records: recs}); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("failures %v, err %v", resp.BatchItemFailures, err)
 	}
@@ -87,8 +87,8 @@ func TestRelay_sends_each_event_with_the_trace_of_the_request_that_wrote_it(t *t
 func TestRepublish_sends_each_event_with_its_trace(t *testing.T) {
 	t.Parallel()
 	const traced = "Root=1-5759e988-bd862e3fe1be46a994272794;Parent=53995c3f42cd8ad9;Sampled=1"
-	q := testenv.SQS(t)
-	orders := testenv.FIFOQueue(t, q, "orders")
+	q := testkit.SQS(t)
+	orders := testkit.CreateFIFOQueue(t, q, "orders")
 	sender := newSentTraces(t, q)
 	ev, _ := cloudevent.New("order-placed-r1", "shop", "order.placed", "o-r1", time.Now(), map[string]int{"total": 5})
 	it, err := outbox.NewItem(ev, time.Now())

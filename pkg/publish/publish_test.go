@@ -9,9 +9,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 func events(t *testing.T, n int, groups ...string) []cloudevent.Event {
@@ -30,8 +30,8 @@ func events(t *testing.T, n int, groups ...string) []cloudevent.Event {
 
 func TestPublisher_resending_the_same_events_delivers_each_once_in_group_order(t *testing.T) {
 	t.Parallel()
-	client := testenv.SQS(t)
-	url := testenv.FIFOQueue(t, client, "publish")
+	client := testkit.SQS(t)
+	url := testkit.CreateFIFOQueue(t, client, "publish")
 	p, err := publish.New(client, publish.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +46,7 @@ func TestPublisher_resending_the_same_events_delivers_each_once_in_group_order(t
 		t.Fatal(err)
 	}
 	byGroup := map[string][]string{}
-	for _, m := range testenv.Drain(t, client, url) {
+	for _, m := range testkit.Drain(t, client, url) {
 		ev, err := cloudevent.Decode([]byte(aws.ToString(m.Body)))
 		if err != nil {
 			t.Fatal(err)
@@ -68,7 +68,7 @@ func TestPublisher_resending_the_same_events_delivers_each_once_in_group_order(t
 
 func TestPublisher_reports_every_message_of_a_failed_send(t *testing.T) {
 	t.Parallel()
-	client := testenv.SQS(t)
+	client := testkit.SQS(t)
 	p, err := publish.New(client, publish.Config{Attempts: 2, Backoff: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func TestPublisher_reports_every_message_of_a_failed_send(t *testing.T) {
 	for i, ev := range events(t, 12, "g") {
 		msgs[i] = must(publish.MessageFor(ev))
 	}
-	errs := p.SendBatch(context.Background(), testenv.FIFOQueue(t, client, "publish")+"-missing", msgs)
+	errs := p.SendBatch(context.Background(), testkit.CreateFIFOQueue(t, client, "publish")+"-missing", msgs)
 	for i, err := range errs {
 		if err == nil {
 			t.Fatalf("message %d reported sent to a missing queue", i)

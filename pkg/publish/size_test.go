@@ -9,8 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // SQS takes up to 1 MiB per message and per SendMessageBatch call: four messages of 250 KB
@@ -18,8 +19,8 @@ import (
 func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 	t.Parallel()
 	var reqs testenv.Requests
-	client := testenv.SQS(t, sqs.WithAPIOptions(reqs.Middleware))
-	url := testenv.FIFOQueue(t, client, "publish-size")
+	client := testkit.SQS(t, sqs.WithAPIOptions(reqs.Middleware))
+	url := testkit.CreateFIFOQueue(t, client, "publish-size")
 	p, err := publish.New(client, publish.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 	if n := reqs.Of("SendMessageBatch"); n != 1 {
 		t.Errorf("SendMessageBatch calls = %d; want 1 (4 x 250 KB fit SQS's 1 MiB batch)", n)
 	}
-	got := testenv.Drain(t, client, url)
+	got := testkit.Drain(t, client, url)
 	if len(got) != 4 {
 		t.Fatalf("received %d messages; want 4", len(got))
 	}
@@ -51,8 +52,8 @@ func TestPublisher_batches_up_to_SQSs_1_MiB(t *testing.T) {
 // A message of exactly 1 MiB is sent as it is.
 func TestPublisher_sends_a_message_of_1_MiB(t *testing.T) {
 	t.Parallel()
-	client := testenv.SQS(t)
-	url := testenv.FIFOQueue(t, client, "publish-size")
+	client := testkit.SQS(t)
+	url := testkit.CreateFIFOQueue(t, client, "publish-size")
 	p, err := publish.New(client, publish.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +62,7 @@ func TestPublisher_sends_a_message_of_1_MiB(t *testing.T) {
 	if err := p.Send(context.Background(), url, publish.Message{DedupID: "mib", GroupID: "g", Body: body}); err != nil {
 		t.Fatal(err)
 	}
-	got := testenv.Drain(t, client, url)
+	got := testkit.Drain(t, client, url)
 	if len(got) != 1 || aws.ToString(got[0].Body) != body {
 		t.Fatalf("received %d messages; want the 1 MiB one, unchanged", len(got))
 	}

@@ -9,8 +9,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/publish"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // recording passes every send on to the real client and keeps the trace attribute of each
@@ -41,8 +41,8 @@ func (r *recording) SendMessageBatch(ctx context.Context, in *sqs.SendMessageBat
 
 func TestPublisher_sends_each_messages_trace_header_as_its_AWSTraceHeader(t *testing.T) {
 	t.Parallel()
-	client := testenv.SQS(t)
-	url := testenv.FIFOQueue(t, client, "trace")
+	client := testkit.SQS(t)
+	url := testkit.CreateFIFOQueue(t, client, "trace")
 	rec := &recording{Client: client, traces: map[string]string{}}
 	p, err := publish.New(rec, publish.Config{})
 	if err != nil {
@@ -67,7 +67,7 @@ func TestPublisher_sends_each_messages_trace_header_as_its_AWSTraceHeader(t *tes
 			t.Errorf("message %s sent with AWSTraceHeader %q, want %q", id, rec.traces[id], h)
 		}
 	}
-	if n := len(testenv.Drain(t, client, url)); n != 3 {
+	if n := len(testkit.Drain(t, client, url)); n != 3 {
 		t.Errorf("the queue got %d messages, want 3: SQS must accept the attribute", n)
 	}
 }

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // a/1 times out on every receive, a/2 comes behind it untried in every batch: the queue's
@@ -49,10 +50,10 @@ func movedByTheQueue(t *testing.T, hang string, settle bool) (*redrive, timingOu
 	r := newRedrive(t)
 	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, hang): true}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}

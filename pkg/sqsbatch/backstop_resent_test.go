@@ -9,11 +9,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // failingFirst is the redrive consumer whose Decide fails the first tries of some events, then
@@ -45,15 +46,15 @@ func TestBackstop_a_resend_applied_behind_its_blocker_leaves_nothing_held(t *tes
 	const maxReceiveCount = 4
 	r := newRedrive(t)
 	h := failingFirst{redrive: r, mu: &sync.Mutex{}, fails: map[string]int{r.eventID(t, "a/1"): 1}}
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r, MaxAttempts: 1}, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r, MaxAttempts: 1}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := newFIFOQueue(t, maxReceiveCount, "a/1")
-	for range maxReceiveCount - sqsbatch.BackstopReceives { // answers lost: received again
+	for range maxReceiveCount - batch.BackstopReceives { // answers lost: received again
 		q.receive()
 	}
 	q.send(t, "a/1+a/1-resent")

@@ -11,11 +11,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // timingOut is the redrive consumer whose Decide, for the events in hangs, runs until the
@@ -44,10 +45,10 @@ func TestProcessor_a_message_the_queue_moves_by_itself_holds_its_group(t *testin
 	r := newRedrive(t)
 	h := timingOut{redrive: r, hangs: map[string]bool{r.eventID(t, "a/1"): true}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup, Retry: idempotency.Retry{Margin: 50 * time.Millisecond}},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r, DeadlineMargin: 10 * time.Millisecond}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,9 +105,9 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 		t.Run(name, func(t *testing.T) {
 			r := newRedrive(t)
 			quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-			records := testenv.CreateTable(t, r.db, "idem", false)
+			records := testkit.Table(t, r.db, "idem", "pk")
 			p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
+				AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -138,20 +139,20 @@ func TestProcessor_the_backstop_hold_is_released_when_the_message_succeeds(t *te
 func TestProcessor_the_backstop_holds_messages_the_deadline_guard_never_started(t *testing.T) {
 	const maxReceiveCount = 4
 	r := newRedrive(t)
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records,
 		Logger: slog.New(slog.NewJSONHandler(io.Discard, nil)), AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := newFIFOQueue(t, maxReceiveCount, "a/1", "b/1", "a/2", "a/3")
 	admin := operator.New(r.db, records)
-	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers, then the two last receives
+	for range maxReceiveCount - batch.BackstopReceives { // lost answers, then the two last receives
 		q.receive()
 	}
 	for _, ev := range []events.SQSEvent{q.receive(), q.receive()} {
-		ctx, cancel := context.WithTimeout(t.Context(), sqsbatch.DefaultDeadlineMargin/2) // no time to start any
+		ctx, cancel := context.WithTimeout(t.Context(), batch.DefaultDeadlineMargin/2) // no time to start any
 		resp := handle(t, p, ctx, ev)
 		cancel()
 		if len(resp.BatchItemFailures) != len(ev.Records) {

@@ -11,10 +11,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // unreadable fails, transiently, to read the payload of the messages it names (S3 throttled,
@@ -36,10 +37,10 @@ func TestBackstop_a_message_whose_payload_is_never_read_holds_its_group_when_the
 	const maxReceiveCount = 4
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
 		AfterDeadLetter: idempotency.HoldGroup},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount, Payloads: unreadable{"a/1": true}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: r}, MaxReceiveCount: maxReceiveCount, Payloads: unreadable{"a/1": true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // figures is what one variant measured. Latency is per unit: a message for the sequential
@@ -45,7 +47,7 @@ type variant struct {
 func BenchmarkSideBySide(b *testing.B) {
 	for _, delay := range []time.Duration{0, 5 * time.Millisecond} {
 		b.Run(fmt.Sprintf("+%dms", delay.Milliseconds()), func(b *testing.B) {
-			url := testenv.LatencyProxy(b, os.Getenv("DYNAMODB_ENDPOINT"), delay)
+			url := fault.LatencyProxy(b, testkit.Emulator(b, testkit.EndpointVariable), delay)
 			warmUp(b, newBenchEnv(b, url))
 			results := interleaved(b, url)
 			r := func(name string) float64 { return results[name].perSecond }
@@ -140,7 +142,7 @@ func sideBySide() []variant {
 		{"floor-sequential", "msg", floorSequential},
 		{"engine-sequential", "msg", engineSequential(idempotency.Applied)},
 		{"floor-batch", "batch", floorBatch},
-		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, -1, false)},
+		{"engine-concurrent", "batch", engineBatches(sqsbatch.Config{Options: batch.Options{NoPacking: true}}, -1, false)},
 		{"engine-packed", "batch", engineBatches(sqsbatch.Config{}, -1, false)},
 		{"duplicate-sequential", "msg", engineSequential(idempotency.Duplicate)},
 		{"duplicate-batch", "batch", engineBatches(sqsbatch.Config{}, -1, true)},

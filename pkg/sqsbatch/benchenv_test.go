@@ -16,10 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // benchEnv is one benchmark's tables and a client that reaches DynamoDB Local through a
@@ -36,11 +38,11 @@ type benchEnv struct {
 // proxy. Every variant gets its own tables: DynamoDB Local slows down as a table grows, which
 // would otherwise favour the variants that run first.
 func newBenchEnv(b *testing.B, url string) *benchEnv {
-	direct := testenv.DynamoDB(b)
+	direct := testkit.DynamoDB(b)
 	e := &benchEnv{requests: &testenv.Requests{}, quiet: slog.New(slog.NewJSONHandler(io.Discard, nil))}
-	e.app = testenv.CreateTable(b, direct, "sbs-app", true)
-	e.records = testenv.CreateTable(b, direct, "sbs-idem", false)
-	e.db = testenv.DynamoDB(b, dynamodb.WithAPIOptions(e.requests.Middleware),
+	e.app = testkit.Table(b, direct, "sbs-app", "pk", "sk")
+	e.records = testkit.Table(b, direct, "sbs-idem", "pk")
+	e.db = testkit.DynamoDB(b, dynamodb.WithAPIOptions(e.requests.Middleware),
 		func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(url) })
 	return e
 }
@@ -81,7 +83,7 @@ func (e *benchEnv) consumer(b *testing.B, cacheSize int) *idempotency.Consumer {
 }
 
 func (e *benchEnv) processor(b *testing.B, cacheSize int, cfg sqsbatch.Config) *sqsbatch.Processor {
-	p, err := sqsbatch.NewFor(e.consumer(b, cacheSize), cfg)
+	p, err := sqsbatch.NewFor(e.consumer(b, cacheSize).Engine(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -127,7 +129,7 @@ func (e *benchEnv) floorItems(b *testing.B, msg events.SQSMessage) []types.Trans
 		b.Fatal(err)
 	}
 	now := time.Now()
-	rec, err := attributevalue.MarshalMap(idempotency.Record{Key: idempotency.Key("sbs", ev.ID), Consumer: "sbs",
+	rec, err := attributevalue.MarshalMap(operator.Record{Key: operator.Key("sbs", ev.ID), Consumer: "sbs",
 		EventID: ev.ID, EventType: ev.Type, OccurredAt: ev.Time.UTC().Format(time.RFC3339Nano),
 		ProcessedAt: now.UTC().Format(time.RFC3339Nano), Outcome: string(idempotency.Applied),
 		PayloadHash: ev.PayloadHash(), MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],

@@ -10,11 +10,12 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // missing answers that the object of the messages it names does not exist (permanent, as
@@ -42,10 +43,10 @@ func (m *missing) restore() { m.mu.Lock(); clear(m.gone); m.mu.Unlock() }
 func TestClaimCheck_redriven_once_its_object_is_back_releases_its_group(t *testing.T) {
 	r := newRedrive(t)
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	records := testenv.CreateTable(t, r.db, "idem", false)
+	records := testkit.Table(t, r.db, "idem", "pk")
 	payloads := &missing{gone: map[string]bool{}}
 	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: records, Logger: quiet,
-		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}, Payloads: payloads})
+		AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}, Payloads: payloads})
 	if err != nil {
 		t.Fatal(err)
 	}

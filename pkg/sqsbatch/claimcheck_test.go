@@ -18,7 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -82,10 +82,10 @@ type largeStack struct {
 
 func newLargeStack(t *testing.T) *largeStack {
 	t.Helper()
-	s := &largeStack{s3: testenv.S3(t), sqs: testenv.SQS(t), db: testenv.DynamoDB(t)}
-	s.bucket = testenv.Bucket(t, s.s3, "payloads")
-	s.queue, s.dlq = testenv.FIFOQueue(t, s.sqs, "large"), testenv.FIFOQueue(t, s.sqs, "large-dlq")
-	s.app = testenv.CreateTable(t, s.db, "app", true)
+	s := &largeStack{s3: testkit.S3Client(t), sqs: testkit.SQS(t), db: testkit.DynamoDB(t)}
+	s.bucket = testkit.Bucket(t, s.s3, "payloads")
+	s.queue, s.dlq = testkit.CreateFIFOQueue(t, s.sqs, "large"), testkit.CreateFIFOQueue(t, s.sqs, "large-dlq")
+	s.app = testkit.Table(t, s.db, "app", "pk", "sk")
 	router := idempotency.NewRouter()
 	idempotency.Route(router, "blob.stored", func(ev cloudevent.Event, d struct{ Blob string }) (idempotency.Effect, error) {
 		return idempotency.Effect{idempotency.Update(s.app, map[string]string{"pk": "BLOBS", "sk": "total"},
@@ -101,8 +101,8 @@ func newLargeStack(t *testing.T) *largeStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.consumer, err = sqsbatch.NewFor(c, sqsbatch.Config{Payloads: reader,
-		Options: sqsbatch.Options{NoPacking: true, // each event's log line as it commits
+	s.consumer, err = sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Payloads: reader,
+		Options: batch.Options{NoPacking: true, // each event's log line as it commits
 			DeadLetter: deadletter.New(s.sqs, s.dlq)}})
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +114,8 @@ func newLargeStack(t *testing.T) *largeStack {
 // the second time is SQS delivering the same messages again.
 func (s *largeStack) deliver(t *testing.T) []sqstypes.Message {
 	t.Helper()
-	msgs := testenv.Drain(t, s.sqs, s.queue)
-	ev := testenv.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo")
+	msgs := testkit.Drain(t, s.sqs, s.queue)
+	ev := sqsbatch.EventOf(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo")
 	for range 2 {
 		resp, err := s.consumer.Handle(context.Background(), ev)
 		if err != nil || len(resp.BatchItemFailures) != 0 {
@@ -228,12 +228,12 @@ func TestConsumer_dead_letters_a_pointer_to_a_missing_object_naming_it(t *testin
 		MessageAttributes: map[string]sqstypes.MessageAttributeValue{claimcheck.SizeAttribute: {DataType: aws.String("Number"), StringValue: aws.String("5000000")}}}); err != nil {
 		t.Fatal(err)
 	}
-	msgs := testenv.Drain(t, s.sqs, s.queue)
-	resp, err := s.consumer.Handle(context.Background(), testenv.SQSEvent(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo"))
+	msgs := testkit.Drain(t, s.sqs, s.queue)
+	resp, err := s.consumer.Handle(context.Background(), sqsbatch.EventOf(msgs, "arn:aws:sqs:us-east-1:000000000000:large.fifo"))
 	if err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("Handle = %+v, %v; want the message dead-lettered and acknowledged", resp, err)
 	}
-	dead := testenv.Drain(t, s.sqs, s.dlq)
+	dead := testkit.Drain(t, s.sqs, s.dlq)
 	if len(dead) != 1 {
 		t.Fatalf("dead-letter queue holds %d messages; want 1", len(dead))
 	}

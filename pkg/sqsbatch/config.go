@@ -10,17 +10,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/metrics"
-)
-
-// Defaults applied to a zero Config field.
-const (
-	DefaultConcurrency    = batch.DefaultConcurrency
-	DefaultDeadlineMargin = batch.DefaultDeadlineMargin
-	DefaultMaxAttempts    = batch.DefaultMaxAttempts
-	// BackstopReceives is on how many of its last receives before the queue's MaxReceiveCount
-	// a message's group is held before the message is handled (batch.BackstopReceives).
-	BackstopReceives = batch.BackstopReceives
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // MessageHandler processes one SQS message. It is called concurrently for messages of
@@ -40,15 +32,6 @@ func (f MessageHandlerFunc) HandleMessage(ctx context.Context, msg events.SQSMes
 	return f(ctx, msg)
 }
 
-// DeadLetterer is batch.DeadLetterer, the one dead-letter sink of every port.
-type DeadLetterer = batch.DeadLetterer
-
-// Options is batch.Options, the settings every port's Config embeds.
-type Options = batch.Options
-
-// DeadLettererFunc is batch.DeadLettererFunc.
-type DeadLettererFunc = batch.DeadLettererFunc
-
 // Config tunes a Processor on an engine (NewFor, NewConsumer), which logs and counts with the
 // engine's Logger and Metrics. The zero value works.
 type Config struct {
@@ -56,15 +39,16 @@ type Config struct {
 	// DeadLetter, MaxAttempts, NoPacking. Of a FIFO queue, Concurrency counts message groups
 	// (of a standard queue, messages); a DeadLetter of nil reports a message failed, for the
 	// queue's redrive policy to move after maxReceiveCount receives.
-	Options
+	batch.Options
 	// MaxReceiveCount is the source queue's redrive policy maxReceiveCount: after it SQS moves
 	// a message to the queue's dead-letter queue by itself (crashes, timeouts, out of memory:
 	// failures the engine cannot count). 0, the default, when unknown or when the queue has
 	// no redrive policy. When set, a Processor built by NewFor on a consumer that holds groups
 	// (idempotency.HoldGroup) writes the hold of a message's group naming it before handling
-	// it on its last BackstopReceives receives, so that a message the queue moves leaves its
+	// it on its last batch.BackstopReceives receives, so that a message the queue moves leaves its
 	// group held too; the message's own commit releases the hold. On those receives only, it
-	// costs the hold's write and a second transaction (the first finds the group held). Set it from the same value as the queue's (a template test can check).
+	// costs the hold's write and a second transaction (the first finds the group held). Set
+	// it from the same value as the queue's (a template test can check).
 	MaxReceiveCount int
 	// Decoder turns each message into its event; default envelope.CloudEvents. A decoder
 	// with a Validate method is validated by Validate.
@@ -74,24 +58,18 @@ type Config struct {
 	// object is missing, or past its bound) dead-letters the message with that reason; any
 	// other is retried. The idempotency record keeps the message as received (the pointer) and
 	// the hash of the payload. Nil: every body is the payload.
-	Payloads PayloadReader
-}
-
-// PayloadReader returns the payload of a message: its body, or what its body points to. It is
-// called concurrently, for messages of different groups.
-type PayloadReader interface {
-	Payload(ctx context.Context, msg events.SQSMessage) (string, error)
+	Payloads claimcheck.PayloadReader
 }
 
 func (c Config) withDefaults() Config {
 	if c.Concurrency == 0 {
-		c.Concurrency = DefaultConcurrency
+		c.Concurrency = batch.DefaultConcurrency
 	}
 	if c.DeadlineMargin == 0 {
-		c.DeadlineMargin = DefaultDeadlineMargin
+		c.DeadlineMargin = batch.DefaultDeadlineMargin
 	}
 	if c.MaxAttempts == 0 {
-		c.MaxAttempts = DefaultMaxAttempts
+		c.MaxAttempts = port.DefaultMaxAttempts
 	}
 	return c
 }
@@ -104,21 +82,21 @@ type HandlerConfig struct {
 	DeadlineMargin time.Duration // as Config.DeadlineMargin; default 2s
 	// DeadLetter receives the messages the handler refused permanently, which are then
 	// acknowledged; nil: they are reported failed, for the queue's redrive policy.
-	DeadLetter DeadLetterer
+	DeadLetter batch.DeadLetterer
 	Logger     *slog.Logger     // where decisions are logged; default slog.Default()
 	Metrics    metrics.Recorder // counts metrics.DeadLettered, flushed after every Handle; default metrics.Discard
 }
 
 // Validate reports every problem of c, joined. Zero fields are valid: they take defaults.
 func (c HandlerConfig) Validate() error {
-	return Config{Options: Options{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}}.Validate()
+	return Config{Options: batch.Options{Concurrency: c.Concurrency, DeadlineMargin: c.DeadlineMargin}}.Validate()
 }
 
 // settings are what every Processor runs with (batch.New applies the defaults of zero ones).
 type settings struct {
 	concurrency int
 	margin      time.Duration
-	deadLetter  DeadLetterer
+	deadLetter  batch.DeadLetterer
 	logger      *slog.Logger
 	metrics     metrics.Recorder
 }
@@ -132,19 +110,19 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Concurrency < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: Concurrency is %d; want 1 or more (0 means %d)",
-			c.Concurrency, DefaultConcurrency))
+			c.Concurrency, batch.DefaultConcurrency))
 	}
 	if c.DeadlineMargin < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: DeadlineMargin is %s; want a positive duration (0 means %s)",
-			c.DeadlineMargin, DefaultDeadlineMargin))
+			c.DeadlineMargin, batch.DefaultDeadlineMargin))
 	}
 	if c.MaxAttempts < 0 {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxAttempts is %d; want 1 or more (0 means %d)",
-			c.MaxAttempts, DefaultMaxAttempts))
+			c.MaxAttempts, port.DefaultMaxAttempts))
 	}
-	if c.MaxReceiveCount < 0 || c.MaxReceiveCount > 0 && c.MaxReceiveCount <= BackstopReceives {
+	if c.MaxReceiveCount < 0 || c.MaxReceiveCount > 0 && c.MaxReceiveCount <= batch.BackstopReceives {
 		errs = append(errs, fmt.Errorf("sqsbatch config: MaxReceiveCount is %d; want the queue's maxReceiveCount, above %d (the backstop would hold every group on every receive), or 0 when it has none",
-			c.MaxReceiveCount, BackstopReceives))
+			c.MaxReceiveCount, batch.BackstopReceives))
 	}
 	if v, ok := c.Decoder.(interface{ Validate() error }); ok {
 		if err := v.Validate(); err != nil {

@@ -6,8 +6,9 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/batch/batchtest"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -25,9 +26,9 @@ func (h sqsHarness) Records(_ *testing.T, msgs ...batchtest.Message) []events.SQ
 	return out
 }
 
-func (sqsHarness) Port(t *testing.T, e idempotency.Engine, dl batchtest.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.SQSMessage] {
+func (sqsHarness) Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts batchtest.Options) batchtest.Handler[events.SQSMessage] {
 	t.Helper()
-	p, err := sqsbatch.NewFor(e, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: dl, NoPacking: opts.NoPacking}})
+	p, err := sqsbatch.NewFor(e, sqsbatch.Config{Options: batch.Options{DeadLetter: dl, NoPacking: opts.NoPacking}})
 	if err != nil {
 		t.Fatal(err)
 	}

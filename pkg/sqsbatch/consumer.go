@@ -11,11 +11,14 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
+	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // NewConsumer is the common case in one call: a Processor whose messages are CloudEvents
@@ -29,7 +32,7 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("consumer %s: %w", consumer.Name, err), cfg.Validate())
 	}
-	return NewFor(c, cfg)
+	return NewFor(c.Engine(), cfg)
 }
 
 // NewFor returns a Processor that decodes each message with cfg.Decoder (by default as a
@@ -39,9 +42,9 @@ func NewConsumer(db idempotency.DB, handler idempotency.Handler, consumer idempo
 // A message the decoder refuses as malformed is logged, counted and dead-lettered; any other
 // decoder error fails the message, which is received again. The processor logs and counts
 // with e's Logger and Metrics, and flushes them after every batch.
-func NewFor(e idempotency.Engine, cfg Config) (*Processor, error) {
+func NewFor(e port.Engine, cfg Config) (*Processor, error) {
 	if e == nil {
-		return nil, errors.New("sqsbatch: the idempotency.Engine is nil")
+		return nil, errors.New("sqsbatch: the port.Engine is nil")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -73,9 +76,9 @@ type Decoder interface {
 }
 
 // DeliveryOf returns what an SQS message says of its delivery, for the idempotency record.
-func DeliveryOf(msg events.SQSMessage) idempotency.Delivery {
+func DeliveryOf(msg events.SQSMessage) port.Delivery {
 	n, _ := strconv.Atoi(msg.Attributes["ApproximateReceiveCount"])
-	return idempotency.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
+	return port.Delivery{MessageID: msg.MessageId, SequenceNumber: msg.Attributes["SequenceNumber"],
 		ReceiveCount: n, Body: msg.Body, Group: msg.Attributes["MessageGroupId"], Origin: origin(msg)}
 }
 
@@ -90,16 +93,16 @@ func origin(msg events.SQSMessage) string {
 
 // decoding is the message handling of NewFor.
 type decoding struct {
-	e               idempotency.Engine
+	e               port.Engine
 	dec             Decoder
 	log             *slog.Logger
 	metrics         metrics.Recorder
 	maxReceiveCount int // 0: no backstop hold
-	payloads        PayloadReader
+	payloads        claimcheck.PayloadReader
 	answerMargin    time.Duration // a payload's read ends this long before the deadline (batch.EndBefore)
 }
 
-func (h decoding) handle(ctx context.Context, b idempotency.Batch, r record) error {
+func (h decoding) handle(ctx context.Context, b port.Batch, r record) error {
 	msg := r.msg
 	d := DeliveryOf(msg)
 	d.HoldWritten = r.held // by the backstop, before the batch ran
@@ -120,5 +123,5 @@ func (h decoding) handle(ctx context.Context, b idempotency.Batch, r record) err
 		h.metrics.Count(metrics.Malformed, 1)
 		return b.Fail(ctx, d, cloudevent.Event{}, err)
 	}
-	return deadletter.WithEvent(idempotency.NameKey(b.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
+	return deadletter.WithEvent(engine.NameKey(b.Apply(ctx, ev, d), batch.KeyedOn(h.dec)), ev)
 }

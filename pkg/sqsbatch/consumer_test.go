@@ -10,10 +10,10 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // A recorder given only to the consumer is the one the processor counts with and flushes at the
@@ -21,7 +21,7 @@ import (
 func TestNewConsumer_flushes_the_consumers_recorder_when_the_batch_has_none(t *testing.T) {
 	var emf bytes.Buffer
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	p, err := sqsbatch.NewConsumer(testenv.DynamoDB(t), idempotency.NewRouter(),
+	p, err := sqsbatch.NewConsumer(testkit.DynamoDB(t), idempotency.NewRouter(),
 		idempotency.Config{Name: "c", Table: "idempotency", Metrics: metrics.NewEMF(&emf, "ns", nil), Logger: quiet},
 		sqsbatch.Config{})
 	if err != nil {

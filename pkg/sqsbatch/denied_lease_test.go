@@ -7,12 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/lease"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // calls is a side effect that counts its runs by idempotency key.
@@ -47,30 +51,30 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 	}{{"claim", "dynamodb:PutItem", false}, {"completion", "dynamodb:UpdateItem", true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newDeniedStack(t, 0)
-			db, ddb := testenv.DynamoDBDenying(t)
+			db, ddb := fault.DynamoDBDenying(t)
 			logger, logs := testenv.NewLogs()
 			recorder, emf := testenv.NewEMF(map[string]string{"Consumer": "notifier"})
 			effect, clock := &calls{}, testkit.NewClock()
-			const lease = time.Minute
-			c, err := idempotency.NewLeased(db, effect, idempotency.LeaseConfig{Lease: lease, Config: idempotency.Config{
+			const length = time.Minute
+			c, err := lease.New(db, effect, lease.Config{Lease: length, Config: idempotency.Config{
 				Name: "notifier", Table: s.records, Logger: logger, Metrics: recorder, CacheSize: -1, Now: clock.Now}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, err := sqsbatch.NewFor(c, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: s.r}})
+			p, err := sqsbatch.NewFor(c.Engine(), sqsbatch.Config{Options: batch.Options{DeadLetter: s.r}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ddb.Set(testenv.Deny{Action: tt.action, Prefix: "notifier#"})
+			ddb.Set(fault.Deny{Action: tt.action, Prefix: "notifier#"})
 			q := newFIFOQueue(t, 50, "a/1")
-			for range sqsbatch.DefaultMaxAttempts + 2 {
+			for range port.DefaultMaxAttempts + 2 {
 				ev := q.receive()
 				resp := handle(t, p, t.Context(), ev)
 				q.settle(ev, resp)
 				if len(resp.BatchItemFailures) != 1 {
 					t.Fatalf("failures %v; want a/1 left for redelivery", resp.BatchItemFailures)
 				}
-				clock.Advance(lease + time.Second) // the next delivery finds the lease run out: SQS's visibility timeout is longer
+				clock.Advance(length + time.Second) // the next delivery finds the lease run out: SQS's visibility timeout is longer
 			}
 			testenv.CheckDenied(t, logs, emf, tt.action, "AccessDeniedException")
 			if ran := effect.keys(); (len(ran) > 0) != tt.ranWhileDenied {
@@ -90,11 +94,11 @@ func TestProcessor_a_denied_lease_call_leaves_the_message_for_redelivery(t *test
 				t.Errorf("the queue moved %v; want a/1 completed once granted, before maxReceiveCount", q.redriven)
 			}
 			rec, ok, err := admin.Record(t.Context(), "notifier", s.r.eventID(t, "a/1"))
-			if err != nil || !ok || rec.Status != idempotency.StatusCompleted {
+			if err != nil || !ok || rec.Status != operator.StatusCompleted {
 				t.Errorf("record %+v, %v, %v; want it completed once granted", rec, ok, err)
 			}
 			for _, k := range effect.keys() {
-				if k != idempotency.Key("notifier", s.r.eventID(t, "a/1")) {
+				if k != operator.Key("notifier", s.r.eventID(t, "a/1")) {
 					t.Errorf("side effect ran with key %s; want the event's one key every time", k)
 				}
 			}

@@ -11,12 +11,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // deniedStack is the ledger-like consumer of redrive under HoldGroup whose DynamoDB, SQS (its
@@ -26,9 +30,9 @@ import (
 type deniedStack struct {
 	r       *redrive
 	records string
-	ddb     *testenv.DenyProxy
-	sqs     *testenv.DenyProxy
-	s3      *testenv.DenyProxy
+	ddb     *fault.DenyProxy
+	sqs     *fault.DenyProxy
+	s3      *fault.DenyProxy
 	direct  *sqs.Client
 	dlq     string
 	bucket  string
@@ -39,14 +43,14 @@ type deniedStack struct {
 
 func newDeniedStack(t *testing.T, maxReceiveCount int) *deniedStack {
 	t.Helper()
-	s := &deniedStack{r: newRedrive(t), direct: testenv.SQS(t)}
-	s.records = testenv.CreateTable(t, s.r.db, "idem", false)
-	db, ddb := testenv.DynamoDBDenying(t)
-	sqsc, sqsDeny := testenv.SQSDenying(t)
-	s3c, s3Deny := testenv.S3Denying(t)
+	s := &deniedStack{r: newRedrive(t), direct: testkit.SQS(t)}
+	s.records = testkit.Table(t, s.r.db, "idem", "pk")
+	db, ddb := fault.DynamoDBDenying(t)
+	sqsc, sqsDeny := fault.SQSDenying(t)
+	s3c, s3Deny := fault.S3Denying(t)
 	s.ddb, s.sqs, s.s3 = ddb, sqsDeny, s3Deny
-	s.dlq = testenv.FIFOQueue(t, s.direct, "denied-dlq")
-	s.bucket = testenv.Bucket(t, testenv.S3(t), "denied")
+	s.dlq = testkit.CreateFIFOQueue(t, s.direct, "denied-dlq")
+	s.bucket = testkit.Bucket(t, testkit.S3Client(t), "denied")
 	reader, err := claimcheck.NewReader(s3c, claimcheck.ReaderConfig{Buckets: []string{s.bucket}})
 	if err != nil {
 		t.Fatal(err)
@@ -56,7 +60,7 @@ func newDeniedStack(t *testing.T, maxReceiveCount int) *deniedStack {
 	s.logs, s.emf = logs, emf
 	s.p, err = sqsbatch.NewConsumer(db, s.r, idempotency.Config{Name: "ledger", Table: s.records, Logger: logger, Metrics: recorder,
 		AfterDeadLetter: idempotency.HoldGroup, CacheSize: -1},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqsc, s.dlq)}, Payloads: reader, MaxReceiveCount: maxReceiveCount})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sqsc, s.dlq)}, Payloads: reader, MaxReceiveCount: maxReceiveCount})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,9 +132,9 @@ func (s *deniedStack) checkHeldBehind(t *testing.T) {
 // once, and nothing is left held.
 func TestProcessor_a_denied_commit_leaves_the_messages_for_redelivery_until_granted(t *testing.T) {
 	s := newDeniedStack(t, 0)
-	s.ddb.Set(testenv.Deny{Action: "dynamodb:ConditionCheckItem", Prefix: "#hold#ledger#"})
+	s.ddb.Set(fault.Deny{Action: "dynamodb:ConditionCheckItem", Prefix: "#hold#ledger#"})
 	q := newFIFOQueue(t, 50, "a/1", "a/2", "b/1")
-	for range sqsbatch.DefaultMaxAttempts + 2 { // more deliveries than MaxAttempts: still not dead-lettered
+	for range port.DefaultMaxAttempts + 2 { // more deliveries than MaxAttempts: still not dead-lettered
 		if failed := s.run(t, q); !slices.Contains(failed, "a/1") || !slices.Contains(failed, "b/1") {
 			t.Fatalf("failed %v; want a/1 and b/1 left for redelivery", failed)
 		}
@@ -163,16 +167,16 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 	t.Parallel()
 	tests := []struct {
 		name       string
-		deny       testenv.Deny
-		on         func(*deniedStack) *testenv.DenyProxy
+		deny       fault.Deny
+		on         func(*deniedStack) *fault.DenyProxy
 		permission string
 		code       string
 		message    func(t *testing.T, s *deniedStack, q *fifoQueue) // sends a/1
 		held       bool                                             // a/1's group held for its own reason while denied
 		granted    func(t *testing.T, s *deniedStack)               // where a/1 went once granted
 	}{
-		{name: "count", deny: testenv.Deny{Action: "dynamodb:UpdateItem", Prefix: "#attempts#ledger#"},
-			on: func(s *deniedStack) *testenv.DenyProxy { return s.ddb }, permission: "dynamodb:UpdateItem", code: "AccessDeniedException",
+		{name: "count", deny: fault.Deny{Action: "dynamodb:UpdateItem", Prefix: "#attempts#ledger#"},
+			on: func(s *deniedStack) *fault.DenyProxy { return s.ddb }, permission: "dynamodb:UpdateItem", code: "AccessDeniedException",
 			message: func(t *testing.T, s *deniedStack, q *fifoQueue) {
 				s.r.failing[s.r.eventID(t, "a/1")] = true
 				q.send(t, "a/1")
@@ -182,17 +186,17 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 					t.Errorf("applied %v; want a/1 once", got)
 				}
 			}},
-		{name: "hold write", deny: testenv.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"},
-			on: func(s *deniedStack) *testenv.DenyProxy { return s.ddb }, permission: "dynamodb:PutItem", code: "AccessDeniedException",
+		{name: "hold write", deny: fault.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"},
+			on: func(s *deniedStack) *fault.DenyProxy { return s.ddb }, permission: "dynamodb:PutItem", code: "AccessDeniedException",
 			message: sendMalformed, granted: malformedDeadLettered},
-		{name: "dead-letter send, query-compatible code", deny: testenv.Deny{Action: "sqs:SendMessage", QueryError: true},
-			on: func(s *deniedStack) *testenv.DenyProxy { return s.sqs }, permission: "sqs:sendmessage", code: "AccessDenied",
+		{name: "dead-letter send, query-compatible code", deny: fault.Deny{Action: "sqs:SendMessage", QueryError: true},
+			on: func(s *deniedStack) *fault.DenyProxy { return s.sqs }, permission: "sqs:sendmessage", code: "AccessDenied",
 			message: sendMalformed, held: true, granted: malformedDeadLettered},
-		{name: "dead-letter send, JSON code", deny: testenv.Deny{Action: "sqs:SendMessage"},
-			on: func(s *deniedStack) *testenv.DenyProxy { return s.sqs }, permission: "sqs:sendmessage", code: "AccessDeniedException",
+		{name: "dead-letter send, JSON code", deny: fault.Deny{Action: "sqs:SendMessage"},
+			on: func(s *deniedStack) *fault.DenyProxy { return s.sqs }, permission: "sqs:sendmessage", code: "AccessDeniedException",
 			message: sendMalformed, held: true, granted: malformedDeadLettered},
-		{name: "claim-check read", deny: testenv.Deny{Action: "s3:GetObject"},
-			on: func(s *deniedStack) *testenv.DenyProxy { return s.s3 }, permission: "s3:GetObject", code: "AccessDenied",
+		{name: "claim-check read", deny: fault.Deny{Action: "s3:GetObject"},
+			on: func(s *deniedStack) *fault.DenyProxy { return s.s3 }, permission: "s3:GetObject", code: "AccessDenied",
 			message: sendPointer, granted: func(t *testing.T, s *deniedStack) {
 				if got := s.r.applied(t, "a"); len(got) != 1 {
 					t.Errorf("applied %v; want a/1, read from its claim check, once", got)
@@ -207,7 +211,7 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 			proxy.Set(tt.deny)
 			q := newFIFOQueue(t, 50)
 			tt.message(t, s, q)
-			for range sqsbatch.DefaultMaxAttempts + 2 {
+			for range port.DefaultMaxAttempts + 2 {
 				if failed := s.run(t, q); !slices.Equal(failed, []string{"a/1"}) {
 					t.Fatalf("failed %v; want a/1 left for redelivery", failed)
 				}
@@ -252,8 +256,8 @@ func malformedDeadLettered(t *testing.T, s *deniedStack) {
 func sendPointer(t *testing.T, s *deniedStack, q *fifoQueue) {
 	q.send(t, "a/1")
 	m := &q.msgs[len(q.msgs)-1]
-	key := "payload-" + testenv.Name("a")
-	if _, err := testenv.S3(t).PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key),
+	key := "payload-" + testkit.Name("a")
+	if _, err := testkit.S3Client(t).PutObject(t.Context(), &s3.PutObjectInput{Bucket: aws.String(s.bucket), Key: aws.String(key),
 		Body: strings.NewReader(m.Body)}); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +273,7 @@ func sendPointer(t *testing.T, s *deniedStack, q *fifoQueue) {
 func TestProcessor_a_message_denied_until_the_queue_moves_it_holds_its_group_until_redriven(t *testing.T) {
 	const maxReceiveCount = 4
 	s := newDeniedStack(t, maxReceiveCount)
-	s.ddb.Set(testenv.Deny{Action: "dynamodb:UpdateItem", Prefix: "LOG#"}) // the effect's write
+	s.ddb.Set(fault.Deny{Action: "dynamodb:UpdateItem", Prefix: "LOG#"}) // the effect's write
 	q := newFIFOQueue(t, maxReceiveCount, "a/1")
 	for range 2 * maxReceiveCount {
 		if len(q.msgs) == 0 {
@@ -307,9 +311,9 @@ func TestProcessor_a_message_denied_until_the_queue_moves_it_holds_its_group_unt
 func TestProcessor_a_denied_backstop_hold_is_reported_and_the_batch_handled(t *testing.T) {
 	const maxReceiveCount = 4
 	s := newDeniedStack(t, maxReceiveCount)
-	s.ddb.Set(testenv.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"})
+	s.ddb.Set(fault.Deny{Action: "dynamodb:PutItem", Prefix: "#hold#ledger#"})
 	q := newFIFOQueue(t, maxReceiveCount, "a/1")
-	for range maxReceiveCount - sqsbatch.BackstopReceives { // lost answers: received again unsettled
+	for range maxReceiveCount - batch.BackstopReceives { // lost answers: received again unsettled
 		q.receive()
 	}
 	if failed := s.run(t, q); len(failed) != 0 {

@@ -7,7 +7,7 @@
 // NewConsumer is the common case in one call: an idempotent consumer (package idempotency)
 // applying each message's event (a CloudEvent, or what Config.Decoder makes of it: see package
 // envelope), behind a Processor that dead-letters what can never succeed. NewFor does the same
-// for a consumer built separately (any idempotency.Engine: a LeasedConsumer), and New runs any
+// for a consumer built separately (its Engine: a lease.Consumer's, say), and New runs any
 // MessageHandler. The batch core (group order, concurrency, deadline guard, panic recovery,
 // dead-lettering) is package batch, which the stream ports share.
 package sqsbatch

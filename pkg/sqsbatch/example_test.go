@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -22,7 +23,7 @@ func Example() {
 		}
 		return nil
 	})
-	deadLetter := sqsbatch.DeadLettererFunc(func(ctx context.Context, msg events.SQSMessage, reason error) error {
+	deadLetter := batch.DeadLettererFunc(func(ctx context.Context, msg events.SQSMessage, reason error) error {
 		fmt.Printf("dead-lettered %s: %v\n", msg.MessageId, reason)
 		return nil
 	})

@@ -9,11 +9,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/envelope"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/operator/dlq"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // A letter the engine writes names the event id it decoded (deadletter.AttrEventID), which
@@ -21,16 +23,16 @@ import (
 // own id is new on every publish. An operator's tool (dlq discard) records that id.
 func TestProcessor_a_dead_letter_names_the_decoded_event_id(t *testing.T) {
 	t.Parallel()
-	c := testenv.SQS(t)
-	out, err := c.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testenv.Name("dlq") + ".fifo"),
+	c := testkit.SQS(t)
+	out, err := c.CreateQueue(t.Context(), &sqs.CreateQueueInput{QueueName: aws.String(testkit.Name("dlqURL") + ".fifo"),
 		Attributes: map[string]string{string(sqstypes.QueueAttributeNameFifoQueue): "true"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	dlq := aws.ToString(out.QueueUrl)
+	dlqURL := aws.ToString(out.QueueUrl)
 	r := newRedrive(t)
-	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false)},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(c, dlq)}, Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
+	p, err := sqsbatch.NewConsumer(r.db, r, idempotency.Config{Name: "ledger", Table: testkit.Table(t, r.db, "idem", "pk")},
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(c, dlqURL)}, Decoder: envelope.EventBridge{Key: []string{"movementId"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestProcessor_a_dead_letter_names_the_decoded_event_id(t *testing.T) {
 		t.Fatalf("failures %v; want m-1 applied and m-2 dead-lettered", resp.BatchItemFailures)
 	}
 	var got []deadletter.Letter
-	if err := deadletter.Browse(t.Context(), c, dlq, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
+	if err := dlq.Browse(t.Context(), c, dlqURL, func(l deadletter.Letter) bool { got = append(got, l); return true }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].SourceMessage != "m-2" {

@@ -13,9 +13,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // Ten messages of ten groups touching ten items share one transaction; each is applied,
@@ -29,7 +30,7 @@ func TestPacking_commits_a_batch_of_ten_groups_in_one_transaction(t *testing.T) 
 	}{
 		{"packed", sqsbatch.Config{}, false, 1},
 		{"standard queue, packed", sqsbatch.Config{}, true, 1},
-		{"opted out", sqsbatch.Config{Options: sqsbatch.Options{NoPacking: true}}, false, 10},
+		{"opted out", sqsbatch.Config{Options: batch.Options{NoPacking: true}}, false, 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newPackEnv(t)
@@ -229,7 +230,7 @@ func TestPacking_retries_a_throttled_pack_within_its_attempts(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var attempts atomic.Int64
-			e := newPackEnv(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("packed#", tc.throttled, &attempts))) // the commits
+			e := newPackEnv(t, dynamodb.WithAPIOptions(fault.ThrottleFirstWrites("packed#", tc.throttled, &attempts))) // the commits
 			p := e.processor(t, sqsbatch.Config{}, func(c *idempotency.Config) {
 				c.Retry = idempotency.Retry{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 			})

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
@@ -65,7 +66,7 @@ func (d *blameDeadLetters) DeadLetter(_ context.Context, msg events.SQSMessage, 
 func TestPacking_a_pack_mates_throttled_item_fails_only_that_message(t *testing.T) {
 	e := newPackEnv(t, dynamodb.WithAPIOptions(throttleItem("#hot")))
 	dead := &blameDeadLetters{}
-	p := e.processor(t, sqsbatch.Config{Options: sqsbatch.Options{MaxAttempts: 2, DeadLetter: dead}}, func(c *idempotency.Config) {
+	p := e.processor(t, sqsbatch.Config{Options: batch.Options{MaxAttempts: 2, DeadLetter: dead}}, func(c *idempotency.Config) {
 		c.Retry = idempotency.Retry{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}
 	})
 	batch := e.batch(t, "hot/1 t.add hot 1", "a/1 t.add a 1", "b/1 t.add b 1")

@@ -22,10 +22,11 @@ import (
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/onceflow/onceflow/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // packEnv is a packing test's tables and a client counting its requests.
@@ -41,10 +42,10 @@ type packEnv struct {
 
 func newPackEnv(t *testing.T, opts ...func(*dynamodb.Options)) *packEnv {
 	t.Helper()
-	e := &packEnv{requests: &testenv.Requests{}, logs: &bytes.Buffer{}, id: testenv.Name("p")}
-	e.db = testenv.DynamoDB(t, append(opts, dynamodb.WithAPIOptions(e.requests.Middleware, e.countRefusals))...)
-	e.app = testenv.CreateTable(t, e.db, "pack-app", true)
-	e.records = testenv.CreateTable(t, e.db, "pack-idem", false)
+	e := &packEnv{requests: &testenv.Requests{}, logs: &bytes.Buffer{}, id: testkit.Name("p")}
+	e.db = testkit.DynamoDB(t, append(opts, dynamodb.WithAPIOptions(e.requests.Middleware, e.countRefusals))...)
+	e.app = testkit.Table(t, e.db, "pack-app", "pk", "sk")
+	e.records = testkit.Table(t, e.db, "pack-idem", "pk")
 	return e
 }
 

@@ -8,10 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // panicking is the redrive consumer whose Decide panics for the events in panics, as a
@@ -44,8 +46,8 @@ func TestProcessor_counts_a_panicking_message_as_a_failed_attempt(t *testing.T) 
 	r := newRedrive(t)
 	h := &panicking{redrive: r, panics: map[string]int{r.eventID(t, "a/1"): 0}}
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
-		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}})
+	p, err := sqsbatch.NewConsumer(r.db, h, idempotency.Config{Name: "ledger", Table: testkit.Table(t, r.db, "idem", "pk"),
+		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +57,8 @@ func TestProcessor_counts_a_panicking_message_as_a_failed_attempt(t *testing.T) 
 	if len(q.redriven) > 0 {
 		t.Errorf("the queue's redrive policy moved %v; want the engine to dead-letter the panicking message", q.redriven)
 	}
-	if got := h.panics[r.eventID(t, "a/1")]; got != sqsbatch.DefaultMaxAttempts {
-		t.Errorf("a/1 tried %d times; want %d", got, sqsbatch.DefaultMaxAttempts)
+	if got := h.panics[r.eventID(t, "a/1")]; got != port.DefaultMaxAttempts {
+		t.Errorf("a/1 tried %d times; want %d", got, port.DefaultMaxAttempts)
 	}
 	if want := []string{"a/1", "a/2"}; !slices.Equal(r.deadIDs(), want) {
 		t.Errorf("dead-lettered %v; want %v (a/2 held behind a/1)", r.deadIDs(), want)

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/denied"
 )
 
 // payload is the step in front of decoding: the body of msg, or, with Config.Payloads, the
@@ -22,7 +22,7 @@ func (h decoding) payload(ctx context.Context, msg events.SQSMessage) (string, e
 	readCtx, cancel := batch.EndBefore(ctx, h.answerMargin) // the batch must still answer in time
 	defer cancel()
 	body, err := h.payloads.Payload(readCtx, msg)
-	if err != nil && idempotency.IsAccessDenied(err) {
+	if err != nil && denied.Is(err) {
 		return "", err // the runner reports a denial, once
 	}
 	if err != nil {

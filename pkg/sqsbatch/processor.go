@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/xray"
 )
 
@@ -34,12 +34,12 @@ func New(h MessageHandler, cfg HandlerConfig) (*Processor, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return newProcessor(func(ctx context.Context, _ idempotency.Batch, r record) error {
+	return newProcessor(func(ctx context.Context, _ port.Batch, r record) error {
 		return h.HandleMessage(ctx, r.msg)
-	}, nil, idempotency.Rules{}, cfg.settings())
+	}, nil, port.Rules{}, cfg.settings())
 }
 
-func newProcessor(handle func(context.Context, idempotency.Batch, record) error, e idempotency.Engine, rules idempotency.Rules, s settings) (*Processor, error) {
+func newProcessor(handle func(context.Context, port.Batch, record) error, e port.Engine, rules port.Rules, s settings) (*Processor, error) {
 	r, err := batch.New(batch.Config{Concurrency: s.concurrency, DeadlineMargin: s.margin,
 		Logger: s.logger, Metrics: s.metrics})
 	if err != nil {

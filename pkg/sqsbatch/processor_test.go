@@ -16,6 +16,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -283,7 +284,7 @@ func TestProcessor_bounds_how_many_groups_run_at_once(t *testing.T) {
 	}{
 		{"one at a time", 1, manyGroups(), 1},
 		{"three groups", 3, manyGroups(), 3},
-		{"default", 0, manyGroups(), sqsbatch.DefaultConcurrency},
+		{"default", 0, manyGroups(), batch.DefaultConcurrency},
 		{"standard queue", 5, manyMessages(), 5},
 		{"one group is sequential", 8, fifo("a/1", "a/2", "a/3", "a/4"), 1},
 	}
@@ -487,7 +488,7 @@ func TestNew_reports_every_config_problem(t *testing.T) {
 			t.Errorf("error %q does not mention %s", err, want)
 		}
 	}
-	err = sqsbatch.Config{MaxReceiveCount: sqsbatch.BackstopReceives, Options: sqsbatch.Options{MaxAttempts: -1}}.Validate()
+	err = sqsbatch.Config{MaxReceiveCount: batch.BackstopReceives, Options: batch.Options{MaxAttempts: -1}}.Validate()
 	for _, want := range []string{"MaxReceiveCount", "MaxAttempts"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not mention %s", err, want)

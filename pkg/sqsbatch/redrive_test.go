@@ -19,16 +19,18 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
 // backstop is the template's maxReceiveCount (template_test.go checks the template against
 // the same arithmetic): a FIFO batch of 10 and the engine's default limit.
-const backstop = 10 * sqsbatch.DefaultMaxAttempts
+const backstop = 10 * port.DefaultMaxAttempts
 
 // redrive is a consumer over DynamoDB Local whose handler appends each applied event's id to
 // its group's log item, in commit order, and fails the events in failing transiently.
@@ -45,8 +47,8 @@ type redrive struct {
 type deadLetter struct{ id, reason string }
 
 func newRedrive(t *testing.T, failing ...string) *redrive {
-	db := testenv.DynamoDB(t)
-	r := &redrive{db: db, app: testenv.CreateTable(t, db, "app", false), failing: map[string]bool{}, malformed: map[string]bool{}, tried: map[string]int{}}
+	db := testkit.DynamoDB(t)
+	r := &redrive{db: db, app: testkit.Table(t, db, "app", "pk"), failing: map[string]bool{}, malformed: map[string]bool{}, tried: map[string]int{}}
 	for _, id := range failing {
 		r.failing[id] = true
 	}
@@ -138,7 +140,7 @@ func newFIFOQueue(t *testing.T, maxReceiveCount int, specs ...string) *fifoQueue
 
 // send enqueues the event "group/n" as message "group/n"; with an id given after a "@", as a
 // redrive sends it again: under that new id, carrying its first one ("group/n") as
-// deadletter.Redrive does (deadletter.AttrOriginalMessageID); with an id given after a "+", as
+// dlq.Redrive does (deadletter.AttrOriginalMessageID); with an id given after a "+", as
 // its producer sends it again: the same event under that new id, carrying nothing.
 func (q *fifoQueue) send(t *testing.T, spec string) {
 	t.Helper()
@@ -232,7 +234,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 				failing = append(failing, t.Name()+"-"+f)
 			}
 			r := newRedrive(t, failing...)
-			p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{}, idempotency.GoOn)
+			p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{}, idempotency.GoOn)
 			q := newFIFOQueue(t, backstop, "a/1", "a/2", "a/3", "b/1")
 			q.drain(t, p)
 
@@ -243,12 +245,12 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 				t.Errorf("the queue's redrive policy moved %v; want nothing (maxReceiveCount %d is a backstop)", q.redriven, backstop)
 			}
 			for _, f := range failing {
-				if got := r.tried[f]; got != sqsbatch.DefaultMaxAttempts {
-					t.Errorf("%s tried %d times; want exactly %d", f, got, sqsbatch.DefaultMaxAttempts)
+				if got := r.tried[f]; got != port.DefaultMaxAttempts {
+					t.Errorf("%s tried %d times; want exactly %d", f, got, port.DefaultMaxAttempts)
 				}
 			}
 			for _, d := range r.dead {
-				want := fmt.Sprintf("failed %d times: ", sqsbatch.DefaultMaxAttempts)
+				want := fmt.Sprintf("failed %d times: ", port.DefaultMaxAttempts)
 				if !strings.Contains(d.reason, want) || !strings.Contains(d.reason, "downstream throttled") {
 					t.Errorf("reason of %s = %q; want %q and the last error", d.id, d.reason, want)
 				}
@@ -270,7 +272,7 @@ func TestProcessor_dead_letters_a_message_after_its_own_failures_only(t *testing
 // A configured limit replaces the default.
 func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{Options: sqsbatch.Options{MaxAttempts: 2}}, idempotency.GoOn)
+	p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{Options: batch.Options{MaxAttempts: 2}}, idempotency.GoOn)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2")
 	if n := q.drain(t, p); n != 2 {
 		t.Errorf("drained in %d batches; want 2 (two own failures)", n)
@@ -287,7 +289,7 @@ func TestProcessor_MaxAttempts_sets_the_limit(t *testing.T) {
 // groups go on throughout.
 func TestProcessor_hold_policy_parks_the_rest_of_the_group_in_order(t *testing.T) {
 	r := newRedrive(t, t.Name()+"-a/1")
-	p := r.processor(t, testenv.CreateTable(t, r.db, "idem", false), sqsbatch.Config{}, idempotency.HoldGroup)
+	p := r.processor(t, testkit.Table(t, r.db, "idem", "pk"), sqsbatch.Config{}, idempotency.HoldGroup)
 	q := newFIFOQueue(t, backstop, "a/1", "a/2", "b/1", "a/3")
 	q.drain(t, p)
 	q.send(t, "a/4") // a later batch

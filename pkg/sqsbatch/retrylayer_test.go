@@ -10,9 +10,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/onceflow/onceflow/internal/testenv"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
+	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // Under throttling throughout, a failing message started with DeadlineMargin left answers
@@ -22,17 +24,17 @@ func TestProcessor_a_failing_message_under_throttling_answers_within_the_deadlin
 	var updates atomic.Int64
 	r := newRedrive(t)
 	r.failing[r.eventID(t, "a/1")] = true
-	db := testenv.DynamoDB(t, dynamodb.WithAPIOptions(testenv.ThrottleFirstWrites("#attempts#", 1_000_000, &updates)))
+	db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(fault.ThrottleFirstWrites("#attempts#", 1_000_000, &updates)))
 	quiet := slog.New(slog.NewJSONHandler(io.Discard, nil))
 	retry := idempotency.Retry{MaxAttempts: 6}
-	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testenv.CreateTable(t, r.db, "idem", false),
-		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: retry}, sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: r}})
+	p, err := sqsbatch.NewConsumer(db, r, idempotency.Config{Name: "ledger", Table: testkit.Table(t, r.db, "idem", "pk"),
+		Logger: quiet, AfterDeadLetter: idempotency.HoldGroup, Retry: retry}, sqsbatch.Config{Options: batch.Options{DeadLetter: r}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	q := newFIFOQueue(t, backstop, "a/1")
 	ev := q.receive()
-	deadline := time.Now().Add(sqsbatch.DefaultDeadlineMargin + 50*time.Millisecond)
+	deadline := time.Now().Add(batch.DefaultDeadlineMargin + 50*time.Millisecond)
 	ctx, cancel := context.WithDeadline(t.Context(), deadline)
 	defer cancel()
 	resp := handle(t, p, ctx, ev)

@@ -1,12 +1,11 @@
 package testkit
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"sync/atomic"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // published counts the bodies built, so that each one has its own transport id.
@@ -22,7 +21,7 @@ func EventBridge(source, detailType string, detail any) string {
 		panic(fmt.Sprintf("testkit.EventBridge: detail: %v", err))
 	}
 	b, _ := json.Marshal(map[string]any{
-		"version": "0", "id": uuid.NewString(), "detail-type": detailType, "source": source,
+		"version": "0", "id": newID(), "detail-type": detailType, "source": source,
 		"account": "000000000000", "time": time.Now().UTC().Format(time.RFC3339), "region": "us-east-1",
 		"resources": []string{}, "detail": json.RawMessage(d),
 	})
@@ -34,7 +33,7 @@ func EventBridge(source, detailType string, detail any) string {
 // whose MessageId and Timestamp are new on every call, as on every Publish.
 func SNS(topicARN, message string) string {
 	b, _ := json.Marshal(map[string]any{
-		"Type": "Notification", "MessageId": uuid.NewString(), "TopicArn": topicARN, "Message": message,
+		"Type": "Notification", "MessageId": newID(), "TopicArn": topicARN, "Message": message,
 		"Timestamp": time.Now().UTC().Format("2006-01-02T15:04:05.000Z"), "SignatureVersion": "1",
 		"Signature": "EXAMPLE", "SigningCertURL": "https://sns.us-east-1.amazonaws.com/SimpleNotificationService-EXAMPLE.pem",
 		"UnsubscribeURL": "https://sns.us-east-1.amazonaws.com/?Action=Unsubscribe",
@@ -60,4 +59,13 @@ func S3(bucket, key, eventName string, size int64) string {
 		},
 	}}})
 	return string(b)
+}
+
+// newID is a random version 4 UUID, as AWS writes a notification's id.
+func newID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

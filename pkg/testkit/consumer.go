@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -53,7 +54,7 @@ func NewConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency.Handler
 		consumer.Logger = slog.New(slog.NewTextHandler(tb.Output(), nil))
 	}
 	if cfg.DeadLetter == nil {
-		cfg.DeadLetter = sqsbatch.DeadLettererFunc(func(_ context.Context, m events.SQSMessage, reason error) error {
+		cfg.DeadLetter = batch.DeadLettererFunc(func(_ context.Context, m events.SQSMessage, reason error) error {
 			c.mu.Lock()
 			defer c.mu.Unlock()
 			c.dead = append(c.dead, DeadLetter{Message: m, Reason: reason})

@@ -18,7 +18,7 @@ import (
 func DynamoDB(tb testing.TB, opts ...func(*dynamodb.Options)) *dynamodb.Client {
 	tb.Helper()
 	url := Emulator(tb, EndpointVariable)
-	return dynamodb.NewFromConfig(localConfig, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+	return dynamodb.NewFromConfig(Config(), append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.BaseEndpoint = aws.String(url)
 	}}, opts...)...)
 }
@@ -35,7 +35,13 @@ func Name(prefix string) string {
 // returns the table's name.
 func Table(tb testing.TB, db *dynamodb.Client, prefix, hash string, rangeKey ...string) string {
 	tb.Helper()
-	in := &dynamodb.CreateTableInput{TableName: aws.String(prefix)}
+	return CreateTable(tb, db, keyed(prefix, hash, rangeKey...))
+}
+
+// keyed is the input that creates a table named name whose string key is hash (and rangeKey,
+// if given).
+func keyed(name, hash string, rangeKey ...string) *dynamodb.CreateTableInput {
+	in := &dynamodb.CreateTableInput{TableName: aws.String(name)}
 	for i, k := range append([]string{hash}, rangeKey...) {
 		kind := types.KeyTypeHash
 		if i > 0 {
@@ -45,7 +51,7 @@ func Table(tb testing.TB, db *dynamodb.Client, prefix, hash string, rangeKey ...
 			types.AttributeDefinition{AttributeName: aws.String(k), AttributeType: types.ScalarAttributeTypeS})
 		in.KeySchema = append(in.KeySchema, types.KeySchemaElement{AttributeName: aws.String(k), KeyType: kind})
 	}
-	return CreateTable(tb, db, in)
+	return in
 }
 
 // CreateTable creates the table in describes (indexes, other key types), on demand unless it

@@ -117,7 +117,7 @@ func TestKinesisStream_records_a_retried_put_is_applied_once(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := kinesisbatch.New(c, kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
+	p, err := kinesisbatch.New(c.Engine(), kinesisbatch.Config{Decoder: kinesisbatch.DecoderFunc(kinesisbatch.CloudEventData)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestTableStream_records_carry_the_item_and_apply_once(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := dynamodbbatch.New(c, dynamodbbatch.Config{})
+	p, err := dynamodbbatch.New(c.Engine(), dynamodbbatch.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

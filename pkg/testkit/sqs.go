@@ -98,7 +98,7 @@ func (q *Queue) Resent(m events.SQSMessage) events.SQSMessage {
 	return q.Message(m.Attributes["MessageGroupId"], m.Body)
 }
 
-// Redriven is m as `onceflow dlq redrive` (deadletter.Redrive) sends it back to its source
+// Redriven is m as `onceflow dlq redrive` (dlq.Redrive) sends it back to its source
 // queue, and so as the consumer receives it again: a new message of its group (a new message
 // id, deduplication id and sequence number) with m's own message attributes and the id m was
 // first sent as (deadletter.AttrOriginalMessageID: m's own, if m was redriven before, else its

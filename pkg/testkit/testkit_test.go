@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
@@ -65,7 +66,7 @@ func TestNewConsumer_has_the_cache_off_unless_asked(t *testing.T) {
 			c := testkit.NewConsumer(t, db, counting(table), idempotency.Config{Table: idem, CacheSize: tc.cacheSize}, sqsbatch.Config{})
 			m := testkit.FIFO("q").Message("g", event(t, "e1"))
 			c.Receive(testkit.Batch(m))
-			k, _ := attributevalue.MarshalMap(key{idempotency.Key("test", "e1")})
+			k, _ := attributevalue.MarshalMap(key{operator.Key("test", "e1")})
 			if _, err := db.DeleteItem(context.Background(), &dynamodb.DeleteItemInput{TableName: aws.String(idem), Key: k}); err != nil {
 				t.Fatal(err)
 			}
@@ -127,33 +128,5 @@ func TestQueue_builds_messages_as_SQS_delivers_them(t *testing.T) {
 	}
 	if s := testkit.Standard("q").Message("g", "x"); s.Attributes["MessageGroupId"] != "" {
 		t.Errorf("a standard queue's message has group %q", s.Attributes["MessageGroupId"])
-	}
-}
-
-// fatal records a test's failure instead of ending it.
-type fatal struct {
-	testing.TB
-	msg string
-}
-
-func (f *fatal) Helper() {}
-func (f *fatal) Fatalf(format string, args ...any) {
-	f.msg = fmt.Sprintf(format, args...)
-	panic(f)
-}
-
-func TestDynamoDB_without_an_endpoint_fails_saying_how_to_start_the_emulator(t *testing.T) {
-	t.Setenv(testkit.EndpointVariable, "")
-	f := &fatal{TB: t}
-	func() {
-		defer func() {
-			if r := recover(); r != nil && r != any(f) {
-				panic(r)
-			}
-		}()
-		testkit.DynamoDB(f)
-	}()
-	if !strings.Contains(f.msg, "DYNAMODB_ENDPOINT is not set") || !strings.Contains(f.msg, "DynamoDBLocal.jar") {
-		t.Errorf("failure %q; want it to name the variable and how to start DynamoDB Local", f.msg)
 	}
 }

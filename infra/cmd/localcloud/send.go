@@ -17,7 +17,7 @@ import (
 )
 
 // sendCmd sends one message, as written, to a queue of the running cloud: the way to put a bad
-// message (a poison: not JSON, an unknown type, a reused event id) on a local queue and follow
+// message (a poison: not JSON, a member twice, a reused event id) on a local queue and follow
 // the runbook from its first step. On a FIFO queue it goes to -group with a fresh
 // deduplication id, so that sending the same body twice sends it twice.
 func sendCmd(args []string) error {

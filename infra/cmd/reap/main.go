@@ -1,12 +1,14 @@
 // Command reap runs a command as a run (package infra/reap) and ends every process of the run
 // when the command ends, however it ends:
 //
-//	reap [-run ID] [-grace 10s] [-rm PATH]... -- COMMAND [ARG...]
+//	reap [-run ID] [-grace 10s] [-emulators LOGS] [-rm PATH]... -- COMMAND [ARG...]
 //
 // The command runs with the environment marked with the run: a new one, or ID, which a shell
-// that started processes of the run before passes (infra/emulators.sh starts the emulators,
-// then execs reap). reap sweeps the run (SIGTERM to every process of it, SIGKILL after the
-// grace) when the command exits; when reap gets SIGINT, SIGTERM or SIGHUP, which it passes on
+// that started processes of the run before passes. With -emulators, reap first starts the
+// pinned emulators (pkg/testkit/emulator) on free loopback ports, their logs in LOGS, and the
+// command sees DYNAMODB_ENDPOINT, SQS_ENDPOINT and KINESIS_ENDPOINT (infra/emulators.sh is
+// this); they are stopped when the command ends. reap sweeps the run (SIGTERM to every
+// process of it, SIGKILL after the grace) when the command exits; when reap gets SIGINT, SIGTERM or SIGHUP, which it passes on
 // to the command before it waits for it at most the grace; and when reap's parent ends (make
 // killed with SIGKILL: the parent-death signal is SIGTERM). A watchdog process sweeps the run
 // if reap itself is killed with SIGKILL. Then reap removes each -rm path and exits with the
@@ -26,6 +28,7 @@ import (
 	"time"
 
 	"github.com/onceflow/onceflow/infra/reap"
+	"github.com/onceflow/onceflow/pkg/testkit/child"
 )
 
 func main() {
@@ -44,10 +47,11 @@ func run(args []string) int {
 	fs := flag.NewFlagSet("reap", flag.ContinueOnError)
 	id := fs.String("run", "", "the run's id (default: a new one)")
 	grace := fs.Duration("grace", 10*time.Second, "how long a process has to end after SIGTERM before SIGKILL")
+	logs := fs.String("emulators", "", "start the pinned emulators for the command, their logs in this directory")
 	var remove paths
 	fs.Var(&remove, "rm", "a path to remove after the sweep (repeatable)")
 	if err := fs.Parse(args); err != nil || fs.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: reap [-run ID] [-grace 10s] [-rm PATH]... -- COMMAND [ARG...]")
+		fmt.Fprintln(os.Stderr, "usage: reap [-run ID] [-grace 10s] [-emulators LOGS] [-rm PATH]... -- COMMAND [ARG...]")
 		return 2
 	}
 	if *id == "" {
@@ -55,11 +59,11 @@ func run(args []string) int {
 	}
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	if err := reap.DieWithParent(syscall.SIGTERM); err != nil {
+	if err := child.DieWithParent(syscall.SIGTERM); err != nil {
 		fmt.Fprintln(os.Stderr, "reap:", err)
 	}
 	g := &guard{run: *id, grace: *grace}
-	status := g.command(fs.Args(), signals)
+	status := g.withEmulators(*logs, fs.Args(), signals)
 	g.sweep()
 	for _, p := range remove {
 		if err := os.RemoveAll(p); err != nil {
@@ -74,6 +78,31 @@ type guard struct {
 	run   string
 	grace time.Duration
 	dog   *watchdog
+	env   []string // added to the command's environment
+}
+
+// withEmulators runs the command, with the pinned emulators started for it first when logs
+// names their logs' directory (and stopped after it). It returns the command's exit status, or
+// 1 when the emulators could not start.
+func (g *guard) withEmulators(logs string, argv []string, signals <-chan os.Signal) int {
+	if logs == "" {
+		return g.command(argv, signals)
+	}
+	// The emulators inherit reap's environment: marked with the run, they are swept with it.
+	for _, kv := range reap.Mark(os.Environ(), g.run) {
+		if v, ok := strings.CutPrefix(kv, reap.Variable+"="); ok {
+			os.Setenv(reap.Variable, v)
+		}
+	}
+	s, err := startEmulators(logs)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "emulators:", err)
+		return 1
+	}
+	defer s.stop()
+	fmt.Fprintln(os.Stderr, s.said)
+	g.env = s.env
+	return g.command(argv, signals)
 }
 
 // command runs argv marked with the run until it exits, passing on the signals that come in;
@@ -85,8 +114,8 @@ func (g *guard) command(argv []string, signals <-chan os.Signal) int {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	cmd.Env = reap.Mark(os.Environ(), g.run)
-	if err := reap.Start(cmd, syscall.SIGTERM); err != nil {
+	cmd.Env = append(reap.Mark(os.Environ(), g.run), g.env...)
+	if err := child.Start(cmd, syscall.SIGTERM); err != nil {
 		fmt.Fprintln(os.Stderr, "reap:", err)
 		return 127
 	}
@@ -130,8 +159,7 @@ func status(err error, sig os.Signal) int {
 }
 
 // sweep ends every process of the run, its watchdog told first that it need not, and names
-// those that outlived the command other than reap's own children (the emulators
-// infra/emulators.sh started before it became reap).
+// those that outlived the command other than reap's own children.
 func (g *guard) sweep() {
 	g.dog.stand()
 	found, left := reap.Sweep(g.run, g.grace)

@@ -67,7 +67,7 @@ func (e *env[R]) port(t *testing.T, policy idempotency.GroupPolicy, opts Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	return e.h.Port(t, c, e, opts)
+	return e.h.Port(t, c.Engine(), e, opts)
 }
 
 // DeadLetter records a letter: env is the port's dead-letter sink.

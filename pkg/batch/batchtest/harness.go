@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"github.com/onceflow/onceflow/pkg/batch"
-	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Harness is what a port's test implements for Run: how its source's records are made and
@@ -21,7 +21,7 @@ type Harness[R any] interface {
 	// one as malformed (a permanent error, as cloudevent.Decode's).
 	Records(t *testing.T, msgs ...Message) []R
 	// Port returns the port's handler applying events with e and dead-lettering to dl.
-	Port(t *testing.T, e idempotency.Engine, dl DeadLetterer, opts Options) Handler[R]
+	Port(t *testing.T, e port.Engine, dl batch.DeadLetterer, opts Options) Handler[R]
 	// Again is r as the source delivers it again after the function reported it failed (an
 	// SQS message's next receive; a stream record, the same record).
 	Again(r R) R
@@ -58,6 +58,3 @@ type Source struct {
 	// every record not done with, and the source delivers those again.
 	Checkpoints bool
 }
-
-// DeadLetterer is the dead-letter sink every port takes (its Config.DeadLetter).
-type DeadLetterer = batch.DeadLetterer

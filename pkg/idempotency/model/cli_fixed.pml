@@ -6,14 +6,14 @@
 
 #define CLISTOP (nclicrash < CLICRASH)
 
-/* onceflow dlq discard (decide.go discard, Admin.Discard): deadletter.Take of letter j0, then
+/* onceflow dlq discard (decide.go discard, Admin.Discard): dlq.Take of letter j0, then
  * one TransactWriteItems, conditional on the record as shown: no record: the Discarded record
  * (IF attribute_not_exists(pk) OR expiresAt < :now); a record of this payload (applied or
  * discarded already: the letter is a duplicate): a ConditionCheck that it is still as shown,
  * nothing recorded; a record of another payload (a conflict): the letter's copy at
  * table.DiscardedKey, and the message recorded as discarded (table.MessageKey, by the id it
  * was first sent as); no event id (an undecodable body): the message recorded as discarded. In every case the message leaves the held list (by the id it was first sent
- * as, conditional on the hold's version). Then deadletter.Delete. Never refused for a decided
+ * as, conditional on the hold's version). Then dlq.Delete. Never refused for a decided
  * event: the letter always leaves the queue. */
 inline op_discard(a_j0) {
 	d_step {
@@ -39,9 +39,9 @@ inline op_discard(a_j0) {
  * event id and payload hash), its event's other entries off (a re-send's), the next held
  * message the head; one write conditional on the
  * hold's version and head as shown. With --queue (a_q), the blocker's letter was taken first
- * (deadletter.Take), and once the skip is written it is sent again to the end of the
+ * (dlq.Take), and once the skip is written it is sent again to the end of the
  * dead-letter queue under a fresh deduplication id, then the taken one deleted
- * (deadletter.Requeue): behind its group's other letters. Ghost: its order is given up, its
+ * (dlq.Requeue): behind its group's other letters. Ghost: its order is given up, its
  * letter kept for later. */
 inline op_skip(a_g0, a_q) {
 	d_step {
@@ -67,7 +67,7 @@ inline op_skip(a_g0, a_q) {
 	};
 	if
 	:: a_q && lo != 0 ->
-		/* deadletter.Requeue of the letter taken (its message's first id lo), if there is one */
+		/* dlq.Requeue of the letter taken (its message's first id lo), if there is one */
 		atomic {
 			lj = 0;
 			do
@@ -105,7 +105,7 @@ inline op_release(a_g0) {
 	}
 }
 
-/* onceflow dlq redrive (deadletter.Redrive): as today, but a letter SQS moved, which names no
+/* onceflow dlq redrive (dlq.Redrive): as today, but a letter SQS moved, which names no
  * source queue, goes to the dead-letter queue's only source queue (ListDeadLetterSourceQueues)
  * without --to; with --group (Filter.Group), the letters of the groups in a_gm alone, the
  * others' left in place ("skipped"). */

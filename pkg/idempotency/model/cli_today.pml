@@ -1,5 +1,5 @@
 /*
- * cli_today.pml: the operator's commands (cmd/onceflow, on idempotency.Admin and
+ * cli_today.pml: the operator's commands (cmd/onceflow, on operator.Admin and
  * pkg/deadletter) as the code has them today. Each runs inside proctype Operator, whose locals
  * they use; CLICP between two calls is the CLI stopping (a crash, a lost connection, Ctrl-C).
  */
@@ -7,12 +7,12 @@
 /* The CLI stops between two calls while its budget lasts: the rest of the command is not run. */
 #define CLISTOP (nclicrash < CLICRASH)
 
-/* onceflow dlq discard (cmd/onceflow decide.go discard): deadletter.Take of letter j,
+/* onceflow dlq discard (cmd/onceflow decide.go discard): dlq.Take of letter j,
  * eventIDOf, Admin.Record, then Admin.Discard: refused when the event has a record of the same
  * payload ("applied or decided already"); a record of another payload (a conflict) keeps it and
  * the letter's copy is put beside it; else the Discarded record, conditional on none, in one
  * transaction with leaveHold (Hold.remove by event id or message id, conditional on the hold's
- * version); then deadletter.Delete. */
+ * version); then dlq.Delete. */
 inline op_discard(a_j0) {
 	d_step {
 		lp = dl[a_j0].pay; lo = dl[a_j0].orig; lg = grp[lp];
@@ -64,7 +64,7 @@ inline op_release(a_g0) {
 	}
 }
 
-/* onceflow dlq redrive [--to QUEUE] (deadletter.Redrive): the letters in the dead-letter
+/* onceflow dlq redrive [--to QUEUE] (dlq.Redrive): the letters in the dead-letter
  * queue's order, each sent to its source queue as a new message with the id it was first sent
  * as and a fresh deduplication id, then deleted; a group stops at its first letter left in
  * place: one dead-lettered again since this run sent it ("again"), one SQS moved that names no

@@ -11,7 +11,7 @@ proctype Consumer() {
 	byte bn, bi, m, p, o, r, g, e, v;
 	mtype w;
 	byte ackm, bheld, gfail;    /* per batch index: acknowledged, held by the backstop; per group: failed */
-	byte cached;                /* the environment's cache (idempotency.cache): event ids seen committed */
+	byte cached;                /* the environment's cache (engine.cache): event ids seen committed */
 	SCRATCH_DECL;
 	bit hfull, started;
 

@@ -7,7 +7,7 @@
  * The knobs, with their defaults:
  *   MAXATT   sqsbatch/batch MaxAttempts (5 in the code)          1
  *   MRC      the queue's maxReceiveCount (50 in the template)     3
- *   BACKSTOP sqsbatch.BackstopReceives                            2
+ *   BACKSTOP batch.BackstopReceives                               2
  *   BATCH    the event source mapping's BatchSize (10)            2
  *   CRASHES  consumer crashes between calls                        0
  *   CLICRASH CLI stops between calls                               0

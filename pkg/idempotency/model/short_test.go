@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"github.com/onceflow/onceflow/internal/shorttest"
+	"github.com/onceflow/onceflow/pkg/testkit/shorttest"
 )
 
 // `go test -short ./...` passes on a fresh clone without SPIN or a C compiler: the model's

@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/internal/table"
+	"github.com/onceflow/onceflow/pkg/port"
 )
 
 // Hold is a group held under idempotency.HoldGroup, one per consumer and group in the
@@ -20,7 +21,7 @@ import (
 // entries, and overflow pages (at table.PageKey, under the same key prefix) the rest, in the
 // order Pages lists them. Version counts the hold's changes: every write of the hold, and of
 // its pages, is conditional on the version it read. Package idempotency names it
-// idempotency.Hold.
+// operator.Hold.
 type Hold struct {
 	Key            string `dynamodbav:"pk"`
 	Consumer       string `dynamodbav:"consumer"`
@@ -46,7 +47,7 @@ type Hold struct {
 }
 
 // Held is one dead-lettered message of a held group. Package idempotency names it
-// idempotency.Held.
+// port.Held.
 type Held struct {
 	EventID   string `dynamodbav:"eventId"`   // "" when the message had no usable event id
 	MessageID string `dynamodbav:"messageId"` // the id it was first sent as (Delivery.OriginID)
@@ -61,7 +62,7 @@ type Held struct {
 }
 
 // Decision is an operator's decision about a held message. Package idempotency names it
-// idempotency.Decision.
+// operator.Decision.
 type Decision struct {
 	Held
 	By  string `dynamodbav:"by"`
@@ -92,12 +93,18 @@ func (e Held) surely(o Held) bool {
 	return e.EventID != "" && e.EventID == o.EventID && e.PayloadHash != "" && e.PayloadHash == o.PayloadHash
 }
 
-func (e Held) String() string {
-	if e.EventID == "" {
-		return "message " + e.MessageID
-	}
-	return "event " + e.EventID
+// FromPort is the entry of the message a port names (port.Engine.HoldAhead).
+func FromPort(e port.Held) Held {
+	return Held{EventID: e.EventID, MessageID: e.MessageID, PayloadHash: e.PayloadHash, Reason: e.Reason, HeldAt: e.HeldAt}
 }
+
+// Port is the entry as a port and an operator see it.
+func (e Held) Port() port.Held {
+	return port.Held{EventID: e.EventID, MessageID: e.MessageID, PayloadHash: e.PayloadHash, Reason: e.Reason, HeldAt: e.HeldAt}
+}
+
+// String names the message as port.Held does.
+func (e Held) String() string { return e.Port().String() }
 
 // Holds reports whether h holds its group.
 func Holds(h Hold) bool { return len(h.Held) > 0 }
@@ -121,6 +128,30 @@ func Clone(h Hold) Hold {
 // Loaded reports whether h.Held is the whole list: its pages were read (LoadPages), or it has
 // none.
 func Loaded(h Hold) bool { return h.loaded }
+
+// State is what h knows beside what it stores: whether it was read from the table, whether
+// Held is the whole list (Loaded), and the item that keeps each entry of Held (0 the hold's
+// own, n its overflow page n). An operator's copy of a hold (operator.Hold) carries it, so that
+// the hold it was shown is written back as it was read.
+func State(h Hold) (exists, loaded bool, entryPages []int) {
+	entryPages = make([]int, len(h.Held))
+	for i, e := range h.Held {
+		entryPages[i] = e.page
+	}
+	return h.exists, h.loaded, entryPages
+}
+
+// WithState returns h knowing what State told of a hold: entryPages[i] is the item that keeps
+// h.Held[i] (an entry past its end, the hold's own).
+func WithState(h Hold, exists, loaded bool, entryPages []int) Hold {
+	h.exists, h.loaded = exists, loaded
+	for i := range h.Held {
+		if i < len(entryPages) {
+			h.Held[i].page = entryPages[i]
+		}
+	}
+	return h
+}
 
 // Shown marks h as read from the table: a hold an operator was shown and hands back, whose
 // write is then conditional on its version (VersionCondition) rather than on its absence.

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"errors"
 	"time"
 	"unicode/utf8"
 
@@ -11,15 +12,24 @@ import (
 // (idempotency.DefaultRetention): a record, and an operator's skip on a hold.
 const Retention = 30 * 24 * time.Hour
 
-// Stored values Decides reads (idempotency.StatusInProgress and idempotency.Discarded).
+// ErrChanged is matched by an error that reports a conditional write refused because the item
+// changed since it was read (and shown): the engine's, after a hold or a count kept changing,
+// and an operator's decision (operator.ErrChanged).
+var ErrChanged = errors.New("changed since it was read")
+
+// Status of a record written by the lease mode (operator.StatusInProgress, StatusCompleted).
 const (
-	statusInProgress = "in-progress" // a lease record whose owner is running the effect
-	discarded        = "discarded"   // the outcome an operator's discard stores
+	StatusInProgress = "in-progress" // an owner holds the lease and is running the effect
+	StatusCompleted  = "completed"   // the effect ran; Outcome says how
 )
+
+// discarded is the outcome an operator's discard stores (idempotency.Discarded), which
+// Decides reads.
+const discarded = "discarded"
 
 // Record is the idempotency record: "consumer C processed event E", one item per consumer and
 // event in the idempotency table, whose hash key is pk and whose TTL attribute is expiresAt.
-// Package idempotency names it idempotency.Record.
+// Package operator shows it as operator.Record.
 type Record struct {
 	Key            string `dynamodbav:"pk"`
 	Consumer       string `dynamodbav:"consumer"`
@@ -33,7 +43,7 @@ type Record struct {
 	MessageID      string `dynamodbav:"messageId"`            // the SQS message that was committed
 	SequenceNumber string `dynamodbav:"sequenceNumber,omitempty"`
 	ReceiveCount   int    `dynamodbav:"receiveCount,omitempty"`
-	Group          string `dynamodbav:"messageGroup,omitempty"` // idempotency.Delivery.Group
+	Group          string `dynamodbav:"messageGroup,omitempty"` // port.Delivery.Group
 	ExpiresAt      int64  `dynamodbav:"expiresAt"`              // epoch seconds; expired records count as absent
 	Payload        string `dynamodbav:"payload,omitempty"`      // the message body, when idempotency.Config.StorePayload (and for Discarded)
 
@@ -41,16 +51,16 @@ type Record struct {
 	Operator   string `dynamodbav:"operator,omitempty"`
 	Attributes string `dynamodbav:"attributes,omitempty"`
 
-	// Lease mode only (idempotency.LeasedConsumer); empty on records of the transactional mode.
-	Status         string `dynamodbav:"status,omitempty"`         // idempotency.StatusInProgress or StatusCompleted
+	// Lease mode only (lease.Consumer); empty on records of the transactional mode.
+	Status         string `dynamodbav:"status,omitempty"`         // operator.StatusInProgress or StatusCompleted
 	Owner          string `dynamodbav:"owner,omitempty"`          // random token of the lease holder, or of who completed
 	LeaseExpiresAt int64  `dynamodbav:"leaseExpiresAt,omitempty"` // epoch milliseconds; removed on completion
 
-	origin string // idempotency.Delivery.OriginID, for the group's hold; not stored
+	origin string // port.Delivery.OriginID, for the group's hold; not stored
 }
 
 // WithOrigin returns r knowing origin, the id its message was first sent as
-// (idempotency.Delivery.OriginID), by which its group's hold lists it. It is not stored.
+// (port.Delivery.OriginID), by which its group's hold lists it. It is not stored.
 func WithOrigin(r Record, origin string) Record {
 	r.origin = origin
 	return r
@@ -64,7 +74,7 @@ func Origin(r Record) string { return r.origin }
 // payload the operator's tool could not read (it answers every payload of its id). A live
 // record of another payload is a conflict, not a decision of this one.
 func Decides(rec Record, hash string, now time.Time) bool {
-	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == statusInProgress {
+	if rec.Key == "" || rec.ExpiresAt < now.Unix() || rec.Status == StatusInProgress {
 		return false
 	}
 	return rec.PayloadHash == hash || rec.Outcome == discarded && rec.PayloadHash == ""

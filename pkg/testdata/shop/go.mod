@@ -12,7 +12,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.74.0
 	github.com/aws/aws-sdk-go-v2/service/sqs v1.53.0
 	github.com/aws/smithy-go v1.28.9
-	github.com/onceflow/onceflow v0.0.0
+	github.com/onceflow/onceflow/pkg v0.0.0-00010101000000-000000000000
 )
 
 require (
@@ -32,10 +32,9 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/sso v1.39.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/ssooidc v1.44.5 // indirect
 	github.com/aws/aws-sdk-go-v2/service/sts v1.52.0 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/gowebpki/jcs v1.0.2 // indirect
 )
 
 // The engine as it stands in this repository: a change to its public API that would break an
 // importer breaks this module's build.
-replace github.com/onceflow/onceflow => ../../..
+replace github.com/onceflow/onceflow/pkg => ../..

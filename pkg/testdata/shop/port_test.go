@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"example.com/shop"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
 
-	"example.com/shop"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/operator"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/testkit"
 )
 
@@ -28,13 +29,13 @@ type delivery struct {
 	ev    cloudevent.Event
 }
 
-// orderPort is a port written outside the onceflow module, on idempotency.Engine alone: each
+// orderPort is a port written outside the onceflow module, on port.Engine alone: each
 // group's deliveries in order, groups concurrently. The rest is the engine's: their commits
 // packed, a delivery's failures counted and permanent at the rules' MaxAttempts, a permanent
 // failure's group held; the port sets aside what the engine says is permanent.
 type orderPort struct {
-	e     idempotency.Engine
-	rules idempotency.Rules
+	e     port.Engine
+	rules port.Rules
 }
 
 // handle returns the ids of the deliveries to deliver again and of those set aside.
@@ -54,7 +55,7 @@ func (p orderPort) handle(ctx context.Context, batch []delivery) (again, aside [
 		wg.Go(func() {
 			defer b.Leave(ctx)
 			for i, d := range groups[g] {
-				err := b.Apply(ctx, d.ev, idempotency.Delivery{MessageID: d.id, Group: d.group})
+				err := b.Apply(ctx, d.ev, port.Delivery{MessageID: d.id, Group: d.group})
 				if err == nil {
 					continue
 				}
@@ -77,7 +78,7 @@ func (p orderPort) handle(ctx context.Context, batch []delivery) (again, aside [
 }
 
 // A port outside the engine's module gets packing, attempt counting and holding through the
-// exported contract (idempotency.Engine and the Batch it begins) alone.
+// exported contract (port.Engine and the Batch it begins) alone.
 func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *testing.T) {
 	var commits atomic.Int64
 	count := func(stack *middleware.Stack) error {
@@ -102,7 +103,7 @@ func TestPort_outside_the_engine_counts_holds_and_packs_through_the_contract(t *
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := orderPort{e: c, rules: idempotency.Rules{MaxAttempts: 2}}
+	p := orderPort{e: c.Engine(), rules: port.Rules{MaxAttempts: 2}}
 	order := func(id, customer string, total int64) delivery {
 		ev, err := cloudevent.New(shop.OrderPlaced+"-"+id, "shop/api", shop.OrderPlaced, customer, time.Now(),
 			shop.Order{OrderID: id, CustomerID: customer, Total: total})

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"example.com/shop"
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -19,12 +20,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"example.com/shop"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/metrics"
 	"github.com/onceflow/onceflow/pkg/outbox"
+	"github.com/onceflow/onceflow/pkg/port"
 	"github.com/onceflow/onceflow/pkg/publish"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
 	"github.com/onceflow/onceflow/pkg/testkit"
@@ -92,7 +94,7 @@ func TestSpend_consumer_applies_each_order_once_through_SQS_batches(t *testing.T
 	p, err := sqsbatch.NewConsumer(l.db, shop.Handler(l.table),
 		idempotency.Config{Name: "spend", Table: l.idem, CacheSize: -1, // the redelivery reaches DynamoDB
 			Metrics: metrics.NewEMF(&emf, "shop", nil), Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(l.sqs, dlq)}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(l.sqs, dlq)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +152,7 @@ func TestSpend_consumer_applies_a_decoded_event_without_SQS(t *testing.T) {
 	}
 	ev, _ := cloudevent.New("order.placed-o9", "shop/api", shop.OrderPlaced, "c9", time.Now(), shop.Order{OrderID: "o9", CustomerID: "c9", Total: 12})
 	for i, want := range []idempotency.Outcome{idempotency.Applied, idempotency.Duplicate} {
-		res, err := c.Apply(context.Background(), ev, idempotency.Delivery{MessageID: fmt.Sprint("stream-record-", i)})
+		res, err := c.Apply(context.Background(), ev, port.Delivery{MessageID: fmt.Sprint("stream-record-", i)})
 		if err != nil || res.Outcome != want {
 			t.Fatalf("apply %d = %+v, %v; want %s", i, res, err, want)
 		}

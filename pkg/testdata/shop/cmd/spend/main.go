@@ -6,12 +6,13 @@ import (
 	"log"
 	"os"
 
+	"example.com/shop"
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
-	"example.com/shop"
+	"github.com/onceflow/onceflow/pkg/batch"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 	"github.com/onceflow/onceflow/pkg/sqsbatch"
@@ -24,7 +25,7 @@ func main() {
 	}
 	p, err := sqsbatch.NewConsumer(dynamodb.NewFromConfig(cfg), shop.Handler(os.Getenv("TABLE")),
 		idempotency.Config{Name: "spend", Table: os.Getenv("IDEMPOTENCY_TABLE")},
-		sqsbatch.Config{Options: sqsbatch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
+		sqsbatch.Config{Options: batch.Options{DeadLetter: deadletter.New(sqs.NewFromConfig(cfg), os.Getenv("DEAD_LETTER_QUEUE_URL"))}})
 	if err != nil {
 		log.Fatal(err)
 	}
