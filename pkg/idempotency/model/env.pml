@@ -109,7 +109,6 @@ int  dlsent;            /* message ids dead-lettered once: a second send may fal
 
 /* ---- DynamoDB: the idempotency table ---- */
 byte recp[NP+1];        /* record of event id i: the payload (its hash) it was decided with; 0: none */
-bit  recd[NP+1];        /* ... and its outcome is Discarded (else Applied) */
 int  mdec;             /* first message ids an operator discarded (table.MessageKey): no event id, or a conflict */
 byte attm[NP+1];        /* attempts item of event id i: the message it counts (messageId) */
 byte attn[NP+1];        /* ... and its count (messageAttempts) */

@@ -23,10 +23,11 @@ proctype Producer() {
 			fi;
 			r++; NEXT_RESEND; SCRATCH0
 		}
-	:: DEPLOYS && !deployed ->
-		deployed = 1;                   /* a deploy whose handler refuses K_LATE's type */
-		printf("MSC: a deploy refuses the type of K_LATE events\n")
-	:: p > NP && r >= NP && (!DEPLOYS || deployed) -> break
-	od;
-	prod_done = 1
+	:: atomic {
+		DEPLOYS && !deployed ->
+			deployed = 1;               /* a deploy whose handler refuses K_LATE's type */
+			printf("MSC: a deploy refuses the type of K_LATE events\n")
+		}
+	:: atomic { p > NP && r >= NP && (!DEPLOYS || deployed) -> prod_done = 1; p = 0; r = 0; break }
+	od
 }

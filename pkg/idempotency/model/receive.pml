@@ -16,15 +16,17 @@
  * received once more; a message past MRC receives is moved to the dead-letter queue by SQS
  * instead (a head at once, one behind its head when the batch reaches it). */
 inline sqs_receive() {
-	sqs_move_exhausted();
-	bn = 0; closed = 0; took = 0;
-	if
-	:: qn > 0 ->
+	d_step {
+		sqs_move_exhausted();
+		bn = 0; closed = 0; took = 0;
 		j = 0; x = 0;
 		do
 		:: j < qn -> x = x | BIT(grp[q[j].pay]); j++
 		:: else -> break
-		od;
+		od
+	};
+	if
+	:: qn > 0 ->
 		if
 		:: HAS(x, 0) -> first = 0
 		:: HAS(x, 1) -> first = 1
@@ -102,7 +104,7 @@ inline batch_crash() {
 	:: else -> break
 	od;
 	bn = 0; ackm = 0; bheld = 0; gfail = 0; cached = 0; started = 0; v = 0;
-	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; hfull = 0; RESET_DELIVERY
+	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; redel = 0; recov = 0; stale = 0
 }
 
 /* A crash at crash point n (1..11 in each consumer's file) between two calls, while the budget
