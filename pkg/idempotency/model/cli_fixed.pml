@@ -19,15 +19,15 @@
  * refused for a decided event. */
 inline discard_write(a_j0) {
 	d_step {
-		lp = dl[a_j0].pay; lo = dl[a_j0].orig; lg = grp[lp];
+		lp = dl[a_j0].pay; olo = dl[a_j0].orig; lg = grp[lp];
 		if :: kind[lp] == K_UNDEC -> le = 0 :: else -> le = eid[lp] fi;
 		if
 		:: le != 0 && recp[le] == 0 -> recp[le] = lp; dec[lp] = D_DISCARDED
 		:: le != 0 && recp[le] == lp -> skip                         /* decided already */
-		:: le != 0 && recp[le] != 0 && recp[le] != lp -> mdec = mdec | BIT(lo); dec[lp] = D_DISCARDED
-		:: le == 0 -> mdec = mdec | BIT(lo); dec[lp] = D_DISCARDED
+		:: le != 0 && recp[le] != 0 && recp[le] != lp -> mdec = mdec | BIT(olo); dec[lp] = D_DISCARDED
+		:: le == 0 -> mdec = mdec | BIT(olo); dec[lp] = D_DISCARDED
 		fi;
-		hold_remove(lg, le, lo, lp); le = 0; SCRATCH0;
+		hold_remove(lg, le, olo, lp); le = 0; SCRATCH0;
 		printf("MSC: dlq discard letter of m%d (e%d)\n", dl[a_j0].src, lp)
 	}
 }
@@ -52,9 +52,9 @@ inline skip_write(a_g0) {
 		if
 		:: h[a_g0].n > 0 ->
 			printf("MSC: hold skip group %d past m%d\n", a_g0, h[a_g0].orig[0]);
-			lo = h[a_g0].orig[0];
-			gaveup[h[a_g0].gp[0]] = 1; kept = kept | BIT(lo);
-			h[a_g0].skipped = h[a_g0].skipped | BIT(lo);
+			olo = h[a_g0].orig[0];
+			gaveup[h[a_g0].gp[0]] = 1; kept = kept | BIT(olo);
+			h[a_g0].skipped = h[a_g0].skipped | BIT(olo);
 			if
 			:: h[a_g0].ev[0] != 0 ->        /* the event too: its id and payload hash */
 				keptp = keptp | BIT(h[a_g0].gp[0]);
@@ -63,10 +63,10 @@ inline skip_write(a_g0) {
 			fi;
 			le = h[a_g0].ev[0]; bl = h[a_g0].gp[0];
 			hold_drop(a_g0, 0);
-			if :: le != 0 -> hold_remove(a_g0, le, lo, bl) :: else fi;   /* its event's other entries */
+			if :: le != 0 -> hold_remove(a_g0, le, olo, bl) :: else fi;   /* its event's other entries */
 			le = 0; bl = 0;
 			recount()
-		:: else -> lo = 0
+		:: else -> olo = 0
 		fi; SCRATCH0
 	}
 }
@@ -79,7 +79,7 @@ inline skip_write(a_g0) {
 inline skip_requeue() {
 	lj = 0;
 	do
-	:: lj < dn && dl[lj].orig != lo -> lj++
+	:: lj < dn && dl[lj].orig != olo -> lj++
 	:: else -> break
 	od;
 	if
@@ -92,7 +92,7 @@ inline skip_requeue() {
 		}
 	:: lj >= dn
 	fi;
-	lj = 0; lo = 0
+	lj = 0; olo = 0
 }
 
 /* onceflow hold release (Admin.ReleaseHoldIf): the held list emptied (the skips kept),
@@ -132,9 +132,12 @@ inline redrive_step() {
 		:: x < dn && !HAS(rdgm, grp[dl[x].pay]) -> leftg = leftg | BIT(grp[dl[x].pay])   /* --group: "skipped" */
 		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && HAS(sentm, dl[x].src) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "again" */
 		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && !HAS(sentm, dl[x].src) && ROOM ->
-			sqs_send(dl[x].pay, dl[x].orig);
-			sentm = sentm | BIT(nid);
-			printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
+			d_step {
+				sqs_send(dl[x].pay, dl[x].orig);
+				sentm = sentm | BIT(nid);
+				printf("MSC: redrive letter of m%d (e%d) as m%d\n", dl[x].src, dl[x].pay, nid);
+				nid = 0
+			};
 			if
 			:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
 			:: d_step { dlq_delete(x); check_not_lost(); SCRATCH0 }

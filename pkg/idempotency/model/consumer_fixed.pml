@@ -38,8 +38,7 @@
 #endif
 
 proctype Consumer() {
-	byte bm[BATCH];             /* the batch's message ids, in the queue's order */
-	byte bn, bi, m, p, o, r, g, e, v, nxt;
+	byte bn, bi, p, r, g, e, v, nxt;
 	mtype w;
 	byte ackm, bheld, gfail;    /* per batch index: acknowledged, held by the backstop; per group: failed */
 	byte cached;                /* the environment's cache (idempotency.cache): event ids seen committed */
@@ -66,7 +65,7 @@ end_recv:
 				bi = 0;
 				do
 				:: bi < bn ->
-					find_msg(bm[bi]);
+					find_msg(cbm[bi]);
 					if
 					:: HAS(bheld, bi) && grp[q[mi].pay] == v -> hold_add(v, 0, q[mi].orig, q[mi].pay)
 					:: else
@@ -86,11 +85,11 @@ end_recv:
 			CP(3);
 			if
 			:: nstale < STALE && recp[e] != 0 -> nstale++; stale = 1;
-				printf("MSC: m%d: the record read of e%d is stale\n", m, p)
+				printf("MSC: m%d: the record read of e%d is stale\n", cm, p)
 			:: else ->
 				if
 				:: recp[e] == p ->
-					printf("MSC: m%d: e%d decided already: answered\n", m, p);
+					printf("MSC: m%d: e%d decided already: answered\n", cm, p);
 					if :: recov -> LEAVE :: else -> goto ack fi
 				:: recp[e] != 0 && recp[e] != p -> w = W_CONFL; CALL(C_HOLD)
 				:: else
@@ -120,24 +119,24 @@ end_recv:
 				:: recp[e] == p && h[g].n == 0 -> v = 1                         /* duplicate */
 				:: recp[e] == p && h[g].n > 0 -> v = 4                          /* duplicate, held */
 				:: recp[e] != 0 && recp[e] != p -> v = 2                        /* conflict */
-				:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, o, p) ->
+				:: recp[e] == 0 && h[g].n > 0 && SAME(g, 0, e, co, p) ->
 					recp[e] = p; check_apply(p);
-					hold_drop(g, 0); hold_remove(g, e, o, p);                   /* popWrite */
+					hold_drop(g, 0); hold_remove(g, e, co, p);                   /* popWrite */
 					v = 0
-				:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && SKIPPED(g, o, e, p) ->
-					recp[e] = p; check_apply(p); hold_remove(g, e, o, p); v = 0 /* pastHoldWrite */
-				:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, o, p) && !SKIPPED(g, o, e, p) ->
-					hold_add(g, e, o, p); v = 3                                 /* joined: HeldError */
+				:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, co, p) && SKIPPED(g, co, e, p) ->
+					recp[e] = p; check_apply(p); hold_remove(g, e, co, p); v = 0 /* pastHoldWrite */
+				:: recp[e] == 0 && h[g].n > 0 && !SAME(g, 0, e, co, p) && !SKIPPED(g, co, e, p) ->
+					hold_add(g, e, co, p); v = 3                                 /* joined: HeldError */
 				:: recp[e] == 0 && h[g].n == 0 ->
 					recp[e] = p; check_apply(p); v = 0
 				fi; SCRATCH0
 			};
 			if
-			:: v == 0 -> printf("MSC: m%d: e%d applied\n", m, p); cached = cached | BIT(e); goto ack
-			:: v == 1 -> printf("MSC: m%d: e%d duplicate\n", m, p); cached = cached | BIT(e); goto ack
-			:: v == 4 -> printf("MSC: m%d: e%d duplicate (held)\n", m, p); cached = cached | BIT(e); LEAVE
-			:: v == 2 -> printf("MSC: m%d: e%d conflict\n", m, p); w = W_CONFL; CALL(C_HOLD)
-			:: v == 3 -> printf("MSC: m%d: e%d held (joins the hold)\n", m, p); w = W_HELD; CALL(C_SEND)
+			:: v == 0 -> printf("MSC: m%d: e%d applied\n", cm, p); cached = cached | BIT(e); goto ack
+			:: v == 1 -> printf("MSC: m%d: e%d duplicate\n", cm, p); cached = cached | BIT(e); goto ack
+			:: v == 4 -> printf("MSC: m%d: e%d duplicate (held)\n", cm, p); cached = cached | BIT(e); LEAVE
+			:: v == 2 -> printf("MSC: m%d: e%d conflict\n", cm, p); w = W_CONFL; CALL(C_HOLD)
+			:: v == 3 -> printf("MSC: m%d: e%d held (joins the hold)\n", cm, p); w = W_HELD; CALL(C_SEND)
 			fi
 
 		:: nxt == C_COUNT ->
@@ -151,18 +150,18 @@ end_recv:
 				:: DECIDED(e, p) -> v = 0
 				:: else ->
 					if
-					:: attm[e] == m -> if :: attn[e] < MAXATT -> attn[e]++ :: else fi
-					:: else -> attm[e] = m; attn[e] = 1
+					:: attm[e] == cm -> if :: attn[e] < MAXATT -> attn[e]++ :: else fi
+					:: else -> attm[e] = cm; attn[e] = 1
 					fi;
 					v = attn[e]
 				fi; SCRATCH0
 			};
 			if
-			:: v == 0 -> printf("MSC: m%d: count: e%d decided already: answered\n", m, p);
+			:: v == 0 -> printf("MSC: m%d: count: e%d decided already: answered\n", cm, p);
 				if :: recov -> LEAVE :: else -> goto ack fi
 			:: else
 			fi;
-			printf("MSC: m%d: e%d failed (%d)\n", m, p, v);
+			printf("MSC: m%d: e%d failed (%d)\n", cm, p, v);
 			if :: v >= MAXATT -> w = W_FAILED; CALL(C_HOLD) :: else -> goto failg fi
 
 		:: nxt == C_HOLD ->
@@ -176,12 +175,12 @@ end_recv:
 			 * dead-lettered unheld, with that reason. */
 			CP(6);
 #if BREAK == 1
-			if :: DECIDED(e, p) || HAS(mdec, o) -> goto decided :: else -> CALL(C_HOLDW) fi   /* a read ... */
+			if :: DECIDED(e, p) || HAS(mdec, co) -> goto decided :: else -> CALL(C_HOLDW) fi   /* a read ... */
 #else
 			d_step {
 				if
-				:: DECIDED(e, p) || HAS(mdec, o) -> v = 1
-				:: else -> if :: SKIPPED(g, o, e, p) -> hold_remove(g, e, o, p) :: else -> hold_add(g, e, o, p) fi; v = 0
+				:: DECIDED(e, p) || HAS(mdec, co) -> v = 1
+				:: else -> if :: SKIPPED(g, co, e, p) -> hold_remove(g, e, co, p) :: else -> hold_add(g, e, co, p) fi; v = 0
 				fi; SCRATCH0
 			};
 			if :: v == 1 -> goto decided :: else -> goto held fi
@@ -189,26 +188,26 @@ end_recv:
 
 		:: nxt == C_HOLDW ->
 			CP(7);                                               /* ... then a write (BREAK=1) */
-			d_step { hold_add(g, e, o, p); v = 0; SCRATCH0 };
+			d_step { hold_add(g, e, co, p); v = 0; SCRATCH0 };
 			goto held
 
 		:: nxt == C_HOLDNOEV ->
 			/* S2's HoldGroup without an event id: the hold's write with the check that no operator
 			 * discarded this message (undecidedMessageCheck on table.MessageKey); refused: answered */
 			CP(8);
-			d_step { if :: HAS(mdec, o) -> v = 1 :: SKIPPED(g, o, 0, p) -> hold_remove(g, 0, o, p); v = 0 :: else -> hold_add(g, 0, o, p); v = 0 fi; SCRATCH0 };
+			d_step { if :: HAS(mdec, co) -> v = 1 :: SKIPPED(g, co, 0, p) -> hold_remove(g, 0, co, p); v = 0 :: else -> hold_add(g, 0, co, p); v = 0 fi; SCRATCH0 };
 			if
-			:: v == 1 -> printf("MSC: m%d: HoldGroup: message m%d discarded already: answered\n", m, o); e = 0; LEAVE
-			:: else -> printf("MSC: m%d: HoldGroup holds group %d (unless skipped)\n", m, g); CALL(C_SEND)
+			:: v == 1 -> printf("MSC: m%d: HoldGroup: message m%d discarded already: answered\n", cm, co); e = 0; LEAVE
+			:: else -> printf("MSC: m%d: HoldGroup holds group %d (unless skipped)\n", cm, g); CALL(C_SEND)
 			fi
 
 		:: nxt == C_SEND ->
 			/* S10, deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
 			CP(9);
-			d_step { find_msg(m); check_no_alarm(q[mi].old); SCRATCH0 };
+			d_step { find_msg(cm); check_no_alarm(q[mi].old); SCRATCH0 };
 			if
-			:: !HAS(dlsent, m) || !DLQDROP -> d_step { dlq_append(p, o, m, w); dlsent = dlsent | BIT(m); SCRATCH0 }
-			:: HAS(dlsent, m) -> printf("MSC: letter of m%d dropped (deduplication window)\n", m)
+			:: !HAS(dlsent, cm) || !DLQDROP -> d_step { dlq_append(p, co, cm, w); dlsent = dlsent | BIT(cm); SCRATCH0 }
+			:: HAS(dlsent, cm) -> printf("MSC: letter of m%d dropped (deduplication window)\n", cm)
 			fi;
 			goto ack
 
@@ -217,7 +216,7 @@ end_recv:
 			 * its message off the held list wherever it is (holdlist.Same), a conditional write only
 			 * when it is listed; a failed write fails the message. (BREAK=5 removes it: LEAVE.) */
 			CP(10);
-			d_step { hold_remove(g, e, o, p); SCRATCH0 };
+			d_step { hold_remove(g, e, co, p); SCRATCH0 };
 			goto ack
 
 		:: nxt == C_END ->
@@ -240,7 +239,7 @@ backstop: skip;
 				bi = 0;
 				do
 				:: bi < bn ->
-					find_msg(bm[bi]);
+					find_msg(cbm[bi]);
 					if
 					:: grp[q[mi].pay] == v && (started || q[mi].rc > MRC - BACKSTOP) ->
 						started = 1; bheld = bheld | BIT(bi)
@@ -264,8 +263,8 @@ next:
 		 * in an earlier batch, behind a group-mate on its last receives): its group's hold
 		 * may list it */
 		d_step {
-			find_msg(bm[bi]); m = bm[bi]; p = q[mi].pay; o = q[mi].orig; r = q[mi].rc; g = grp[p]; e = eid[p];
-			redel = (r > 1 || o != m); recov = (HAS(bheld, bi) || redel); SCRATCH0
+			find_msg(cbm[bi]); cm = cbm[bi]; p = q[mi].pay; co = q[mi].orig; r = q[mi].rc; g = grp[p]; e = eid[p];
+			redel = (r > 1 || co != cm); recov = (HAS(bheld, bi) || redel); SCRATCH0
 		};
 		if :: HAS(gfail, g) -> goto done :: else fi;   /* Skipped: an earlier one failed */
 
@@ -279,7 +278,7 @@ next:
 		if
 		:: r > MAXATT ->
 			CP(2);
-			if :: attm[e] == m && attn[e] >= MAXATT -> w = W_FAILED; CALL(C_HOLD) :: else fi
+			if :: attm[e] == cm && attn[e] >= MAXATT -> w = W_FAILED; CALL(C_HOLD) :: else fi
 		:: else
 		fi;
 
@@ -289,7 +288,7 @@ next:
 		if
 		:: !recov && HAS(cached, e) ->
 			if
-			:: recp[e] == p -> printf("MSC: m%d: e%d duplicate (cache)\n", m, p); goto ack
+			:: recp[e] == p -> printf("MSC: m%d: e%d duplicate (cache)\n", cm, p); goto ack
 			:: else -> w = W_CONFL; CALL(C_HOLD)
 			fi
 		:: skip     /* another environment, or evicted */
@@ -298,7 +297,7 @@ next:
 		/* S5 (the call C_READ) for a redelivery (BREAK=2 removes it) */
 		if
 		:: redel && BREAK != 2 -> CALL(C_READ)
-		:: !redel && !recov -> d_step { hold_lists(g, o); assert(!found); SCRATCH0 }   /* a first delivery is on no held list */
+		:: !redel && !recov -> d_step { hold_lists(g, co); assert(!found); SCRATCH0 }   /* a first delivery is on no held list */
 		:: else
 		fi;
 
@@ -307,7 +306,7 @@ decide: skip;
 		 * read of S5 was stale. Its outcome depends on the world only while a cause is not fixed
 		 * (K_FAIL, K_CRASH) or a deploy not made (K_LATE): then it is a step of its own
 		 * (C_HANDLER); otherwise it can no longer change, and is computed here. */
-		d_step { find_msg(m); check_no_alarm(q[mi].old && redel && !stale); SCRATCH0 };
+		d_step { find_msg(cm); check_no_alarm(q[mi].old && redel && !stale); SCRATCH0 };
 		if
 		:: ((kind[p] == K_CRASH || kind[p] == K_FAIL) && !fixed[p]) || (kind[p] == K_LATE && DEPLOYS && !deployed) -> CALL(C_HANDLER)
 		:: else
@@ -322,10 +321,10 @@ outcome:
 		fi;
 
 decided:
-		printf("MSC: m%d: HoldGroup: e%d decided already: answered\n", m, p); LEAVE;
+		printf("MSC: m%d: HoldGroup: e%d decided already: answered\n", cm, p); LEAVE;
 
 held:
-		printf("MSC: m%d: HoldGroup holds group %d behind e%d (unless skipped)\n", m, g, p); CALL(C_SEND);
+		printf("MSC: m%d: HoldGroup holds group %d behind e%d (unless skipped)\n", cm, g, p); CALL(C_SEND);
 
 failg:
 		gfail = gfail | BIT(g); goto done;     /* the rest of its group in the batch fails with it */
@@ -334,7 +333,7 @@ ack:
 		ackm = ackm | BIT(bi);
 
 done: skip;
-		d_step { bi++; m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; v = 0; w = 0; redel = 0; recov = 0; stale = 0; SCRATCH0 };
+		d_step { bi++; cm = 0; p = 0; co = 0; r = 0; g = 0; e = 0; v = 0; w = 0; redel = 0; recov = 0; stale = 0; SCRATCH0 };
 		goto next;
 
 crashed: skip;
@@ -343,7 +342,7 @@ crashed: skip;
 		CALL(C_RECV);
 
 called:
-		skip
+		CANON
 	}
 	od
 }

@@ -130,7 +130,10 @@ byte ncrash;            /* consumer crashes so far (besides K_CRASH's) */
 byte nstale;            /* stale record reads so far (core.answered's GetItem is eventually consistent) */
 byte nclicrash;         /* CLI stops so far */
 byte so0, so1;          /* the operator's view: the heads of the holds a round saw (runbook.pml) */
-int  sentm;             /* ... and the message ids the redrive running sent (op_redrive) */
+int  sentm;             /* ... and the message ids the redrive running sent (redrive_step) */
+byte olo;               /* ... and the first message id of the letter or held message in hand */
+byte cbm[BATCH];        /* the consumer's batch: its message ids, in the queue's order */
+byte cm, co;            /* ... and the message in hand: its id, and the id it was first sent as */
 
 /* Scratch variables: each process that uses the inlines below declares them, and sets them
  * to 0 again at the end of every atomic step that used them (SCRATCH0), so that they never tell

@@ -121,6 +121,7 @@ inline hold_lists(a_g, a_o) {
 	skip
 }
 
+#include "ids.pml"
 #include "consumer_fixed.pml"
 #include "cli_fixed.pml"
 #include "runbook.pml"

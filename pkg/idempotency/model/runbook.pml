@@ -40,11 +40,11 @@ inline blocker(a_g0) {
 
 /* What the operator sees of letter j0: lp, lo, w, lg. */
 inline look(a_j0) {
-	lj = a_j0; lp = dl[lj].pay; lo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
+	lj = a_j0; lp = dl[lj].pay; olo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
 }
 
 /* The operator's letter in hand, forgotten once decided. */
-#define FORGET lj = 0; lp = 0; lo = 0; lg = 0; w = 0
+#define FORGET lj = 0; lp = 0; olo = 0; lg = 0; w = 0
 
 /* The operator's steps, the values of nxt: one command's call each (or one look), as the
  * consumer's steps are its calls. */
@@ -70,6 +70,21 @@ inline look(a_j0) {
 #define LOOKED(n) nxt = n
 #endif
 
+/* What a wait for a change watches: the letters and the holds' heads as the round saw them (the
+ * dead-letter queue's length, each hold's length and head). A round that decides nothing runs no
+ * command, so its looks are one step, and what it saw is the world as it is when it waits: the
+ * view is taken then, and a round that acts keeps none. With OPSPLIT, each look a step of its
+ * own, the view is taken at the round's start and at each group's look. */
+#ifdef OPSPLIT
+#define VIEW_AT_START sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]
+#define VIEW_OF(g) if :: (g) == 0 -> sn0 = h[0].n; so0 = h[0].orig[0] :: else -> sn1 = h[1].n; so1 = h[1].orig[0] fi
+#define VIEW_AT_WAIT skip
+#else
+#define VIEW_AT_START skip
+#define VIEW_OF(g) skip
+#define VIEW_AT_WAIT sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]
+#endif
+
 /* The runbook's decision for group g0 (runbook_decide): the letter to decide and its reason
  * (what `hold get` and `dlq list` show), the view a wait watches, and what to do: malformed, not
  * decodable or a conflict: discard (O_DISCW); failed or moved: fix the cause, discard, or
@@ -91,9 +106,8 @@ inline decide(a_g0) {
 		od;
 		if :: x < dn -> look(x) :: else -> lj = DMAX fi   /* every letter kept, the blocker's not there */
 	fi;
-	/* what a wait for a change watches: this group's hold as it was seen */
-	if :: a_g0 == 0 -> sn0 = h[0].n; so0 = h[0].orig[0] :: else -> sn1 = h[1].n; so1 = h[1].orig[0] fi;
-	bw = (lj == DMAX || (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != lo));
+	VIEW_OF(a_g0);
+	bw = (lj == DMAX || (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != olo));
 	bl = 0; SCRATCH0;
 	if :: lj < DMAX -> printf("MSC: runbook: letter of m%d (e%d): %e\n", dl[lj].src, lp, w) :: else fi;
 	if
@@ -122,7 +136,7 @@ inline groups() {
 		decide(gg)
 #endif
 	:: nxt == O_GROUP && gg >= NG && acted -> gg = 0; LOOKED(O_RDCHK); rdchk(); break
-	:: nxt == O_GROUP && gg >= NG && !acted -> gg = 0; nxt = O_WAIT; break
+	:: nxt == O_GROUP && gg >= NG && !acted -> gg = 0; VIEW_AT_WAIT; nxt = O_WAIT; break
 	:: nxt != O_GROUP -> break
 	od
 }
@@ -158,7 +172,7 @@ inline after_command() {
 }
 
 proctype Operator() {
-	byte nxt, ctx, lp, lo, lg, le, lj, leftg, rdgm, ops, gg, bl, sdn, sn0, sn1, dg;
+	byte nxt, ctx, lp, lg, le, lj, leftg, rdgm, ops, gg, bl, sdn, sn0, sn1, dg;
 	SCRATCH_DECL;
 	mtype w;
 	bit rdone, acted, bw;
@@ -177,7 +191,7 @@ end_runbook:
 			if :: lg = 0 :: lg = 1 fi;          /* a group, and a command for it */
 			if
 			:: hd[lg] < DMAX -> lj = hd[lg]; ctx = O_OPS; discard_write(lj); nxt = O_DISCD
-			:: h[lg].n > 0 -> skip_write(lg); if :: nxt = O_OPS :: lo != 0 -> ctx = O_OPS; nxt = O_SKIPQ fi
+			:: h[lg].n > 0 -> skip_write(lg); if :: nxt = O_OPS :: olo != 0 -> ctx = O_OPS; nxt = O_SKIPQ fi
 			:: h[lg].n > 0 -> op_release(lg); nxt = O_OPS
 			:: dn > 0 -> rdgm = BIT(0) | BIT(1); ctx = O_OPS; nxt = O_RD
 			:: lj = 1;                      /* fix the cause of some payload */
@@ -214,7 +228,7 @@ end_runbook:
 			 * anything was decided; with nothing to decide (every letter held behind a blocker
 			 * whose letter is still on its way), wait for a change */
 			ops = 0;
-			sdn = dn; sn0 = h[0].n; sn1 = h[1].n; so0 = h[0].orig[0]; so1 = h[1].orig[0]; acted = 0; dg = 0; gg = 0;
+			VIEW_AT_START; acted = 0; dg = 0; gg = 0;
 			LOOKED(O_GROUP);
 			groups()
 
@@ -234,12 +248,12 @@ end_runbook:
 		:: nxt == O_FAILED && !nofix[lp] && !HAS(NEVERFIX, lp) ->
 			fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp); DECIDED_GROUP
 		:: nxt == O_FAILED -> ctx = O_GROUP; discard_write(lj); nxt = O_DISCD
-		:: nxt == O_FAILED && !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == lo ->
+		:: nxt == O_FAILED && !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == olo ->
 			nofix[lp] = 1; ctx = O_GROUP; nxt = O_SKIPW
 
 		:: nxt == O_SKIPW ->
 			skip_write(lg);
-			if :: lo != 0 -> nxt = O_SKIPQ :: else -> after_command() fi
+			if :: olo != 0 -> nxt = O_SKIPQ :: else -> after_command() fi
 
 		:: nxt == O_SKIPQ -> skip_requeue(); after_command()
 
@@ -251,7 +265,7 @@ end_runbook:
 			ROUND_END; nxt = O_RUN
 		fi;
 stepped:
-		skip
+		CANON
 	}
 	od;
 finished:
