@@ -1,6 +1,5 @@
 /*
- * env.pml: the world the recovery protocol runs in, shared by today.pml (the protocol as the
- * code has it) and recovery.pml (the protocol the code must follow). Read docs/recovery-model.md
+ * env.pml: the world the recovery protocol (recovery.pml) runs in. Read docs/recovery-model.md
  * first: it says what each check proves and how to run it.
  *
  * What is abstracted, and how:
@@ -174,8 +173,8 @@ inline check_apply(a_p) {
  * received (a re-send, a republish, a letter redriven after its discard) is answered: its
  * handler never runs again once it is received a second time, and the consumer never
  * dead-letters it (SQS may still move it with a batch that crashed for another message: that
- * letter is a duplicate, which the runbook's discard or redrive clears). Today's protocol makes
- * no such promise (cases 2, 3 and 6 of issue 26): today.pml leaves it out (NOALARM 0). */
+ * letter is a duplicate, which the runbook's discard or redrive clears). -DNOALARM=0 leaves the
+ * property out. */
 #ifndef NOALARM
 #define NOALARM 1
 #endif

@@ -75,8 +75,10 @@ func quick() []check {
 	return cs
 }
 
-// all is the whole matrix make model runs: safety and liveness of every scenario, and the
-// broken steps.
+// all is the whole matrix make model runs: safety and liveness of every scenario, the broken
+// steps, and, on every scenario small enough, the same checks without the renaming of message
+// ids (NOCANON, ids.pml): the unreduced search must reach the same verdicts, and each broken
+// step must fail it too.
 func all() []check {
 	cs := quick()
 	for _, s := range scenarios {
@@ -84,7 +86,17 @@ func all() []check {
 			cs = append(cs, check{scen: s}, check{scen: s, live: true})
 		}
 	}
-	return cs
+	return append(cs, unreduced(quick())...)
+}
+
+// unreduced is checks run again without the renaming of message ids.
+func unreduced(cs []check) []check {
+	out := make([]check, 0, len(cs))
+	for _, c := range cs {
+		c.defines = append([]string{"NOCANON"}, c.defines...)
+		out = append(out, c)
+	}
+	return out
 }
 
 // TestModel_recovery_protocol runs the model checker (SPIN) over the recovery protocol's model:
@@ -262,13 +274,20 @@ type row struct {
 	verdict string
 }
 
-// searchesAtOnce is how many searches of the whole matrix run at once: the machine's two cores.
-const searchesAtOnce = 2
+// searchesAtOnce is how many searches run at once: make test's set two (the machine's two
+// cores; each search takes a few hundred MB), the whole matrix one, with the memory of one
+// search (wideMemory), so that other work keeps a core and the rest of the memory.
+func searchesAtOnce(whole bool) int {
+	if whole {
+		return 1
+	}
+	return 2
+}
 
 func newMatrix(whole bool) *matrix {
-	m := &matrix{whole: whole, start: time.Now(), slots: make(chan struct{}, searchesAtOnce)}
+	m := &matrix{whole: whole, start: time.Now(), slots: make(chan struct{}, searchesAtOnce(whole))}
 	if whole {
-		m.memory = budget() / searchesAtOnce
+		m.memory = budget()
 	}
 	return m
 }
@@ -294,7 +313,7 @@ func (m *matrix) print(w *os.File) {
 	defer m.mu.Unlock()
 	sort.Slice(m.rows, func(i, j int) bool { return less(m.rows[i].name, m.rows[j].name) })
 	var total time.Duration
-	fmt.Fprintf(w, "\nthe model's matrix: %d checks, %d searches at once", len(m.rows), searchesAtOnce)
+	fmt.Fprintf(w, "\nthe model's matrix: %d checks, %d searches at once", len(m.rows), searchesAtOnce(m.whole))
 	if m.whole {
 		fmt.Fprintf(w, ", each bounded to %d MB", m.memory)
 	}
@@ -330,14 +349,14 @@ func thousands(n int) string {
 	return s
 }
 
-// modelBudget is the memory (MB) the whole matrix's searches may use together: on this 2-core,
-// 24 GB machine 18 GB, the rest left to everything else; less on a smaller machine.
-const modelBudget = 18000
+// wideMemory is the memory (MB) one search of the whole matrix may use: 12 GB, half of this
+// 24 GB machine, the rest left to everything else; less on a smaller machine.
+const wideMemory = 12000
 
 // reserve is the memory (MB) left to everything else on the machine while the model runs.
 const reserve = 6000
 
-// budget is the memory (MB) the whole matrix's searches may use together.
+// budget is the memory (MB) one search of the whole matrix may use.
 func budget() int {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
@@ -347,7 +366,7 @@ func budget() int {
 	if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err != nil {
 		return 8000
 	}
-	return min(modelBudget, kb/1024-reserve)
+	return min(wideMemory, kb/1024-reserve)
 }
 
 // hashBits is pan's -w for a search bounded to mb MB: a table of 2^w slots of 8 bytes, about
