@@ -67,8 +67,11 @@ func dlqList() command {
 				}
 				if f.filter.Match(l) {
 					shown++
-					fmt.Fprintf(s.out, "%s  type %s  at %s\n    reason: %s\n",
-						letterIDs(l), orNone(l.EventType), l.DeadLetteredAt, oneLine(l.Why(), 300))
+					// The line's fields keep their order (scripts read it: infra/workload's drill),
+					// the id the letter was first sent as last.
+					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s  sent as %s\n    reason: %s\n",
+						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt,
+						orNone(l.OriginalMessage), oneLine(l.Why(), 300))
 					if l.Offloaded {
 						fmt.Fprintf(s.out, "    body: %d bytes in S3 (a claim check: dlq show reads it)\n", l.PayloadSize)
 					}
