@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
@@ -38,7 +38,14 @@ func refused(ctx context.Context, err error, s ioStreams, now func() (any, bool,
 type decisionFlags struct{ by, why string }
 
 func (d *decisionFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&d.by, "by", os.Getenv("USER"), "who decides (recorded)")
+	fs.Func("by", "who decides, recorded with the decision (default: the caller's identity: on AWS the ARN sts:GetCallerIdentity answers, with --local local:USER@HOST)",
+		func(v string) error {
+			if strings.TrimSpace(v) == "" {
+				return errors.New("empty: a decision is recorded with who decided")
+			}
+			d.by = v
+			return nil
+		})
 	fs.StringVar(&d.why, "why", "", "why (recorded; required)")
 }
 
@@ -47,6 +54,20 @@ func (d *decisionFlags) check() error {
 		return usageError("--why is required: it is recorded with the decision")
 	}
 	return nil
+}
+
+// who gives the decision its who: --by, else the caller's identity, else an error (nothing is
+// decided by nobody).
+func (d *decisionFlags) who(ctx context.Context, t *target) error {
+	if d.by != "" {
+		return nil
+	}
+	by, err := t.caller(ctx)
+	if err == nil && by == "" {
+		err = errors.New("who decides: the caller has no name (say who with --by)")
+	}
+	d.by = by
+	return err
 }
 
 func holdSkip() command {
@@ -91,6 +112,10 @@ func decisionCommand(what, yes string, queue func(*dlqFlags, *flag.FlagSet), nee
 					return err
 				}
 			}
+			if err := d.who(ctx, t); err != nil {
+				return err
+			}
+			fmt.Fprintf(s.out, "deciding as %s (recorded with the decision; --by names another)\n", d.by)
 			return do(ctx, t, a, url, arg, f, d, s)
 		},
 	}
@@ -162,7 +187,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 }
 
 func dlqDiscard() command {
-	return decisionCommand("MESSAGE_ID or EVENT_ID", "discard without asking", (*dlqFlags).common, true, discard)
+	return decisionCommand("ID (the letter's message id, the id it was first sent as, or its event id)", "discard without asking", (*dlqFlags).common, true, discard)
 }
 
 func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, f recordFlags, d decisionFlags, s ioStreams) error {
@@ -171,7 +196,11 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("no letter %s in view in %s (a later letter of a FIFO group is not handed out before the earlier ones leave)", id, url)
+		inView, err := lettersInView(ctx, t, url)
+		if err != nil {
+			return err
+		}
+		return notInView(id, url, inView)
 	}
 	kept := false
 	defer func() {

@@ -67,8 +67,11 @@ func dlqList() command {
 				}
 				if f.filter.Match(l) {
 					shown++
-					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s\n    reason: %s\n",
-						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt, oneLine(l.Why(), 300))
+					// The line's fields keep their order (scripts read it: infra/workload's drill),
+					// the id the letter was first sent as last.
+					fmt.Fprintf(s.out, "%s  event %s  type %s  group %s  at %s  sent as %s\n    reason: %s\n",
+						l.MessageID, orNone(l.EventID), orNone(l.EventType), orNone(l.GroupID), l.DeadLetteredAt,
+						orNone(l.OriginalMessage), oneLine(l.Why(), 300))
 					if l.Offloaded {
 						fmt.Fprintf(s.out, "    body: %d bytes in S3 (a claim check: dlq show reads it)\n", l.PayloadSize)
 					}
@@ -87,24 +90,15 @@ func dlqShow() command {
 		flags: f.common,
 		run: func(ctx context.Context, t *target, args []string, s ioStreams) error {
 			if len(args) != 1 {
-				return usageError("want one MESSAGE_ID or EVENT_ID")
+				return usageError("want one ID: the letter's message id, the id it was first sent as, or its event id")
 			}
 			url, err := f.url(ctx, t)
 			if err != nil {
 				return err
 			}
-			var found *deadletter.Letter
-			err = dlq.Browse(ctx, t.sqs, url, func(l deadletter.Letter) bool {
-				if l.MessageID == args[0] || l.EventID == args[0] {
-					found = &l
-				}
-				return found == nil
-			})
+			found, err := findLetter(ctx, t, url, args[0])
 			if err != nil {
 				return err
-			}
-			if found == nil {
-				return fmt.Errorf("no letter %s in view in %s (a later letter of a FIFO group is not handed out before the earlier ones leave)", args[0], url)
 			}
 			l, err := found.Resolved(ctx, t.payloads)
 			if err != nil {
@@ -123,6 +117,7 @@ func printLetter(s ioStreams, l deadletter.Letter) {
 	for _, kv := range [][2]string{
 		{"message id", l.MessageID}, {"event id", l.EventID}, {"event type", l.EventType},
 		{"reason", l.Why()}, {"source queue", l.SourceQueueARN}, {"source message id", l.SourceMessage},
+		{"first sent as", l.OriginalMessage},
 		{"group id", l.GroupID}, {"dedup id", l.DedupID}, {"receive count", l.ReceiveCount},
 		{"dead-lettered at", l.DeadLetteredAt}, {"trace header", l.TraceHeader},
 		{"payload hash", l.PayloadHash}, {"claim check", l.Pointer},

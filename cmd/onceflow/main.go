@@ -23,19 +23,25 @@ const usage = `onceflow: the operator's tool for onceflow (AWS with the default 
 usage: onceflow <command> <subcommand> [flags] [args]
 
   dlq list      --queue Q [--reason TEXT] [--type T] [--limit N]  dead letters, reasons
-  dlq show      --queue Q MESSAGE_ID|EVENT_ID            one dead letter: attributes and body
+  dlq show      --queue Q ID                             one dead letter: attributes and body
   dlq redrive   --queue Q [--to Q] [--reason TEXT] [--type T] [--limit N] [--dry-run]
                                                          back to their source queue, in order
-  dlq discard   --queue Q --consumer C --why TEXT [--yes] MESSAGE_ID|EVENT_ID
+  dlq discard   --queue Q --consumer C --why TEXT [--by WHO] [--yes] ID
                                                          never apply it: recorded, the group goes on
   record get    --consumer C EVENT_ID                    a consumer's record, attempts and hold
   record delete --consumer C EVENT_ID [--yes]            clear it: a redelivery applies it again
   hold get      --consumer C GROUP                       a group held behind a dead letter
   hold release  --consumer C GROUP [--yes]               let the group go on without any held message
-  hold skip     --consumer C --why TEXT [--queue Q] GROUP [--yes]
+  hold skip     --consumer C --why TEXT [--by WHO] [--queue Q] GROUP [--yes]
                                                          go on past the blocker, the held tail in order
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
+
+A letter's ID is any id the tools print for it: its message id (dlq list's first), the id it
+was first sent as (what a producer and make send were told; hold get's messageId) or its event
+id. A decision (dlq discard, hold skip) is recorded with who decided: --by, by default the
+caller's identity (on AWS the ARN sts:GetCallerIdentity answers; with --local
+local:USER@HOST).
 
 Every subcommand takes --stack NAME (a deployed stack: its outputs name the queues, tables,
 routes and consumers), --local (the local cloud of make up: .local/endpoints.json; --state;

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -153,6 +154,11 @@ func TestDLQ_lists_shows_and_redrives_dead_letters_to_their_source_queue(t *test
 	code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue")
 	if code != 0 || !strings.Contains(out, "failed 5 times: throttled") || !strings.Contains(out, "event bad-1") || !strings.Contains(out, "2 shown") {
 		t.Errorf("dlq list: %d; want both letters with their reasons", code)
+	}
+	// A letter's line keeps its fields in their order, the id it was first sent as last:
+	// scripts read it (infra/workload's drill reads it with this pattern).
+	if line := regexp.MustCompile(`(?m)^(\S+)  event (\S+)  type \S+  group (\S+)  at [^\n]*  sent as \S+\n    reason: ([^\n]*)`); len(line.FindAllString(out, -1)) != 2 {
+		t.Errorf("dlq list printed %q; want each letter's line as message id, event, type, group, at, sent as, then its reason", out)
 	}
 	if code, out := c.onceflow(t, "", "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--reason", "MALFORMED"); code != 0 || strings.Contains(out, "credit-1") || !strings.Contains(out, "1 shown") {
 		t.Errorf("dlq list --reason: %d; want the malformed letter only", code)

@@ -148,8 +148,9 @@ func (f *pipeline) loseAnswers(id string, n int) {
 
 // send sends event id of group to the LedgerQueue as a producer does, deduplicated by dedup
 // (the event id on a first send; another id for a producer's re-send after SQS's five-minute
-// window), with data.
-func (f *pipeline) send(t *testing.T, group, id, dedup string, data any) {
+// window), with data, and returns the message id SQS gave it (the id a producer is told, and
+// the one the group's held list knows it by).
+func (f *pipeline) send(t *testing.T, group, id, dedup string, data any) string {
 	t.Helper()
 	ev, err := cloudevent.New(id, "test", "account.credited", group, fixedEventTime, data)
 	if err != nil {
@@ -159,10 +160,12 @@ func (f *pipeline) send(t *testing.T, group, id, dedup string, data any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.c.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(f.src), MessageBody: aws.String(string(body)),
-		MessageGroupId: aws.String(group), MessageDeduplicationId: aws.String(dedup)}); err != nil {
+	out, err := f.c.sqs.SendMessage(t.Context(), &sqs.SendMessageInput{QueueUrl: aws.String(f.src), MessageBody: aws.String(string(body)),
+		MessageGroupId: aws.String(group), MessageDeduplicationId: aws.String(dedup)})
+	if err != nil {
 		t.Fatal(err)
 	}
+	return aws.ToString(out.MessageId)
 }
 
 // sendNew sends each event of group for the first time (deduplicated by its id), with an amount.

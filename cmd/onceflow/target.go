@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
 
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/operator/dlq"
@@ -30,6 +31,9 @@ type target struct {
 	// payload bucket), from any bucket the operator's credentials read.
 	payloads *claimcheck.Reader
 	stack    *stack // nil: no stack, names are taken as given
+	// caller is who calls, recorded with a decision unless --by says who: on AWS the
+	// credentials' principal (awsCaller), on the local cloud a local name (localCaller).
+	caller func(context.Context) (string, error)
 }
 
 // targetFlags are the flags every command takes.
@@ -71,7 +75,7 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 		if err != nil {
 			return nil, err
 		}
-		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)")}
+		t := &target{stack: e.stack("the local cloud (" + f.state + "/endpoints.json)"), caller: localCaller}
 		var s3c *s3.Client
 		if t.sqs, t.dynamodb, s3c, err = e.clients(creds, f.as); err != nil {
 			return nil, err
@@ -97,6 +101,7 @@ func (f *targetFlags) open(ctx context.Context) (*target, error) {
 	t := &target{
 		sqs:      sqs.NewFromConfig(cfg, func(o *sqs.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
 		dynamodb: dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) { o.BaseEndpoint = at(o.BaseEndpoint) }),
+		caller:   awsCaller(sts.NewFromConfig(cfg, func(o *sts.Options) { o.BaseEndpoint = at(o.BaseEndpoint) })),
 	}
 	if f.stack != "" {
 		cfn := cloudformation.NewFromConfig(cfg, func(o *cloudformation.Options) { o.BaseEndpoint = at(o.BaseEndpoint) })

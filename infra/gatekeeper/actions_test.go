@@ -24,6 +24,7 @@ import (
 var notGated = map[string]string{
 	"lambda":         "the local cloud's own Lambda Invoke API, which its event sources and `make invoke` call as AWS's services would",
 	"cloudformation": "the CLI reads a deployed stack's outputs on AWS; with --local it reads .local/endpoints.json",
+	"sts":            "the CLI asks AWS who decides (GetCallerIdentity, which no policy grants or denies); with --local the decision is recorded as local:USER@HOST",
 }
 
 // sdkOperations finds, mechanically, every AWS API operation the module's Go code can send: each

@@ -1,6 +1,5 @@
 /*
- * env.pml: the world the recovery protocol runs in, shared by today.pml (the protocol as the
- * code has it) and recovery.pml (the protocol the code must follow). Read docs/recovery-model.md
+ * env.pml: the world the recovery protocol (recovery.pml) runs in. Read docs/recovery-model.md
  * first: it says what each check proves and how to run it.
  *
  * What is abstracted, and how:
@@ -109,7 +108,6 @@ int  dlsent;            /* message ids dead-lettered once: a second send may fal
 
 /* ---- DynamoDB: the idempotency table ---- */
 byte recp[NP+1];        /* record of event id i: the payload (its hash) it was decided with; 0: none */
-bit  recd[NP+1];        /* ... and its outcome is Discarded (else Applied) */
 int  mdec;             /* first message ids an operator discarded (table.MessageKey): no event id, or a conflict */
 byte attm[NP+1];        /* attempts item of event id i: the message it counts (messageId) */
 byte attn[NP+1];        /* ... and its count (messageAttempts) */
@@ -131,7 +129,10 @@ byte ncrash;            /* consumer crashes so far (besides K_CRASH's) */
 byte nstale;            /* stale record reads so far (core.answered's GetItem is eventually consistent) */
 byte nclicrash;         /* CLI stops so far */
 byte so0, so1;          /* the operator's view: the heads of the holds a round saw (runbook.pml) */
-int  sentm;             /* ... and the message ids the redrive running sent (op_redrive) */
+int  sentm;             /* ... and the message ids the redrive running sent (redrive_step) */
+byte olo;               /* ... and the first message id of the letter or held message in hand */
+byte cbm[BATCH];        /* the consumer's batch: its message ids, in the queue's order */
+byte cm, co;            /* ... and the message in hand: its id, and the id it was first sent as */
 
 /* Scratch variables: each process that uses the inlines below declares them, and sets them
  * to 0 again at the end of every atomic step that used them (SCRATCH0), so that they never tell
@@ -172,8 +173,8 @@ inline check_apply(a_p) {
  * received (a re-send, a republish, a letter redriven after its discard) is answered: its
  * handler never runs again once it is received a second time, and the consumer never
  * dead-letters it (SQS may still move it with a batch that crashed for another message: that
- * letter is a duplicate, which the runbook's discard or redrive clears). Today's protocol makes
- * no such promise (cases 2, 3 and 6 of issue 26): today.pml leaves it out (NOALARM 0). */
+ * letter is a duplicate, which the runbook's discard or redrive clears). -DNOALARM=0 leaves the
+ * property out. */
 #ifndef NOALARM
 #define NOALARM 1
 #endif

@@ -7,35 +7,32 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
 
-// check is one run of the model checker: a model (recovery, the protocol the code follows;
-// today, the protocol before issue 26) in one scenario, for safety (assertions) or liveness
-// (the LTL property live, with or without weak fairness), and whether it must pass.
+// check is one run of the model checker over the recovery protocol's model (recovery.pml): a
+// scenario, for safety (assertions) or liveness (the LTL property live), with more -D flags
+// (a step broken deliberately, a crash point mask), and whether it must find a counterexample.
 type check struct {
-	model   string // recovery or today
 	scen    int
-	defines []string // more -D flags: BREAK=n, ...
+	defines []string // more -D flags: BREAK=n, CRASHAT=mask, ...
 	live    bool
-	fair    bool // liveness under weak fairness (pan -f)
 	fails   bool // the check must find a counterexample
 	why     string
-	big     bool // hundreds of millions of states: run alone, with most of the machine's memory
 }
 
 func (c check) name() string {
 	kind := "safety"
 	if c.live {
 		kind = "live"
-		if c.fair {
-			kind = "live-fair"
-		}
 	}
-	n := fmt.Sprintf("%s/scen%d/%s", c.model, c.scen, kind)
+	n := fmt.Sprintf("scen%d/%s", c.scen, kind)
 	for _, d := range c.defines {
 		n += "/" + strings.ReplaceAll(d, "=", "")
 	}
@@ -48,104 +45,106 @@ func (c check) name() string {
 // cycle: a check that meets it fails, saying so.
 const ids = "MMAX=16"
 
-// quick is the set make test runs: the protocol passes every scenario of issue 26's cases
-// (safety and liveness), today's protocol fails each of them, and each deliberately broken step
-// fails, so the checks are proven able to fail.
+// scenarios are scenarios.pml's, every one checked for safety and liveness by make model.
+var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+
+// wide reports whether scenario s's checks take minutes (millions of states): make model runs
+// them, make test does not.
+func wide(s int) bool { return s >= 9 && s <= 15 }
+
+// broken are the steps broken deliberately (recovery.pml's BREAK=n), each with the scenario and
+// the check it must fail, so the checks are proven able to fail.
+var broken = []struct {
+	brk, scen int
+	live      bool
+}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}}
+
+// quick is the set make test runs: safety and liveness of every scenario but the wide ones,
+// and each broken step, which must fail.
 func quick() []check {
 	var cs []check
-	for _, s := range []int{1, 2, 3, 4, 5, 6, 7, 8, 16} {
-		cs = append(cs, check{model: "recovery", scen: s})
-		if !slowLive(s) {
-			cs = append(cs, check{model: "recovery", scen: s, live: true})
+	for _, s := range scenarios {
+		if !wide(s) {
+			cs = append(cs, check{scen: s}, check{scen: s, live: true})
 		}
 	}
-	for _, s := range []int{1, 2, 3, 4, 5, 7, 16} {
-		cs = append(cs, check{model: "today", scen: s, live: true, fails: true, why: "issue 26's case on today's protocol"})
-	}
-	for _, s := range []int{6, 8} {
-		cs = append(cs, check{model: "today", scen: s, fails: true, why: "issue 26's case on today's protocol (order)"})
-	}
-	for _, b := range []struct {
-		brk, scen int
-		live      bool
-	}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}} {
-		cs = append(cs, check{model: "recovery", scen: b.scen, live: b.live, fails: true,
+	for _, b := range broken {
+		cs = append(cs, check{scen: b.scen, live: b.live, fails: true,
 			defines: []string{"BREAK=" + strconv.Itoa(b.brk)}, why: "a step broken deliberately"})
 	}
 	return cs
 }
 
-// slowLive reports whether scenario s's liveness check of the protocol explores millions of
-// states (minutes on a shared 2-core machine): make model runs it, make test does not (its
-// safety check, and the broken step that must fail it, stay in the set).
-func slowLive(s int) bool { return s == 6 || s == 7 || s == 16 }
-
-// longSearch reports whether a check of the set make test runs stores a million states or more
-// (the protocol in scenarios 1, 2, 4, 6, 7, 8 and 16, measured): its search takes longer than
-// compiling it with optimisation.
-func longSearch(c check) bool {
-	return c.model == "recovery" && len(c.defines) == 0 && c.scen != 3 && c.scen != 5
-}
-
-// bigLive and bigSafety report whether a check of scenario s stores hundreds of millions of
-// states (tens of GB): make model runs each of those alone, before the others.
-func bigLive(s int) bool   { return s == 9 || s == 12 || s == 13 || s == 15 }
-func bigSafety(s int) bool { return s == 12 || s == 13 || s == 15 }
-
-// all is the whole matrix make model runs: every scenario of both models, liveness also under
-// weak fairness, and the broken steps.
+// all is the whole matrix make model runs: safety and liveness of every scenario, the broken
+// steps, and, on every scenario small enough, the same checks without the renaming of message
+// ids (NOCANON, ids.pml): the unreduced search must reach the same verdicts, and each broken
+// step must fail it too.
 func all() []check {
 	cs := quick()
-	for _, s := range []int{6, 7, 16} {
-		cs = append(cs, check{model: "recovery", scen: s, live: true})
+	for _, s := range scenarios {
+		if wide(s) {
+			cs = append(cs, check{scen: s}, check{scen: s, live: true})
+		}
 	}
-	for _, s := range []int{9, 10, 11, 12, 13, 14, 15} {
-		cs = append(cs, check{model: "recovery", scen: s, big: bigSafety(s)}, check{model: "recovery", scen: s, live: true, big: bigLive(s)})
+	return append(cs, unreduced(quick())...)
+}
+
+// unreduced is checks run again without the renaming of message ids.
+func unreduced(cs []check) []check {
+	out := make([]check, 0, len(cs))
+	for _, c := range cs {
+		c.defines = append([]string{"NOCANON"}, c.defines...)
+		out = append(out, c)
 	}
-	for _, s := range []int{1, 2, 3, 4, 5, 6, 7, 8, 16} {
-		cs = append(cs, check{model: "recovery", scen: s, live: true, fair: true})
-	}
-	return cs
+	return out
 }
 
 // TestModel_recovery_protocol runs the model checker (SPIN) over the recovery protocol's model:
 // the set make test runs, or with MODEL=all (make model) the whole matrix. A check that must
 // pass and finds a counterexample fails with its trail; one that must fail and does not fails
-// too. Each check logs the states it explored and its time. Under -short it skips.
+// too; a search cut short (memory, depth) proves nothing and fails. At its end it prints the
+// matrix: each check's states, time, memory and verdict. Under -short it skips.
 func TestModel_recovery_protocol(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the model's checks take minutes and need SPIN and a C compiler: `make test` installs them and runs the fast set, `make model` the whole matrix")
 	}
 	spin, cc := tool(t, "spin"), tool(t, "gcc")
+	whole := os.Getenv("MODEL") == "all"
 	cs := quick()
-	if os.Getenv("MODEL") == "all" {
+	if whole {
 		cs = all()
 	}
 	src, err := filepath.Glob("*.pml")
 	if err != nil || len(src) == 0 {
 		t.Fatalf("no model files (*.pml) beside the test: %v", err)
 	}
+	m := newMatrix(whole)
+	t.Cleanup(func() { m.print(os.Stdout) })
 	for _, c := range cs {
-		// A big check runs alone, in the loop; the others (t.Parallel) wait for the loop's end
-		// and then run as many at a time as go test's -parallel allows (make model: 2, as
-		// memory assumes).
 		t.Run(c.name(), func(t *testing.T) {
-			if !c.big {
-				t.Parallel()
-			}
-			r := run(t, spin, cc, src, c)
-			t.Logf("%s: %d states stored, %s, %s", c.name(), r.states, r.took.Round(10*time.Millisecond), r.verdict())
-			switch {
-			case r.errors > 0 && !c.fails:
-				t.Errorf("counterexample (%s):\n%s", r.what, r.trail)
-			case r.errors == 0 && c.fails:
-				t.Errorf("no counterexample, but %s must have one", c.why)
-			case c.fails && !strings.Contains(r.trail, "MSC:"):
-				t.Errorf("counterexample without a trail that replays:\n%s", r.trail)
-			case c.fails:
-				t.Logf("counterexample, as it must (%s): %s\n%s", c.why, r.what, shorten(r.trail, 40))
-			}
+			t.Parallel()
+			r := run(t, spin, cc, src, c, m)
+			m.add(c, r)
+			t.Logf("%s: %s states stored, %s, %d MB, %s", c.name(), thousands(r.states), r.took.Round(10*time.Millisecond), r.mb, r.verdict())
+			judge(t, c, r)
 		})
+	}
+}
+
+// judge fails a check whose verdict is not the one it must have.
+func judge(t *testing.T, c check, r result) {
+	t.Helper()
+	switch {
+	case r.errors > 0 && !c.fails && boundLine.MatchString(r.what):
+		t.Errorf("the search reached a model bound (%s): it proves nothing beyond it; the run there:\n%s", r.what, r.trail)
+	case r.errors > 0 && !c.fails:
+		t.Errorf("counterexample (%s):\n%s", r.what, r.trail)
+	case r.errors == 0 && c.fails:
+		t.Errorf("no counterexample, but %s must have one", c.why)
+	case c.fails && !strings.Contains(r.trail, "MSC:"):
+		t.Errorf("counterexample without a trail that replays:\n%s", r.trail)
+	case c.fails:
+		t.Logf("counterexample, as it must (%s): %s\n%s", c.why, r.what, shorten(r.trail, 40))
 	}
 }
 
@@ -154,6 +153,7 @@ type result struct {
 	errors int
 	states int
 	took   time.Duration
+	mb     int    // the search's peak memory (resident), MB
 	what   string // the violated assertion, or the acceptance cycle
 	trail  string // spin -t's account of the counterexample, the model's own lines
 }
@@ -169,11 +169,15 @@ var (
 	errorsLine = regexp.MustCompile(`errors: (\d+)`)
 	statesLine = regexp.MustCompile(`(\d+) states, stored`)
 	whatLine   = regexp.MustCompile(`pan:\d+: (.*)`)
+	// boundLine is a violated assertion that is one of the model's bounds (env.pml's MMAX and
+	// DMAX, recovery.pml's HCAP), not a property: the search stopped there, proving nothing
+	// beyond it.
+	boundLine = regexp.MustCompile(`^assertion violated \((nid|dn|h\[[a-z_]+\]\.n)<\d+\)`)
 )
 
 // run compiles and runs one check in a directory of its own, and replays its trail if it found
 // a counterexample.
-func run(t *testing.T, spin, cc string, src []string, c check) result {
+func run(t *testing.T, spin, cc string, src []string, c check, m *matrix) result {
 	dir := t.TempDir()
 	for _, f := range src {
 		b, err := os.ReadFile(f)
@@ -188,47 +192,35 @@ func run(t *testing.T, spin, cc string, src []string, c check) result {
 	for _, d := range append([]string{ids}, c.defines...) {
 		defs = append(defs, "-D"+d)
 	}
-	model := c.model + ".pml"
-	do(t, dir, spin, append(append([]string{"-a"}, defs...), model)...)
-	// The set make test runs is compiled without optimisation: a model's pan.c compiles in a
-	// second that way, against ten at -O2; a check of a million states or more is compiled at
-	// -Og, in three seconds, which halves its search (scenario 6's safety: 28 s at -O0, 14 s).
-	opt := "-O0"
-	if longSearch(c) {
-		opt = "-Og"
-	}
-	ccArgs := []string{opt, "-o", "pan", "pan.c"}
+	do(t, dir, spin, append(append([]string{"-a"}, defs...), "recovery.pml")...)
+	// The set make test runs is compiled without optimisation: its searches are short, and a
+	// model's pan.c compiles in a second that way, against ten at -O2. The whole matrix is
+	// compiled at -O2, its states stored compressed (COLLAPSE, exact), each search bounded in
+	// memory (a search that runs out says so and fails), its hash table sized once
+	// (NO_RESIZE, -w): pan's own resizing allocates a table four times the size beside the
+	// old one.
+	ccArgs := []string{"-O0", "-o", "pan", "pan.c"}
 	panArgs := []string{"-m1000000"}
-	if os.Getenv("MODEL") == "all" {
-		// The whole matrix has checks of hundreds of millions of states: compiled at -O2, the
-		// states stored compressed (COLLAPSE, exact), each search bounded in memory (a search
-		// that runs out says so and fails), its hash table sized once (NO_RESIZE, -w): pan's
-		// own resizing allocates a table four times the size beside the old one, and was what
-		// ran out first.
-		mb := memory(t, c.big)
+	if m.whole {
+		mb := m.memory
 		ccArgs = []string{"-O2", "-DCOLLAPSE", "-DNO_RESIZE", "-DMEMLIM=" + strconv.Itoa(mb), "-o", "pan", "pan.c"}
 		panArgs = append(panArgs, "-w"+strconv.Itoa(hashBits(mb)))
 	}
 	if c.live {
 		panArgs = append(panArgs, "-a")
-		if c.fair {
-			panArgs = append(panArgs, "-f")
-		}
 	} else {
 		ccArgs = append([]string{"-DSAFETY", "-DNOCLAIM"}, ccArgs...)
 		panArgs = append(panArgs, "-E") // a run that stops short of the end is live's to catch
 	}
 	do(t, dir, cc, ccArgs...)
-	start := time.Now()
-	out := do(t, dir, filepath.Join(dir, "pan"), panArgs...)
-	r := result{took: time.Since(start)}
-	m := errorsLine.FindStringSubmatch(out)
-	if m == nil {
+	out, r := search(t, dir, panArgs, m)
+	em := errorsLine.FindStringSubmatch(out)
+	if em == nil {
 		t.Fatalf("pan said nothing about errors:\n%s", out)
 	}
-	r.errors, _ = strconv.Atoi(m[1])
-	if m := statesLine.FindStringSubmatch(out); m != nil {
-		r.states, _ = strconv.Atoi(m[1])
+	r.errors, _ = strconv.Atoi(em[1])
+	if sm := statesLine.FindStringSubmatch(out); sm != nil {
+		r.states, _ = strconv.Atoi(sm[1])
 	}
 	// pan stops at MEMLIM saying "reached -DMEMLIM bound" (not "out of memory") and then
 	// "Search not completed", with errors: 0: a search cut short proves nothing.
@@ -236,43 +228,152 @@ func run(t *testing.T, spin, cc string, src []string, c check) result {
 		r.errors == 0 && strings.Contains(out, "Search not completed") {
 		t.Errorf("the search was cut short (memory): it proves nothing\n%s", out)
 	}
-	if strings.Contains(out, "search depth too small") || strings.Contains(out, "max search depth too small") {
+	if strings.Contains(out, "search depth too small") {
 		t.Errorf("the search was cut short (depth): raise -m\n%s", out)
 	}
 	if r.errors > 0 {
-		if m := whatLine.FindStringSubmatch(out); m != nil {
-			r.what = m[1]
+		if wm := whatLine.FindStringSubmatch(out); wm != nil {
+			r.what = wm[1]
 		}
-		replay := do(t, dir, spin, append(append([]string{"-t"}, defs...), model)...)
-		r.trail = trail(replay)
+		r.trail = trail(replay(t, dir, spin, append(append([]string{"-t"}, defs...), "recovery.pml")...))
 	}
 	return r
 }
 
-// reserve is the memory (MB) left to everything else on the machine while the model runs.
-const reserve = 3000
-
-// memory is the bound (MB) of one search of the whole matrix: a big check runs alone and has
-// the machine's memory but the reserve; the others run two at a time (make model's
-// -parallel 2) and have half of it each.
-func memory(t *testing.T, big bool) int {
+// search runs pan, one search at a time per slot of the matrix, and measures its time and
+// peak memory.
+func search(t *testing.T, dir string, args []string, m *matrix) (string, result) {
 	t.Helper()
+	m.slots <- struct{}{}
+	defer func() { <-m.slots }()
+	cmd := exec.Command(filepath.Join(dir, "pan"), args...)
+	cmd.Dir = dir
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	r := result{took: time.Since(start)}
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		t.Fatalf("pan %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.mb = int(ru.Maxrss / 1024)
+	}
+	return string(out), r
+}
+
+// matrix is the checks of one run and what each found, printed at the end; its slots bound the
+// searches running at once (go test's -parallel bounds the checks, compiling included).
+type matrix struct {
+	whole  bool
+	memory int // the bound of one search, MB (whole matrix only)
+	slots  chan struct{}
+	start  time.Time
+	mu     sync.Mutex
+	rows   []row
+}
+
+type row struct {
+	name    string
+	states  int
+	took    time.Duration
+	mb      int
+	verdict string
+}
+
+// searchesAtOnce is how many searches run at once: make test's set two (the machine's two
+// cores; each search takes a few hundred MB), the whole matrix one, with the memory of one
+// search (wideMemory), so that other work keeps a core and the rest of the memory.
+func searchesAtOnce(whole bool) int {
+	if whole {
+		return 1
+	}
+	return 2
+}
+
+func newMatrix(whole bool) *matrix {
+	m := &matrix{whole: whole, start: time.Now(), slots: make(chan struct{}, searchesAtOnce(whole))}
+	if whole {
+		m.memory = budget()
+	}
+	return m
+}
+
+func (m *matrix) add(c check, r result) {
+	v := "passes"
+	switch {
+	case r.errors > 0 && c.fails:
+		v = "counterexample, as it must: " + r.what
+	case r.errors > 0 && boundLine.MatchString(r.what):
+		v = "MODEL BOUND REACHED: " + r.what
+	case r.errors > 0:
+		v = "COUNTEREXAMPLE: " + r.what
+	case c.fails:
+		v = "NO COUNTEREXAMPLE (must have one)"
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.rows = append(m.rows, row{name: c.name(), states: r.states, took: r.took, mb: r.mb, verdict: v})
+}
+
+// print writes the matrix: each check's states stored, search time, peak memory and verdict.
+func (m *matrix) print(w *os.File) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	sort.Slice(m.rows, func(i, j int) bool { return less(m.rows[i].name, m.rows[j].name) })
+	var total time.Duration
+	fmt.Fprintf(w, "\nthe model's matrix: %d checks, %d searches at once", len(m.rows), searchesAtOnce(m.whole))
+	if m.whole {
+		fmt.Fprintf(w, ", each bounded to %d MB", m.memory)
+	}
+	fmt.Fprintf(w, "\n%-26s %15s %10s %8s  %s\n", "check", "states stored", "time", "memory", "verdict")
+	for _, r := range m.rows {
+		total += r.took
+		fmt.Fprintf(w, "%-26s %15s %10s %5d MB  %s\n", r.name, thousands(r.states), r.took.Round(10*time.Millisecond), r.mb, r.verdict)
+	}
+	fmt.Fprintf(w, "searches %s in all; the matrix %s of wall time, compiling included\n\n",
+		total.Round(time.Second), time.Since(m.start).Round(time.Second))
+}
+
+// less orders check names by scenario number, then by name.
+func less(a, b string) bool {
+	na, nb := scenNumber(a), scenNumber(b)
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func scenNumber(name string) int {
+	n, _ := strconv.Atoi(strings.TrimPrefix(strings.SplitN(name, "/", 2)[0], "scen"))
+	return n
+}
+
+// thousands writes n with commas.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// wideMemory is the memory (MB) one search of the whole matrix may use: 12 GB, half of this
+// 24 GB machine, the rest left to everything else; less on a smaller machine.
+const wideMemory = 12000
+
+// reserve is the memory (MB) left to everything else on the machine while the model runs.
+const reserve = 6000
+
+// budget is the memory (MB) one search of the whole matrix may use.
+func budget() int {
 	b, err := os.ReadFile("/proc/meminfo")
 	if err != nil {
-		t.Fatalf("the machine's memory: %v", err)
+		return 8000
 	}
 	var kb int
 	if _, err := fmt.Sscanf(string(b), "MemTotal: %d kB", &kb); err != nil {
-		t.Fatalf("the machine's memory, from /proc/meminfo: %v", err)
+		return 8000
 	}
-	mb := kb/1024 - reserve
-	if !big {
-		mb /= 2
-	}
-	if mb < 1024 {
-		t.Fatalf("%d MB for a search of the whole matrix: make model needs a machine of 8 GB at least", mb)
-	}
-	return mb
+	return min(wideMemory, kb/1024-reserve)
 }
 
 // hashBits is pan's -w for a search bounded to mb MB: a table of 2^w slots of 8 bytes, about
@@ -316,8 +417,23 @@ func do(t *testing.T, dir, name string, args ...string) string {
 	cmd := exec.Command(name, args...)
 	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
-	if _, exit := err.(*exec.ExitError); err != nil && (!exit || filepath.Base(name) != "pan") {
+	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// replay runs spin -t in dir and returns its output. spin runs on past a violated assertion
+// until the trail ends, and exits 1 when a statement after it cannot run (an index past a
+// bound the assertion guarded): its account up to the violation is the trail, so only a spin
+// that did not run fails the test.
+func replay(t *testing.T, dir, spin string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(spin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		t.Fatalf("%s %s: %v\n%s", spin, strings.Join(args, " "), err, out)
 	}
 	return string(out)
 }

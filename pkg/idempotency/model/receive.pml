@@ -16,15 +16,17 @@
  * received once more; a message past MRC receives is moved to the dead-letter queue by SQS
  * instead (a head at once, one behind its head when the batch reaches it). */
 inline sqs_receive() {
-	sqs_move_exhausted();
-	bn = 0; closed = 0; took = 0;
-	if
-	:: qn > 0 ->
+	d_step {
+		sqs_move_exhausted();
+		bn = 0; closed = 0; took = 0;
 		j = 0; x = 0;
 		do
 		:: j < qn -> x = x | BIT(grp[q[j].pay]); j++
 		:: else -> break
-		od;
+		od
+	};
+	if
+	:: qn > 0 ->
 		if
 		:: HAS(x, 0) -> first = 0
 		:: HAS(x, 1) -> first = 1
@@ -42,8 +44,8 @@ inline sqs_receive() {
 				closed = closed | BIT(g)
 			:: !HAS(closed, g) && bn < BATCH && q[i].rc < MRC ->
 				if
-				:: g == first && !took -> took = 1; bm[bn] = q[i].id; bn++; RECEIVED(i)
-				:: g != first || took -> bm[bn] = q[i].id; bn++; RECEIVED(i)
+				:: g == first && !took -> took = 1; cbm[bn] = q[i].id; bn++; RECEIVED(i)
+				:: g != first || took -> cbm[bn] = q[i].id; bn++; RECEIVED(i)
 				:: g != first || took -> closed = closed | BIT(g)
 				fi;
 				i++
@@ -58,7 +60,7 @@ inline sqs_receive() {
 inline say_batch() {
 	bi = 0;
 	do
-	:: bi < bn -> find_msg(bm[bi]); printf("MSC: receive m%d (e%d, receive %d)\n", bm[bi], q[mi].pay, q[mi].rc); bi++
+	:: bi < bn -> find_msg(cbm[bi]); printf("MSC: receive m%d (e%d, receive %d)\n", cbm[bi], q[mi].pay, q[mi].rc); bi++
 	:: else -> break
 	od;
 	bi = 0
@@ -81,12 +83,12 @@ inline batch_end() {
 	bi = 0;
 	do
 	:: bi < bn ->
-		find_msg(bm[bi]);
+		find_msg(cbm[bi]);
 		if
 		:: HAS(ackm, bi) -> sqs_delete(mi)
 		:: else -> q[mi].flight = 0
 		fi;
-		bm[bi] = 0; bi++
+		cbm[bi] = 0; bi++
 	:: else -> break
 	od;
 	bn = 0; ackm = 0; bheld = 0; gfail = 0; started = 0; v = 0;
@@ -98,11 +100,11 @@ inline batch_end() {
 inline batch_crash() {
 	bi = 0;
 	do
-	:: bi < bn -> find_msg(bm[bi]); q[mi].flight = 0; bm[bi] = 0; bi++
+	:: bi < bn -> find_msg(cbm[bi]); q[mi].flight = 0; cbm[bi] = 0; bi++
 	:: else -> break
 	od;
 	bn = 0; ackm = 0; bheld = 0; gfail = 0; cached = 0; started = 0; v = 0;
-	m = 0; p = 0; o = 0; r = 0; g = 0; e = 0; w = 0; hfull = 0; RESET_DELIVERY
+	cm = 0; p = 0; co = 0; r = 0; g = 0; e = 0; w = 0; redel = 0; recov = 0; stale = 0
 }
 
 /* A crash at crash point n (1..11 in each consumer's file) between two calls, while the budget

@@ -34,7 +34,6 @@ typedef Hold {
 	byte skippay        /* ... and the events skipped (by event id and payload hash: a payload) */
 };
 Hold h[NG];
-byte copyp[NP+1];       /* the copy a discard keeps of a conflict's letter (table.DiscardedKey): its payload */
 
 /* holdlist.Same: an entry is one message: the id it was first sent as, or, once its event was
  * decoded, its event id and payload hash (a producer's re-send of the same event under a new
@@ -122,7 +121,7 @@ inline hold_lists(a_g, a_o) {
 	skip
 }
 
-#define RESET_DELIVERY redel = 0; recov = 0; stale = 0
+#include "ids.pml"
 #include "consumer_fixed.pml"
 #include "cli_fixed.pml"
 #include "runbook.pml"

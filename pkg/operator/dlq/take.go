@@ -15,15 +15,23 @@ type DeleteAPI interface {
 	DeleteMessage(ctx context.Context, params *sqs.DeleteMessageInput, optFns ...func(*sqs.Options)) (*sqs.DeleteMessageOutput, error)
 }
 
-// Take finds, among the letters in view, the one whose message id, source message id, original
-// message id (a stream letter's record id, which a replay's letter keeps) or event id is id, and keeps it out of everyone's view for Hold (the others are made visible again),
-// so that what an operator is shown stays what is there: the caller then deletes it (Delete)
-// or lets it go (Release). ok is false when no letter in view matches (on a FIFO queue, a
-// letter behind its group's first one is not in view).
+// Take finds, among the letters in view, the one id names (Named), and keeps it out of
+// everyone's view for Hold (the others are made visible again), so that what an operator is
+// shown stays what is there: the caller then deletes it (Delete) or lets it go (Release). ok
+// is false when no letter in view matches (on a FIFO queue, a letter behind its group's first
+// one is not in view).
 func Take(ctx context.Context, client ReceiveAPI, queueURL, id string) (l deadletter.Letter, ok bool, err error) {
-	return TakeWhere(ctx, client, queueURL, func(b deadletter.Letter) bool {
-		return b.MessageID == id || b.SourceMessage == id || b.OriginalMessage == id || (b.EventID != "" && b.EventID == id)
-	})
+	return TakeWhere(ctx, client, queueURL, Named(id))
+}
+
+// Named selects the letter that id names, by any id the tools print for it: its own message
+// id in the dead-letter queue, its source message id, the id it was first sent as (the one its
+// producer was told and its group's held list knows it by; a stream letter's record id, which
+// a replay's letter keeps) or its event id.
+func Named(id string) func(deadletter.Letter) bool {
+	return func(l deadletter.Letter) bool {
+		return id != "" && (l.MessageID == id || l.SourceMessage == id || l.OriginalMessage == id || l.EventID == id)
+	}
 }
 
 // TakeWhere is Take of the first letter in view that match selects.
