@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"strings"
 	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/onceflow/onceflow/pkg/testkit/fault"
 )
 
 // x is malformed: held and dead-lettered, but the answer of that invocation is lost, so SQS
@@ -70,7 +70,7 @@ func (b *beforeHoldWrite) arm(do func()) {
 func (b *beforeHoldWrite) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("BeforeHoldWrite",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			if writesHold(in.Parameters) {
+			if fault.Writes(in.Parameters, "#hold#") {
 				b.mu.Lock()
 				do := b.do
 				b.do = nil
@@ -81,34 +81,4 @@ func (b *beforeHoldWrite) middleware(stack *middleware.Stack) error {
 			}
 			return next.HandleInitialize(ctx, in)
 		}), middleware.Before)
-}
-
-// writesHold reports whether a DynamoDB request writes a hold item.
-func writesHold(params any) bool {
-	var keys []map[string]types.AttributeValue
-	switch in := params.(type) {
-	case *dynamodb.PutItemInput:
-		keys = append(keys, in.Item)
-	case *dynamodb.UpdateItemInput:
-		keys = append(keys, in.Key)
-	case *dynamodb.DeleteItemInput:
-		keys = append(keys, in.Key)
-	case *dynamodb.TransactWriteItemsInput:
-		for _, it := range in.TransactItems {
-			switch {
-			case it.Put != nil:
-				keys = append(keys, it.Put.Item)
-			case it.Update != nil:
-				keys = append(keys, it.Update.Key)
-			case it.Delete != nil:
-				keys = append(keys, it.Delete.Key)
-			}
-		}
-	}
-	for _, k := range keys {
-		if pk, ok := k["pk"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "#hold#") {
-			return true
-		}
-	}
-	return false
 }

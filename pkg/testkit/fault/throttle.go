@@ -36,7 +36,7 @@ func ThrottleFirstWrites(prefix string, n int64, attempts *atomic.Int64) func(*m
 	return func(s *middleware.Stack) error {
 		err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("ThrottleWritesOf",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				return next.HandleInitialize(middleware.WithStackValue(ctx, writesKey{}, writes(in.Parameters, prefix)), in)
+				return next.HandleInitialize(middleware.WithStackValue(ctx, writesKey{}, Writes(in.Parameters, prefix)), in)
 			}), middleware.Before)
 		if err != nil {
 			return err
@@ -52,8 +52,10 @@ func ThrottleFirstWrites(prefix string, n int64, attempts *atomic.Int64) func(*m
 	}
 }
 
-// writes reports whether a DynamoDB request writes an item whose key starts with prefix.
-func writes(params any, prefix string) bool {
+// Writes reports whether a DynamoDB request (the Parameters an SDK middleware sees) writes an
+// item whose pk starts with prefix: a PutItem, UpdateItem or DeleteItem of it, or a
+// TransactWriteItems with such a write. "#hold#" is a group's hold, "#attempts#" a count.
+func Writes(params any, prefix string) bool {
 	var keys []map[string]types.AttributeValue
 	switch in := params.(type) {
 	case *dynamodb.PutItemInput:
