@@ -148,13 +148,33 @@ build:
 	  echo "built .local/build/$$fn/bootstrap"; \
 	done
 
-## sam-build: the deployable artifacts in .aws-sam/ (needs the SAM CLI)
-sam-build:
-	$(SAM) build
+# The SAM CLI builds and deploys (docs/deploy.md). SAM_MIN is its first release that bundles the
+# SAM translator `make test` checks the template with (aws-sam-translator 1.110.0).
+SAM_MIN     := 1.161.0
+SAM_INSTALL := https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html
+SAM_ZIP      = https://github.com/aws/aws-sam-cli/releases/latest/download/aws-sam-cli-linux-$(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64).zip
+.PHONY: sam-cli
+sam-cli:
+	@command -v $(SAM) >/dev/null || { echo "no SAM CLI: '$(SAM)' is not on PATH; building and deploying need the SAM CLI $(SAM_MIN) or later."; \
+	  echo "Install it as $(SAM_INSTALL) says; on Linux:"; \
+	  echo "  curl -sSLo sam.zip $(SAM_ZIP) && unzip -q sam.zip -d sam-installation && sudo ./sam-installation/install"; \
+	  echo "then check it with: sam --version (docs/deploy.md)"; exit 1; } >&2
+	@v=$$($(SAM) --version | sed -nE 's/.*version ([0-9][0-9.]*).*/\1/p'); \
+	  if [ "$$(printf '%s\n' $(SAM_MIN) "$$v" | sort -V | head -n1)" != $(SAM_MIN) ]; then \
+	    echo "the SAM CLI is $${v:-of an unknown version} ($$(command -v $(SAM))); this template needs $(SAM_MIN) or later: upgrade it as $(SAM_INSTALL) says" >&2; exit 1; fi
 
-## deploy: sam build, then sam deploy with samconfig.toml (needs the SAM CLI and AWS credentials)
+# CONFIG_ENV picks samconfig.toml's environment; CI (set by CI systems, or CI=1) deploys without prompts.
+CONFIG_ENV ?= default
+SAM_DEPLOY_FLAGS = --config-env $(CONFIG_ENV)$(if $(filter-out 0 false,$(CI)), --no-confirm-changeset --no-fail-on-empty-changeset)
+
+## sam-build: the deployable artifacts in .aws-sam/ (needs the SAM CLI; without it, says how to install it)
+sam-build: sam-cli
+	$(SAM) build --config-env $(CONFIG_ENV)
+
+## deploy: sam build, then sam deploy with samconfig.toml (needs the SAM CLI and AWS credentials);
+##   CONFIG_ENV=prod for samconfig.toml's prod; CI=1 (or CI=true, as CI systems set it) asks nothing
 deploy: sam-build
-	$(SAM) deploy
+	$(SAM) deploy $(SAM_DEPLOY_FLAGS)
 
 ## invoke-<fn>: sam local invoke of one function on a sample event (needs the SAM CLI and Docker);
 ## EVENT=events/<file>.json picks another sample

@@ -3,6 +3,7 @@ package onceflow_test
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -42,4 +43,82 @@ func TestMakefile_README_shows_make_tests_command_line(t *testing.T) {
 	if !slices.Contains(strings.Split(string(dry), "\n"), m[0]) {
 		t.Errorf("README.md's make test command line\n\t%s\nis not make's:\n%s", m[0], dry)
 	}
+}
+
+// Without the SAM CLI on PATH, make sam-build and make deploy say what is missing and how to
+// install it, and run nothing: never the shell's "sam: command not found". A SAM CLI older
+// than the template needs is refused the same way, naming both versions.
+func TestMakefile_sam_targets_without_the_SAM_CLI_say_how_to_install_it(t *testing.T) {
+	bin := pathOf(t, "bash", "sed", "sort", "head", "uname")
+	for _, target := range []string{"sam-build", "deploy"} {
+		out, err := makeOn(t, bin, target)
+		if err == nil || strings.Contains(out, "command not found") || strings.Contains(out, "build --config-env") ||
+			!strings.Contains(out, "no SAM CLI: 'sam' is not on PATH") || !strings.Contains(out, samInstallPage) ||
+			!strings.Contains(out, "sudo ./sam-installation/install") || !strings.Contains(out, "sam --version") {
+			t.Errorf("make %s without sam on PATH: %v; want it refused, saying where to install the SAM CLI from:\n%s", target, err, out)
+		}
+	}
+	fakeSAM(t, bin, "1.160.0")
+	if out, err := makeOn(t, bin, "sam-build"); err == nil || !strings.Contains(out, "the SAM CLI is 1.160.0") ||
+		!strings.Contains(out, "needs 1.161.0 or later") || strings.Contains(out, "build --config-env") {
+		t.Errorf("make sam-build with SAM CLI 1.160.0: %v; want it refused, naming both versions:\n%s", err, out)
+	}
+}
+
+// make deploy runs sam build and sam deploy with samconfig.toml's environment CONFIG_ENV, and
+// without prompts when CI is set (as CI systems set it): the SAM CLI here is a script that
+// answers --version and prints the command lines it is given.
+func TestMakefile_deploy_runs_sam_with_the_config_env_and_without_prompts_in_CI(t *testing.T) {
+	bin := pathOf(t, "bash", "sed", "sort", "head", "uname")
+	fakeSAM(t, bin, "1.164.0")
+	for _, c := range []struct{ args, build, deploy string }{
+		{"", "sam build --config-env default", "sam deploy --config-env default\n"},
+		{"CONFIG_ENV=prod CI=true", "sam build --config-env prod", "sam deploy --config-env prod --no-confirm-changeset --no-fail-on-empty-changeset\n"},
+		{"CI=false", "sam build --config-env default", "sam deploy --config-env default\n"},
+	} {
+		out, err := makeOn(t, bin, append([]string{"deploy"}, strings.Fields(c.args)...)...)
+		if err != nil || !strings.Contains(out, c.build+"\n") || !strings.Contains(out, c.deploy) {
+			t.Errorf("make deploy %s: %v; want %q then %q:\n%s", c.args, err, c.build, c.deploy, out)
+		}
+	}
+}
+
+const samInstallPage = "https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html"
+
+// pathOf returns a directory holding links to the named tools only, to be a PATH without sam.
+func pathOf(t *testing.T, tools ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, tool := range tools {
+		p, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(p, filepath.Join(dir, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// fakeSAM writes dir/sam, which says it is the SAM CLI of version and echoes any other call.
+func fakeSAM(t *testing.T, dir, version string) {
+	t.Helper()
+	script := "#!/usr/bin/env bash\nif [ \"$1\" = --version ]; then echo 'SAM CLI, version " + version + "'; else echo \"sam $*\"; fi\n"
+	if err := os.WriteFile(filepath.Join(dir, "sam"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// makeOn runs make with args on PATH dir only, returning its output.
+func makeOn(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	mk, err := exec.LookPath("make")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(mk, args...)
+	cmd.Env = append(os.Environ(), "PATH="+dir, "CI=")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
