@@ -176,6 +176,30 @@ sam-build: sam-cli
 deploy: sam-build
 	$(SAM) deploy $(SAM_DEPLOY_FLAGS)
 
+## webhook-secrets: the note-notifier's two SSM SecureStrings in samconfig.toml's region (CONFIG_ENV):
+##   the webhook's https URL read from standard input (not echoed), a signing secret made by openssl
+##   unless one exists; no value on a command line or in the output (docs/deploy.md)
+WEBHOOK_URL_PARAMETER    ?= /onceflow/webhook/url
+WEBHOOK_SECRET_PARAMETER ?= /onceflow/webhook/signing-secret
+AWS ?= aws
+# The region of samconfig.toml's [CONFIG_ENV.deploy.parameters].
+DEPLOY_REGION = $(shell sed -n '/^\[$(CONFIG_ENV)\.deploy\.parameters\]/,/^\[/s/^region *= *"\([^"]*\)".*/\1/p' samconfig.toml)
+.PHONY: webhook-secrets
+webhook-secrets:
+	@region='$(DEPLOY_REGION)'; test -n "$$region" || { echo "webhook-secrets: samconfig.toml gives [$(CONFIG_ENV).deploy.parameters] no region" >&2; exit 1; }; \
+	  command -v $(AWS) >/dev/null || { echo "webhook-secrets: no AWS CLI ('$(AWS)' is not on PATH): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html" >&2; exit 1; }; \
+	  read -rsp "webhook URL (https://...), stored as $(WEBHOOK_URL_PARAMETER) in $$region: " url; echo; \
+	  case "$$url" in https://?*) ;; *) echo "webhook-secrets: the URL must start with https://; nothing stored" >&2; exit 1;; esac; \
+	  v=$$(printf %s "$$url" | $(AWS) ssm put-parameter --region "$$region" --type SecureString --overwrite \
+	    --name '$(WEBHOOK_URL_PARAMETER)' --value file:///dev/stdin --query Version --output text) || exit 1; \
+	  echo "$(WEBHOOK_URL_PARAMETER) in $$region: stored, version $$v"; \
+	  if $(AWS) ssm get-parameter --region "$$region" --name '$(WEBHOOK_SECRET_PARAMETER)' >/dev/null 2>&1; then \
+	    echo "$(WEBHOOK_SECRET_PARAMETER) in $$region: kept, it exists (put-parameter --overwrite replaces it)"; exit 0; fi; \
+	  secret=$$(openssl rand -hex 32) && [ $${#secret} -eq 64 ] || { echo "webhook-secrets: openssl made no secret; nothing stored" >&2; exit 1; }; \
+	  v=$$(printf %s "$$secret" | $(AWS) ssm put-parameter --region "$$region" --type SecureString \
+	    --name '$(WEBHOOK_SECRET_PARAMETER)' --value file:///dev/stdin --query Version --output text) || exit 1; \
+	  echo "$(WEBHOOK_SECRET_PARAMETER) in $$region: a new 32-byte secret, version $$v (the receiver reads it with get-parameter --with-decryption)"
+
 ## invoke-<fn>: sam local invoke of one function on a sample event (needs the SAM CLI and Docker);
 ## EVENT=events/<file>.json picks another sample
 invoke-api:          EVENT ?= events/api-create-note.json

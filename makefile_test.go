@@ -1,6 +1,7 @@
 package onceflow_test
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ssm"
+
+	"github.com/onceflow/onceflow/internal/localaws"
 )
 
 // SAM runs `make build-<LogicalId>` with ARTIFACTS_DIR set; without it the target would write
@@ -121,4 +127,69 @@ func makeOn(t *testing.T, dir string, args ...string) (string, error) {
 	cmd.Env = append(os.Environ(), "PATH="+dir, "CI=")
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// make webhook-secrets stores the webhook's URL, read from standard input, and a signing secret
+// it makes as SSM SecureStrings in samconfig.toml's region: the real AWS CLI against the local
+// parameter store. No value is on a command line (every --value is standard input) or in the
+// output; a second run replaces the URL and keeps the secret; a URL that is not https is refused.
+func TestMakefile_webhook_secrets_stores_both_from_stdin_and_keeps_the_secret(t *testing.T) {
+	if _, err := exec.LookPath("aws"); err != nil {
+		t.Fatal("the AWS CLI is not on PATH: pip install awscli (README.md, prerequisites)")
+	}
+	store, err := localaws.StartParameterStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	client := ssm.NewFromConfig(localaws.Config(), func(o *ssm.Options) { o.BaseEndpoint = aws.String(store.URL) })
+	value := func(name string) (string, int64) {
+		out, err := client.GetParameter(context.Background(), &ssm.GetParameterInput{Name: aws.String(name), WithDecryption: aws.Bool(true)})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return aws.ToString(out.Parameter.Value), out.Parameter.Version
+	}
+	run := func(stdin string) (string, error) {
+		cmd := exec.Command("make", "webhook-secrets")
+		cmd.Stdin = strings.NewReader(stdin)
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "AWS_") }),
+			"AWS_ENDPOINT_URL_SSM="+store.URL, "AWS_ACCESS_KEY_ID=local", "AWS_SECRET_ACCESS_KEY=local",
+			"AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null")
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	const urlName, secretName = "/onceflow/webhook/url", "/onceflow/webhook/signing-secret"
+	first := "https://hooks.example.com/notes?token=first"
+	out, err := run(first + "\n")
+	if err != nil {
+		t.Fatalf("make webhook-secrets: %v\n%s", err, out)
+	}
+	url, _ := value(urlName)
+	secret, _ := value(secretName)
+	if err != nil || url != first || !regexp.MustCompile(`^[0-9a-f]{64}$`).MatchString(secret) ||
+		!strings.Contains(out, urlName+" in eu-west-1: stored, version 1") || !strings.Contains(out, secretName+" in eu-west-1: a new 32-byte secret") {
+		t.Fatalf("make webhook-secrets: %v; stored %q and a secret of %d characters; want the URL and 64 hex characters:\n%s", err, url, len(secret), out)
+	}
+	second := "https://hooks.example.com/notes?token=second"
+	out2, err := run(second)
+	url, urlVersion := value(urlName)
+	kept, _ := value(secretName)
+	if err != nil || url != second || urlVersion != 2 || kept != secret || !strings.Contains(out2, secretName+" in eu-west-1: kept") {
+		t.Errorf("make webhook-secrets again: %v; URL %q version %d, secret kept %v; want the new URL at version 2 and the secret kept:\n%s",
+			err, url, urlVersion, kept == secret, out2)
+	}
+	out3, err := run("http://hooks.example.com/notes")
+	if url, v := value(urlName); err == nil || url != second || v != 2 || !strings.Contains(out3, "must start with https://") {
+		t.Errorf("make webhook-secrets of an http URL: %v; stored %q version %d; want it refused, nothing stored:\n%s", err, url, v, out3)
+	}
+	for _, o := range []string{out, out2, out3} {
+		if strings.Contains(o, "token=") || strings.Contains(o, secret) {
+			t.Errorf("make webhook-secrets printed a value:\n%s", o)
+		}
+	}
+	dry, err := exec.Command("make", "-n", "webhook-secrets").CombinedOutput()
+	if n := strings.Count(string(dry), "--value "); err != nil || n != 2 || strings.Count(string(dry), "--value file:///dev/stdin") != n {
+		t.Errorf("make -n webhook-secrets: %v; want its two --value arguments to be standard input:\n%s", err, dry)
+	}
 }
