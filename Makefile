@@ -148,13 +148,57 @@ build:
 	  echo "built .local/build/$$fn/bootstrap"; \
 	done
 
-## sam-build: the deployable artifacts in .aws-sam/ (needs the SAM CLI)
-sam-build:
-	$(SAM) build
+# The SAM CLI builds and deploys (docs/deploy.md). SAM_MIN is its first release that bundles the
+# SAM translator `make test` checks the template with (aws-sam-translator 1.110.0).
+SAM_MIN     := 1.161.0
+SAM_INSTALL := https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html
+SAM_ZIP      = https://github.com/aws/aws-sam-cli/releases/latest/download/aws-sam-cli-linux-$(if $(filter aarch64 arm64,$(shell uname -m)),arm64,x86_64).zip
+.PHONY: sam-cli
+sam-cli:
+	@command -v $(SAM) >/dev/null || { echo "no SAM CLI: '$(SAM)' is not on PATH; building and deploying need the SAM CLI $(SAM_MIN) or later."; \
+	  echo "Install it as $(SAM_INSTALL) says; on Linux:"; \
+	  echo "  curl -sSLo sam.zip $(SAM_ZIP) && unzip -q sam.zip -d sam-installation && sudo ./sam-installation/install"; \
+	  echo "then check it with: sam --version (docs/deploy.md)"; exit 1; } >&2
+	@v=$$($(SAM) --version | sed -nE 's/.*version ([0-9][0-9.]*).*/\1/p'); \
+	  if [ "$$(printf '%s\n' $(SAM_MIN) "$$v" | sort -V | head -n1)" != $(SAM_MIN) ]; then \
+	    echo "the SAM CLI is $${v:-of an unknown version} ($$(command -v $(SAM))); this template needs $(SAM_MIN) or later: upgrade it as $(SAM_INSTALL) says" >&2; exit 1; fi
 
-## deploy: sam build, then sam deploy with samconfig.toml (needs the SAM CLI and AWS credentials)
+# CONFIG_ENV picks samconfig.toml's environment; CI (set by CI systems, or CI=1) deploys without prompts.
+CONFIG_ENV ?= default
+SAM_DEPLOY_FLAGS = --config-env $(CONFIG_ENV)$(if $(filter-out 0 false,$(CI)), --no-confirm-changeset --no-fail-on-empty-changeset)
+
+## sam-build: the deployable artifacts in .aws-sam/ (needs the SAM CLI; without it, says how to install it)
+sam-build: sam-cli
+	$(SAM) build --config-env $(CONFIG_ENV)
+
+## deploy: sam build, then sam deploy with samconfig.toml (needs the SAM CLI and AWS credentials);
+##   CONFIG_ENV=prod for samconfig.toml's prod; CI=1 (or CI=true, as CI systems set it) asks nothing
 deploy: sam-build
-	$(SAM) deploy
+	$(SAM) deploy $(SAM_DEPLOY_FLAGS)
+
+## webhook-secrets: the note-notifier's two SSM SecureStrings in samconfig.toml's region (CONFIG_ENV):
+##   the webhook's https URL read from standard input (not echoed), a signing secret made by openssl
+##   unless one exists; no value on a command line or in the output (docs/deploy.md)
+WEBHOOK_URL_PARAMETER    ?= /onceflow/webhook/url
+WEBHOOK_SECRET_PARAMETER ?= /onceflow/webhook/signing-secret
+AWS ?= aws
+# The region of samconfig.toml's [CONFIG_ENV.deploy.parameters].
+DEPLOY_REGION = $(shell sed -n '/^\[$(CONFIG_ENV)\.deploy\.parameters\]/,/^\[/s/^region *= *"\([^"]*\)".*/\1/p' samconfig.toml)
+.PHONY: webhook-secrets
+webhook-secrets:
+	@region='$(DEPLOY_REGION)'; test -n "$$region" || { echo "webhook-secrets: samconfig.toml gives [$(CONFIG_ENV).deploy.parameters] no region" >&2; exit 1; }; \
+	  command -v $(AWS) >/dev/null || { echo "webhook-secrets: no AWS CLI ('$(AWS)' is not on PATH): https://docs.aws.amazon.com/cli/latest/userguide/getting-started-install.html" >&2; exit 1; }; \
+	  read -rsp "webhook URL (https://...), stored as $(WEBHOOK_URL_PARAMETER) in $$region: " url; echo; \
+	  case "$$url" in https://?*) ;; *) echo "webhook-secrets: the URL must start with https://; nothing stored" >&2; exit 1;; esac; \
+	  v=$$(printf %s "$$url" | $(AWS) ssm put-parameter --region "$$region" --type SecureString --overwrite \
+	    --name '$(WEBHOOK_URL_PARAMETER)' --value file:///dev/stdin --query Version --output text) || exit 1; \
+	  echo "$(WEBHOOK_URL_PARAMETER) in $$region: stored, version $$v"; \
+	  if $(AWS) ssm get-parameter --region "$$region" --name '$(WEBHOOK_SECRET_PARAMETER)' >/dev/null 2>&1; then \
+	    echo "$(WEBHOOK_SECRET_PARAMETER) in $$region: kept, it exists (put-parameter --overwrite replaces it)"; exit 0; fi; \
+	  secret=$$(openssl rand -hex 32) && [ $${#secret} -eq 64 ] || { echo "webhook-secrets: openssl made no secret; nothing stored" >&2; exit 1; }; \
+	  v=$$(printf %s "$$secret" | $(AWS) ssm put-parameter --region "$$region" --type SecureString \
+	    --name '$(WEBHOOK_SECRET_PARAMETER)' --value file:///dev/stdin --query Version --output text) || exit 1; \
+	  echo "$(WEBHOOK_SECRET_PARAMETER) in $$region: a new 32-byte secret, version $$v (the receiver reads it with get-parameter --with-decryption)"
 
 ## invoke-<fn>: sam local invoke of one function on a sample event (needs the SAM CLI and Docker);
 ## EVENT=events/<file>.json picks another sample

@@ -2,6 +2,7 @@ package onceflow_test
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -507,24 +508,13 @@ func TestTemplate_records_outlive_every_redelivery_path(t *testing.T) {
 // samconfig.toml passes the template's parameter constraints.
 func TestSamconfig_parameter_overrides_satisfy_the_template(t *testing.T) {
 	tpl := loadTemplate(t)
-	raw, err := os.ReadFile("samconfig.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := regexp.MustCompile(`(?m)^parameter_overrides\s*=\s*"(.*)"\s*$`).FindAllStringSubmatch(string(raw), -1)
-	if len(lines) == 0 {
-		t.Fatal("samconfig.toml has no parameter_overrides")
-	}
+	live, example := samconfigOverrides(t)
 	// the commented first-deploy example shows where the issuer and the audience go
-	example := regexp.MustCompile(`(?m)^#\s*parameter_overrides\s*=\s*"(.*)"\s*$`).FindAllStringSubmatch(string(raw), -1)
-	if len(example) == 0 || !strings.Contains(example[0][1], `AuthIssuer=\"`) || !strings.Contains(example[0][1], `AuthAudience=\"`) {
+	if example["AuthIssuer"] == "" || example["AuthAudience"] == "" {
 		t.Error("samconfig.toml shows no first-deploy parameter_overrides with AuthIssuer and AuthAudience")
 	}
-	lines = append(lines, example...)
-	pair := regexp.MustCompile(`(\w+)=\\"([^\\]*)\\"`)
-	for _, line := range lines {
-		for _, kv := range pair.FindAllStringSubmatch(line[1], -1) {
-			name, value := kv[1], kv[2]
+	for _, params := range append(slices.Collect(maps.Values(live)), example) {
+		for name, value := range params {
 			p, ok := get(tpl, "Parameters", name).(doc)
 			if !ok {
 				t.Errorf("samconfig.toml overrides %s, which the template does not declare", name)
