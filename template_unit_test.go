@@ -3,6 +3,7 @@ package onceflow_test
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -72,4 +73,59 @@ func TestUnitTemplate_passes_the_translator_cfn_lint_and_the_gatekeeper(t *testi
 			}
 		})
 	}
+}
+
+// The demo's SQS consumers are their consumer units (demoUnits): each resource of a unit's
+// rendering, its LeadingKeys and its outputs are template.yaml's, value for value (comments
+// aside), and the template has a section of its own for each. A hand edit of one of them in
+// template.yaml fails here: change the unit or its parameters instead.
+func TestTemplate_demo_consumers_are_their_units(t *testing.T) {
+	raw, err := os.ReadFile("template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl := loadTemplate(t)
+	for _, u := range demoUnits {
+		t.Run(u.Name, func(t *testing.T) {
+			if !strings.Contains(string(raw), consumerunit.Banner+u.Name+"\n") {
+				t.Errorf("template.yaml has no section of its own for %s (%q)", u.Name, strings.TrimSpace(consumerunit.Banner+u.Name))
+			}
+			unit := renderedUnit(t, u)
+			for _, part := range []string{"Resources", "Outputs"} {
+				for id, want := range get(unit, part).(doc) {
+					if got := get(tpl, part, id); !reflect.DeepEqual(got, want) {
+						t.Errorf("%s %s in template.yaml is not its unit's:\n got  %s\n want %s", part, id, jsonOf(got), jsonOf(want))
+					}
+				}
+			}
+			id := u.ID + "Function"
+			if got, want := get(tpl, "Mappings", "LeadingKeys", id), get(unit, "Mappings", "LeadingKeys", id); !reflect.DeepEqual(got, want) {
+				t.Errorf("Mappings LeadingKeys %s: %s; its unit's %s", id, jsonOf(got), jsonOf(want))
+			}
+		})
+	}
+}
+
+// renderedUnit is u spliced into a template of nothing but the unit's places, read back
+// without the operator's lines (a resource of the skeleton's own).
+func renderedUnit(t *testing.T, u consumerunit.Unit) doc {
+	t.Helper()
+	skeleton := "Mappings:\n  LeadingKeys:\n" + consumerunit.MarkLeadingKeys + "Resources:\n  Operator:\n    Places:\n" +
+		"      DLQs:\n" + consumerunit.MarkOperatorDLQs + "      Queues:\n" + consumerunit.MarkOperatorQueue +
+		"      Keys:\n" + consumerunit.MarkOperatorKeys + "\nOutputs:\n  ConsumerNames:\n    Value: \"\"\n"
+	b, err := consumerunit.Splice([]byte(skeleton), u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "unit.yaml")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := localcloud.LoadDocument(path)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	delete(get(d, "Resources").(doc), "Operator")
+	delete(get(d, "Outputs").(doc), "ConsumerNames")
+	return d
 }
