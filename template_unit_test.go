@@ -1,6 +1,7 @@
 package onceflow_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -128,4 +129,37 @@ func renderedUnit(t *testing.T, u consumerunit.Unit) doc {
 	delete(get(d, "Resources").(doc), "Operator")
 	delete(get(d, "Outputs").(doc), "ConsumerNames")
 	return d
+}
+
+// Every alarm is named after its stack ("${AWS::StackName}-..."), in template.yaml and in a
+// project's template, so that two stacks of one stage in one account never share an alarm's
+// name; so is the dashboard, whose name is the account's too.
+func TestTemplate_alarms_and_dashboards_are_named_by_the_stack(t *testing.T) {
+	paths := []string{"template.yaml"}
+	for _, p := range unitProjects {
+		paths = append(paths, unitTemplate(t, p))
+	}
+	for _, path := range paths {
+		tpl, err := localcloud.LoadDocument(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alarms := resourcesOfType(tpl, "AWS::CloudWatch::Alarm")
+		if len(alarms) == 0 {
+			t.Errorf("%s: no alarm", path)
+		}
+		for id, a := range alarms {
+			if name, _ := get(a, "Properties", "AlarmName", "Fn::Sub").(string); !strings.HasPrefix(name, "${AWS::StackName}-") {
+				t.Errorf("%s: %s is named %v; want !Sub \"${AWS::StackName}-...\"", path, id, get(a, "Properties", "AlarmName"))
+			}
+		}
+		for id, d := range resourcesOfType(tpl, "AWS::CloudWatch::Dashboard") {
+			if name, _ := get(d, "Properties", "DashboardName", "Fn::Sub").(string); !strings.HasPrefix(name, "${AWS::StackName}-") {
+				t.Errorf("%s: %s is named %v; want !Sub \"${AWS::StackName}-...\"", path, id, get(d, "Properties", "DashboardName"))
+			}
+			if body, _ := get(d, "Properties", "DashboardBody", "Fn::Sub").(string); !json.Valid([]byte(body)) {
+				t.Errorf("%s: %s's body is not JSON:\n%s", path, id, body)
+			}
+		}
+	}
 }
