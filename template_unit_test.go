@@ -2,6 +2,7 @@ package onceflow_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -91,20 +92,36 @@ func TestTemplate_demo_consumers_are_their_units(t *testing.T) {
 			if !strings.Contains(string(raw), consumerunit.Banner+u.Name+"\n") {
 				t.Errorf("template.yaml has no section of its own for %s (%q)", u.Name, strings.TrimSpace(consumerunit.Banner+u.Name))
 			}
-			unit := renderedUnit(t, u)
-			for _, part := range []string{"Resources", "Outputs"} {
-				for id, want := range get(unit, part).(doc) {
-					if got := get(tpl, part, id); !reflect.DeepEqual(got, want) {
-						t.Errorf("%s %s in template.yaml is not its unit's:\n got  %s\n want %s", part, id, jsonOf(got), jsonOf(want))
-					}
-				}
-			}
-			id := u.ID + "Function"
-			if got, want := get(tpl, "Mappings", "LeadingKeys", id), get(unit, "Mappings", "LeadingKeys", id); !reflect.DeepEqual(got, want) {
-				t.Errorf("Mappings LeadingKeys %s: %s; its unit's %s", id, jsonOf(got), jsonOf(want))
+			for _, d := range unitDifferences(t, tpl, u) {
+				t.Error(d)
 			}
 		})
 	}
+	// The check fails on a hand edit: the ledger's role without its hold grants.
+	stmts := asList(get(tpl, "Resources", "LedgerFunction", "Properties", "Policies"))[0].(doc)["Statement"].([]any)
+	stmts[1].(doc)["Action"] = []any{"dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:UpdateItem"}
+	if d := unitDifferences(t, tpl, demoUnits[1]); len(d) != 1 || !strings.Contains(d[0], "LedgerFunction") {
+		t.Errorf("the ledger's role edited by hand: %q; want one difference, LedgerFunction's", d)
+	}
+}
+
+// unitDifferences lists what of u's rendering tpl does not have as rendered.
+func unitDifferences(t *testing.T, tpl doc, u consumerunit.Unit) []string {
+	t.Helper()
+	var out []string
+	unit := renderedUnit(t, u)
+	for _, part := range []string{"Resources", "Outputs"} {
+		for id, want := range get(unit, part).(doc) {
+			if got := get(tpl, part, id); !reflect.DeepEqual(got, want) {
+				out = append(out, fmt.Sprintf("%s %s in template.yaml is not its unit's:\n got  %s\n want %s", part, id, jsonOf(got), jsonOf(want)))
+			}
+		}
+	}
+	id := u.ID + "Function"
+	if got, want := get(tpl, "Mappings", "LeadingKeys", id), get(unit, "Mappings", "LeadingKeys", id); !reflect.DeepEqual(got, want) {
+		out = append(out, fmt.Sprintf("Mappings LeadingKeys %s: %s; its unit's %s", id, jsonOf(got), jsonOf(want)))
+	}
+	return out
 }
 
 // renderedUnit is u spliced into a template of nothing but the unit's places, read back
