@@ -67,43 +67,48 @@ func TestTemplate_roles_attach_only_known_managed_policies(t *testing.T) {
 // refuse or allow what AWS would not.
 func TestRoles_equal_the_SAM_translators(t *testing.T) {
 	for _, path := range []string{"template.yaml", "infra/localcloud/testdata/template.yaml", "infra/localcloud/testdata/backstop/template.yaml"} {
-		t.Run(path, func(t *testing.T) {
-			src, err := localcloud.LoadDocument(path)
-			if err != nil {
-				t.Fatal(err)
+		t.Run(path, func(t *testing.T) { rolesEqualTheTranslators(t, path) })
+	}
+}
+
+// rolesEqualTheTranslators checks the roles the local cloud derives from the template at path
+// against the roles the SAM translator writes for it.
+func rolesEqualTheTranslators(t *testing.T, path string) {
+	t.Helper()
+	src, err := localcloud.LoadDocument(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles, err := iam.Roles(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, _, err := samtest.Translate(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fns := resourcesOfType(tr, "AWS::Lambda::Function")
+	if len(fns) == 0 || len(roles) != len(fns) {
+		t.Fatalf("derived %d roles for %d translated functions", len(roles), len(fns))
+	}
+	for id := range fns {
+		r, ok := roles[id]
+		if !ok {
+			t.Errorf("%s: no role derived", id)
+			continue
+		}
+		want := get(tr, "Resources", roleOf(t, tr, id), "Properties")
+		if r.LogicalID != roleOf(t, tr, id) {
+			t.Errorf("%s: derived role %s; the translation's is %s", id, r.LogicalID, roleOf(t, tr, id))
+		}
+		for _, part := range []struct {
+			name string
+			got  any
+		}{{"ManagedPolicyArns", r.ManagedPolicyArns}, {"Policies", r.Policies}} {
+			if g, w := normal(t, part.got), normal(t, get(want, part.name)); !reflect.DeepEqual(g, w) {
+				t.Errorf("%s: %s derived\n  %s\nthe translator's\n  %s", id, part.name, jsonOf(g), jsonOf(w))
 			}
-			roles, err := iam.Roles(src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr, _, err := samtest.Translate(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fns := resourcesOfType(tr, "AWS::Lambda::Function")
-			if len(fns) == 0 || len(roles) != len(fns) {
-				t.Fatalf("derived %d roles for %d translated functions", len(roles), len(fns))
-			}
-			for id := range fns {
-				r, ok := roles[id]
-				if !ok {
-					t.Errorf("%s: no role derived", id)
-					continue
-				}
-				want := get(tr, "Resources", roleOf(t, tr, id), "Properties")
-				if r.LogicalID != roleOf(t, tr, id) {
-					t.Errorf("%s: derived role %s; the translation's is %s", id, r.LogicalID, roleOf(t, tr, id))
-				}
-				for _, part := range []struct {
-					name string
-					got  any
-				}{{"ManagedPolicyArns", r.ManagedPolicyArns}, {"Policies", r.Policies}} {
-					if g, w := normal(t, part.got), normal(t, get(want, part.name)); !reflect.DeepEqual(g, w) {
-						t.Errorf("%s: %s derived\n  %s\nthe translator's\n  %s", id, part.name, jsonOf(g), jsonOf(w))
-					}
-				}
-			}
-		})
+		}
 	}
 }
 
