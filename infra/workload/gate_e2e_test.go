@@ -19,12 +19,12 @@ import (
 // (template.yaml), and withoutHoldCheck the same without the dynamodb:ConditionCheckItem that
 // lets its commits check their account's hold.
 const (
-	ledgerRecords = `            # every commit checks its account's hold, a hold's write and a count check the
+	ledgerRecords = `            # every commit checks its group's hold, a hold's write and a count check the
             # event's record.
             - Effect: Allow
               Action: [dynamodb:PutItem, dynamodb:GetItem, dynamodb:UpdateItem, dynamodb:DeleteItem, dynamodb:ConditionCheckItem]
 `
-	withoutHoldCheck = `            # every commit checks its account's hold, a hold's write and a count check the
+	withoutHoldCheck = `            # every commit checks its group's hold, a hold's write and a count check the
             # event's record.
             - Effect: Allow
               Action: [dynamodb:PutItem, dynamodb:GetItem, dynamodb:UpdateItem, dynamodb:DeleteItem]
