@@ -69,7 +69,7 @@ func wantTests(t *testing.T, out string, consumers ...string) {
 func wantRun(t *testing.T, out string, consumers ...string) {
 	t.Helper()
 	for _, c := range consumers {
-		if n := len(regexp.MustCompile(`(?m)^  PASS  ` + c + `: `).FindAllString(out, -1)); n != 4 {
+		if n := len(regexp.MustCompile(`(?m)^  PASS  `+c+`: `).FindAllString(out, -1)); n != 4 {
 			t.Errorf("make run: %d invariants of %s PASS; want 4", n, c)
 		}
 	}
