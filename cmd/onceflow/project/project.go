@@ -60,8 +60,8 @@ func Init(ctx context.Context, o Options, log func(string)) error {
 	if err != nil {
 		return err
 	}
-	if files["template.yaml"], err = consumerunit.Template(consumerunit.Project{Name: name, Consumers: []consumerunit.Consumer{c.unit()}}); err != nil {
-		return fmt.Errorf("template.yaml: %w", err)
+	if files["template.yaml"], err = templateOf(name, c); err != nil {
+		return err
 	}
 	if err := c.addFiles(files); err != nil {
 		return err
@@ -100,6 +100,15 @@ func Add(dir, queue, event string, log func(string)) error {
 		return err
 	}
 	return write(dir, files, map[string]bool{"template.yaml": true}, log)
+}
+
+// templateOf is the template of project name with its first consumer c.
+func templateOf(name string, c consumer) ([]byte, error) {
+	b, err := consumerunit.Template(consumerunit.Project{Name: name, Consumers: []consumerunit.Consumer{c.unit()}})
+	if err != nil {
+		return nil, fmt.Errorf("template.yaml: %w", err)
+	}
+	return b, nil
 }
 
 // addFiles renders the consumer's files and sample into files.
@@ -170,7 +179,7 @@ func tidy(ctx context.Context, dir string) error {
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("go mod tidy in %s (it needs the module proxy for what the module cache lacks): %w\n%s", dir, err, out)
+		return fmt.Errorf("the project is written, but go mod tidy in %s failed (it needs the module proxy for what the module cache lacks): run it there again: %w\n%s", dir, err, out)
 	}
 	return nil
 }
