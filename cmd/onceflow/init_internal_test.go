@@ -15,7 +15,8 @@ import (
 
 // onceflow init writes a project outside this repository whose own make test passes (its
 // test-kit test against DynamoDB Local) and whose make run passes on the local cloud (a
-// workload with re-sends and events sent again under a new message id, every invariant PASS);
+// workload with re-sends, events sent again under a new message id and a message redelivered
+// after its commit, every invariant PASS);
 // onceflow add-consumer adds a second consumer, whose test passes beside the first. (The
 // template of two consumers is the consumer unit's, which its own tests check.) The project's
 // go.sum is go mod tidy's at init: its targets run with -mod=readonly and no workspace.
@@ -71,8 +72,8 @@ func wantTests(t *testing.T, out string, consumers ...string) {
 func wantRun(t *testing.T, out string, consumers ...string) {
 	t.Helper()
 	for _, c := range consumers {
-		if n := len(regexp.MustCompile(`(?m)^  PASS  `+c+`: `).FindAllString(out, -1)); n != 4 {
-			t.Errorf("make run: %d invariants of %s PASS; want 4", n, c)
+		if n := len(regexp.MustCompile(`(?m)^  PASS  `+c+`: `).FindAllString(out, -1)); n != 5 {
+			t.Errorf("make run: %d invariants of %s PASS; want 5", n, c)
 		}
 	}
 	if strings.Contains(out, "FAIL") || !regexp.MustCompile(`(?m)^PASS$`).MatchString(out) {

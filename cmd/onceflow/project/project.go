@@ -56,7 +56,8 @@ func Init(ctx context.Context, o Options, log func(string)) error {
 	p := project{Project: name, EngineModule: EngineModule, EngineNote: eng.note()}
 	files, err := render([]file{{"Makefile", "Makefile.tmpl"}, {"README.md", "README.md.tmpl"}, {"samconfig.toml", "samconfig.toml.tmpl"},
 		{".gitignore", "gitignore.tmpl"}, {"cmd/localrun/main.go", "localrun_main.go.tmpl"}, {"cmd/localrun/cloud.go", "localrun_cloud.go.tmpl"},
-		{"cmd/localrun/workload.go", "localrun_workload.go.tmpl"}, {"cmd/localrun/check.go", "localrun_check.go.tmpl"}}, p)
+		{"cmd/localrun/workload.go", "localrun_workload.go.tmpl"}, {"cmd/localrun/check.go", "localrun_check.go.tmpl"},
+		{"cmd/localrun/redeliver.go", "localrun_redeliver.go.tmpl"}}, p)
 	if err != nil {
 		return err
 	}
