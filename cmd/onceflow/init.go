@@ -22,19 +22,10 @@ func runProject(ctx context.Context, name string, args []string, stdout, stderr 
 	fs := flag.NewFlagSet("onceflow "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	err := projectCommands[name](ctx, fs, args, stdout)
-	var ue usageError
-	switch {
-	case errors.Is(err, flag.ErrHelp):
+	if errors.Is(err, flag.ErrHelp) {
 		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "onceflow %s: %v\n", name, err)
-		fs.Usage()
-		return 2
-	case err != nil:
-		fmt.Fprintf(stderr, "onceflow %s: %v\n", name, err)
-		return 1
 	}
-	return 0
+	return status(name, err, fs, stderr)
 }
 
 func initProject(ctx context.Context, fs *flag.FlagSet, args []string, out io.Writer) error {

@@ -61,6 +61,8 @@ func TestOnceflow_binary_prints_its_usage(t *testing.T) {
 		{"--help", []string{"--help"}, 0, "usage: onceflow <command> <subcommand>"},
 		{"a subcommand's --help", []string{"dlq", "redrive", "--help"}, 0, "-dry-run"},
 		{"an unknown command", []string{"dlq", "purge"}, 2, `unknown command "dlq purge"`},
+		{"init without its flags", []string{"init", "shop"}, 2, "onceflow init: want DIR --module M --queue Q --event TYPE"},
+		{"init's --help", []string{"init", "--help"}, 0, "-engine"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

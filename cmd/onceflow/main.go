@@ -123,6 +123,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		err = cmd.run(ctx, t, rest, ioStreams{in: bufio.NewReader(stdin), out: stdout, err: stderr})
 	}
+	return status(name, err, fs, stderr)
+}
+
+// status is the exit status of command name that returned err, which it prints on stderr: 0,
+// 1 for a failure, 2 for a usage error (the command's usage follows).
+func status(name string, err error, fs *flag.FlagSet, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
