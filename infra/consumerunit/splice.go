@@ -16,11 +16,14 @@ const Banner = "  # ------------------------------------------------------------
 // that the local cloud, the SAM translator and cfn-lint all read, so a unit is written out,
 // each piece where it belongs.
 const (
-	MarkLeadingKeys   = "    # make consumer: a consumer's LeadingKeys above this line\n"
-	MarkOperatorDLQs  = "              # make consumer: a consumer's dead-letter queue for the operator above this line\n"
-	MarkOperatorQueue = "              # make consumer: a consumer's queue for the operator above this line\n"
-	MarkOperatorKeys  = "                  # make consumer: a consumer's keys for the operator above this line\n"
+	MarkLeadingKeys   = "    # consumer unit: a consumer's LeadingKeys above this line\n"
+	MarkOperatorDLQs  = "              # consumer unit: a consumer's dead-letter queue for the operator above this line\n"
+	MarkOperatorQueue = "              # consumer unit: a consumer's queue for the operator above this line\n"
+	MarkOperatorKeys  = "                  # consumer unit: a consumer's keys for the operator above this line\n"
 	outputsStart      = "\nOutputs:\n"
+	// DashboardEnd ends the widgets of a template's dashboard (its DashboardBody's !Sub), where
+	// a unit's widgets go when the template has one.
+	DashboardEnd = "\n          ]}\n"
 )
 
 // consumerNames is the ConsumerNames output, whose value lists the consumers' names.
@@ -58,8 +61,8 @@ func (u Unit) Insertions() []Insertion {
 }
 
 // Splice returns tpl with the unit in it: its resources in a section of their own at the end
-// of Resources, its lines above the template's markers, its name in the ConsumerNames output
-// and its outputs at the end. It refuses a unit whose function, queue or name is taken.
+// of Resources, its lines above the template's markers, its name in the ConsumerNames output,
+// its widgets at the end of the dashboard (if tpl has one) and its outputs at the end. It refuses a unit whose function, queue or name is taken.
 func Splice(tpl []byte, u Unit) ([]byte, error) {
 	resources, err := u.Resources()
 	if err != nil {
@@ -97,6 +100,16 @@ func Splice(tpl []byte, u Unit) ([]byte, error) {
 		}
 	}
 	s = strings.Replace(s, m[0][0], m[0][1]+strings.Join(append(names, u.Name), ","), 1)
+	if strings.Contains(s, DashboardEnd) {
+		widgets, err := u.Widgets()
+		if err != nil {
+			return nil, err
+		}
+		if n := strings.Count(s, DashboardEnd); n != 1 {
+			return nil, fmt.Errorf("%d places %q; want one", n, strings.TrimSpace(DashboardEnd))
+		}
+		s = strings.Replace(s, DashboardEnd, ",\n"+widgets+DashboardEnd, 1)
+	}
 	s = strings.Replace(s, outputsStart, "\n"+strings.TrimRight(string(resources), "\n")+"\n"+outputsStart, 1)
 	return []byte(strings.TrimRight(s, "\n") + "\n" + u.Outputs()), nil
 }
@@ -140,6 +153,17 @@ func Unsplice(tpl []byte, u Unit) ([]byte, error) {
 			names = `""`
 		}
 		s = strings.Replace(s, m[0], m[1]+names, 1)
+	}
+	if strings.Contains(s, DashboardEnd) {
+		widgets, err := u.Widgets()
+		if err != nil {
+			return nil, err
+		}
+		if w := ",\n" + widgets; strings.Count(s, w) != 1 {
+			problems = append(problems, errors.New("its dashboard widgets: not found as they were written"))
+		} else {
+			s = strings.Replace(s, w, "", 1)
+		}
 	}
 	return []byte(s), errors.Join(problems...)
 }

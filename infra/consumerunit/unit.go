@@ -31,14 +31,19 @@ type Unit struct {
 	// hold (ConditionCheckItem and DeleteItem on every record key, holds included); without
 	// it ConditionCheckItem is granted on its records "<name>#*" only.
 	HoldGroup bool
+	// Lease: it is a lease consumer (pkg/lease), which releases a lease (DeleteItem) and
+	// fences its commits (ConditionCheckItem) on every record key: the grants of HoldGroup.
+	Lease bool
 	// ClaimChecks: it reads claim checks from PayloadBucket and writes its dead letters past
 	// SQS's 1 MiB there, under dead-letters/<name>/.
 	ClaimChecks bool
 	// DeadLetterCauses are what dead-letters one of its messages, as its alarm says it;
 	// "" -> "malformed, or failed maxReceiveCount times".
 	DeadLetterCauses string
-	Environment      []string // more environment variables, each a YAML line "KEY: value"
-	Statements       []string // more policy statements, each YAML text at the statements' indent
+	// Note is a comment under the unit's banner, one line: who wrote it, for example.
+	Note        string
+	Environment []string // more environment variables, each a YAML line "KEY: value"
+	Statements  []string // more policy statements, each YAML text at the statements' indent
 }
 
 // Alarm is one CloudWatch alarm of a unit.
@@ -81,6 +86,9 @@ func (u Unit) Validate() error {
 			errs = append(errs, fmt.Errorf("writes %q: want a key pattern (NOTE#*)", k))
 		}
 	}
+	if strings.Contains(u.Note, "\n") {
+		errs = append(errs, fmt.Errorf("note %q: one line", u.Note))
+	}
 	for what, s := range map[string]string{"description": u.Description, "code uri": u.CodeURI, "dead-letter causes": u.DeadLetterCauses} {
 		if unsafeText.MatchString(s) || strings.HasPrefix(s, " ") {
 			errs = append(errs, fmt.Errorf("%s %q: no quote, backslash or line break", what, s))
@@ -103,6 +111,17 @@ func (u Unit) Resources() ([]byte, error) {
 		return nil, fmt.Errorf("consumer unit %s: %w", u.Name, err)
 	}
 	return b.Bytes(), nil
+}
+
+// Widgets are the unit's dashboard widgets, JSON array elements under a DashboardBody's
+// !Sub: its outcomes, its commit latency, its queue's age, its dead letters, its function's
+// errors and throttles.
+func (u Unit) Widgets() (string, error) {
+	var b bytes.Buffer
+	if err := tmpl.ExecuteTemplate(&b, "widgets.json.tmpl", u); err != nil {
+		return "", fmt.Errorf("consumer unit %s: %w", u.Name, err)
+	}
+	return strings.TrimRight(b.String(), "\n"), nil
 }
 
 // Outputs is the unit's part of the Outputs of a template: its queues' URLs, which the
