@@ -4,6 +4,8 @@
 // (hold), and re-sends outbox events the relay failed to publish (outbox republish).
 // Against AWS it uses the default credential chain and finds queues, tables, routes and
 // consumers in a stack's outputs (--stack) or in flags; with --local it reads them from the
-// .local/endpoints.json a running local cloud wrote. It links only the engine's public
-// packages: go install github.com/onceflow/onceflow/cmd/onceflow.
+// .local/endpoints.json a running local cloud wrote. Its init and add-consumer write a project
+// of one's own consumers outside the repository (package project). It links only the engine's
+// public packages and the consumer unit's template text: go install
+// github.com/onceflow/onceflow/cmd/onceflow.
 package main

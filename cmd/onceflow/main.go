@@ -37,6 +37,10 @@ usage: onceflow <command> <subcommand> [flags] [args]
   outbox republish [--event-id ID]... [--since T] [--until T] [--dry-run]
                                                          re-send outbox events to their queues
 
+  init          DIR --module M --queue Q --event TYPE [--engine PATH]
+                                                         a new project of one consumer of your own
+  add-consumer  [DIR] --queue Q --event TYPE             one more consumer in that project
+
 A letter's ID is any id the tools print for it: its message id (dlq list's first), the id it
 was first sent as (what a producer and make send were told; hold get's messageId) or its event
 id. A decision (dlq discard, hold skip) is recorded with who decided: --by, by default the
@@ -79,6 +83,9 @@ func commands() map[string]command {
 // run runs the command of args and returns the exit status: 0, 1 for a failure, 2 for a
 // usage error.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 0 && projectCommands[args[0]] != nil {
+		return runProject(ctx, args[0], args[1:], stdout, stderr)
+	}
 	if len(args) < 2 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		fmt.Fprintln(stderr, usage)
 		if len(args) > 0 && (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
@@ -116,6 +123,12 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		err = cmd.run(ctx, t, rest, ioStreams{in: bufio.NewReader(stdin), out: stdout, err: stderr})
 	}
+	return status(name, err, fs, stderr)
+}
+
+// status is the exit status of command name that returned err, which it prints on stderr: 0,
+// 1 for a failure, 2 for a usage error (the command's usage follows).
+func status(name string, err error, fs *flag.FlagSet, stderr io.Writer) int {
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
