@@ -1,12 +1,10 @@
 package dynamodbbatch_test
 
 import (
-	"context"
 	"reflect"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -48,19 +46,19 @@ func TestProcessor_a_change_with_nothing_to_write_is_ignored_and_costs_no_write(
 			db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
 			idem, totals := testkit.IdempotencyTable(t, db), testkit.Table(t, db, "totals", "pk")
 			c := testkit.NewDynamoDBConsumer(t, db, balances(totals), idempotency.Config{Table: idem}, dynamodbbatch.Config{})
-			before := writes(requests)
+			before := requests.Writes()
 			for delivery := range 2 { // the second: Lambda delivers the batch again
 				if again := c.Receive(testkit.DynamoDBBatch(tc.rec)); len(again.Records) != 0 {
 					t.Fatalf("delivery %d: reported failed from %s", delivery+1, again.Records[0].Change.SequenceNumber)
 				}
 			}
-			if got := writes(requests) - before; got != tc.writes {
+			if got := requests.Writes() - before; got != tc.writes {
 				t.Errorf("writes: %d (%s); want %d", got, requests, tc.writes)
 			}
 			if got := c.Count(tc.counted); got < 1 {
 				t.Errorf("%s counted %v times; want at least once", tc.counted, got)
 			}
-			if got := records(t, db, idem); got != tc.records {
+			if got := testenv.Items(t, db, idem); got != tc.records {
 				t.Errorf("idempotency records: %d; want %d", got, tc.records)
 			}
 			if dead := c.DeadLetters(); len(dead) != 0 {
@@ -84,19 +82,4 @@ func balances(table string) *idempotency.Router {
 	idempotency.Route(r, dynamodbbatch.Insert, keep)
 	idempotency.Route(r, dynamodbbatch.Modify, keep)
 	return r
-}
-
-// writes counts the write requests sent.
-func writes(r *testenv.Requests) int64 {
-	return r.Of("TransactWriteItems") + r.Of("PutItem") + r.Of("UpdateItem") + r.Of("DeleteItem") + r.Of("BatchWriteItem")
-}
-
-// records lists the idempotency records in table.
-func records(t *testing.T, db *dynamodb.Client, table string) int {
-	t.Helper()
-	out, err := db.Scan(context.Background(), &dynamodb.ScanInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(out.Items)
 }
