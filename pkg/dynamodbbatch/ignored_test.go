@@ -30,40 +30,19 @@ func TestProcessor_a_change_with_nothing_to_write_is_ignored_and_costs_no_write(
 	t.Parallel()
 	stream := testkit.TableStream("accounts", "pk")
 	for _, tc := range []struct {
-		name    string
-		rec     events.DynamoDBEventRecord
-		counted string
-		writes  int64 // transactions: a redelivery's meets the record and is a duplicate
-		records int
+		name string
+		rec  events.DynamoDBEventRecord
+		want testenv.Written // a redelivery's transaction meets the record: a duplicate
 	}{
-		{"a REMOVE no route handles", stream.Remove(account{"a1", 5}), metrics.Ignored, 0, 0},
-		{"a MODIFY whose image did not change", stream.Modify(account{"a1", 5}, account{"a1", 5}), metrics.Ignored, 0, 0},
-		{"a MODIFY that changed the balance", stream.Modify(account{"a1", 5}, account{"a1", 7}), metrics.Applied, 2, 1},
+		{"a REMOVE no route handles", stream.Remove(account{"a1", 5}), testenv.Written{Counted: metrics.Ignored}},
+		{"a MODIFY whose image did not change", stream.Modify(account{"a1", 5}, account{"a1", 5}), testenv.Written{Counted: metrics.Ignored}},
+		{"a MODIFY that changed the balance", stream.Modify(account{"a1", 5}, account{"a1", 7}), testenv.Written{Counted: metrics.Applied, Writes: 2, Records: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			requests := &testenv.Requests{}
-			db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
-			idem, totals := testkit.IdempotencyTable(t, db), testkit.Table(t, db, "totals", "pk")
-			c := testkit.NewDynamoDBConsumer(t, db, balances(totals), idempotency.Config{Table: idem}, dynamodbbatch.Config{})
-			before := requests.Writes()
-			for delivery := range 2 { // the second: Lambda delivers the batch again
-				if again := c.Receive(testkit.DynamoDBBatch(tc.rec)); len(again.Records) != 0 {
-					t.Fatalf("delivery %d: reported failed from %s", delivery+1, again.Records[0].Change.SequenceNumber)
-				}
-			}
-			if got := requests.Writes() - before; got != tc.writes {
-				t.Errorf("writes: %d (%s); want %d", got, requests, tc.writes)
-			}
-			if got := c.Count(tc.counted); got < 1 {
-				t.Errorf("%s counted %v times; want at least once", tc.counted, got)
-			}
-			if got := testenv.Items(t, db, idem); got != tc.records {
-				t.Errorf("idempotency records: %d; want %d", got, tc.records)
-			}
-			if dead := c.DeadLetters(); len(dead) != 0 {
-				t.Errorf("dead-lettered: %v", dead[0].Reason)
-			}
+			testenv.StreamWrites(t, func(db *dynamodb.Client, idem, totals string) *testkit.StreamConsumer[events.DynamoDBEvent] {
+				return testkit.NewDynamoDBConsumer(t, db, balances(totals), idempotency.Config{Table: idem}, dynamodbbatch.Config{})
+			}, testkit.DynamoDBBatch(tc.rec), func(ev events.DynamoDBEvent) int { return len(ev.Records) }, tc.want)
 		})
 	}
 }

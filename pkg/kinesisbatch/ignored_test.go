@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-lambda-go/events"
+
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
@@ -27,41 +29,19 @@ func TestProcessor_a_record_with_nothing_to_write_is_ignored_and_costs_no_write(
 		name    string
 		data    []byte
 		decoder kinesisbatch.DecoderFunc
-		counted string
-		writes  int64 // transactions: a redelivery's meets the record and is a duplicate
-		records int
+		want    testenv.Written // a redelivery's transaction meets the record: a duplicate
 	}{
-		{"a CloudEvent of a type no route handles", refund(t), kinesisbatch.CloudEventData, metrics.Ignored, 0, 0},
-		{"a record of no effect", []byte(`{"item":"a","n":0}`), kinesisbatch.RecordEvent, metrics.Ignored, 0, 0},
-		{"a record of an amount", []byte(`{"item":"a","n":5}`), kinesisbatch.RecordEvent, metrics.Applied, 2, 1},
+		{"a CloudEvent of a type no route handles", refund(t), kinesisbatch.CloudEventData, testenv.Written{Counted: metrics.Ignored}},
+		{"a record of no effect", []byte(`{"item":"a","n":0}`), kinesisbatch.RecordEvent, testenv.Written{Counted: metrics.Ignored}},
+		{"a record of an amount", []byte(`{"item":"a","n":5}`), kinesisbatch.RecordEvent, testenv.Written{Counted: metrics.Applied, Writes: 2, Records: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s := newStream(t)
 			s.put(t, "a", tc.data)
-			requests := &testenv.Requests{}
-			db := testkit.DynamoDB(t, dynamodb.WithAPIOptions(requests.Middleware))
-			idem, totals := testkit.IdempotencyTable(t, db), testkit.Table(t, db, "totals", "pk")
-			c := testkit.NewKinesisConsumer(t, db, amounts(totals), idempotency.Config{Table: idem}, kinesisbatch.Config{Decoder: tc.decoder})
-			before := requests.Writes()
-			batch := testkit.KinesisBatch(s.records(t)...)
-			for delivery := range 2 { // the second: Lambda delivers the batch again
-				if again := c.Receive(batch); len(again.Records) != 0 {
-					t.Fatalf("delivery %d: reported failed from %s", delivery+1, again.Records[0].Kinesis.SequenceNumber)
-				}
-			}
-			if got := requests.Writes() - before; got != tc.writes {
-				t.Errorf("writes: %d (%s); want %d", got, requests, tc.writes)
-			}
-			if got := c.Count(tc.counted); got < 1 {
-				t.Errorf("%s counted %v times; want at least once", tc.counted, got)
-			}
-			if got := testenv.Items(t, db, idem); got != tc.records {
-				t.Errorf("idempotency records: %d; want %d", got, tc.records)
-			}
-			if dead := c.DeadLetters(); len(dead) != 0 {
-				t.Errorf("dead-lettered: %v", dead[0].Reason)
-			}
+			testenv.StreamWrites(t, func(db *dynamodb.Client, idem, totals string) *testkit.StreamConsumer[events.KinesisEvent] {
+				return testkit.NewKinesisConsumer(t, db, amounts(totals), idempotency.Config{Table: idem}, kinesisbatch.Config{Decoder: tc.decoder})
+			}, testkit.KinesisBatch(s.records(t)...), func(ev events.KinesisEvent) int { return len(ev.Records) }, tc.want)
 		})
 	}
 }

@@ -2,6 +2,7 @@ package testkit
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"testing"
 
@@ -20,7 +21,8 @@ import (
 // (NewKinesisConsumer).
 type StreamConsumer[E any] struct {
 	tb     testing.TB
-	handle func(context.Context, E) (again E)
+	invoke func(ctx context.Context, payload []byte) ([]byte, error) // the port's Processor.Invoke
+	again  func(batch E, failed []string) E                          // what Lambda delivers after failed
 	rec    *recorder
 }
 
@@ -34,12 +36,7 @@ func NewDynamoDBConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency
 	if err != nil {
 		tb.Fatalf("new DynamoDB stream consumer: %v", err)
 	}
-	return &StreamConsumer[events.DynamoDBEvent]{tb: tb, rec: rec, handle: func(ctx context.Context, ev events.DynamoDBEvent) events.DynamoDBEvent {
-		resp, _ := p.Handle(ctx, ev) // it never returns an error
-		var failed []string
-		for _, f := range resp.BatchItemFailures {
-			failed = append(failed, f.ItemIdentifier)
-		}
+	return &StreamConsumer[events.DynamoDBEvent]{tb: tb, rec: rec, invoke: p.Invoke, again: func(ev events.DynamoDBEvent, failed []string) events.DynamoDBEvent {
 		return DynamoDBBatch(from(ev.Records, func(r events.DynamoDBEventRecord) string { return r.Change.SequenceNumber }, failed)...)
 	}}
 }
@@ -54,12 +51,7 @@ func NewKinesisConsumer(tb testing.TB, db *dynamodb.Client, handler idempotency.
 	if err != nil {
 		tb.Fatalf("new Kinesis consumer: %v", err)
 	}
-	return &StreamConsumer[events.KinesisEvent]{tb: tb, rec: rec, handle: func(ctx context.Context, ev events.KinesisEvent) events.KinesisEvent {
-		resp, _ := p.Handle(ctx, ev) // it never returns an error
-		var failed []string
-		for _, f := range resp.BatchItemFailures {
-			failed = append(failed, f.ItemIdentifier)
-		}
+	return &StreamConsumer[events.KinesisEvent]{tb: tb, rec: rec, invoke: p.Invoke, again: func(ev events.KinesisEvent, failed []string) events.KinesisEvent {
 		return KinesisBatch(from(ev.Records, func(r events.KinesisEventRecord) string { return r.Kinesis.SequenceNumber }, failed)...)
 	}}
 }
@@ -85,13 +77,33 @@ func engineOf(tb testing.TB, db *dynamodb.Client, handler idempotency.Handler, c
 	return c.Engine()
 }
 
-// Receive hands the consumer one batch of a shard, as Lambda does, and returns the batch Lambda
-// delivers next: the records from the one the response reported on (the shard's checkpoint),
-// no records when all were done with. A record delivered again is the same record: a batch
-// received twice is a redelivery, as after a crash that lost the first answer.
+// Receive hands the consumer one batch of a shard, as JSON as Lambda does, and returns the
+// batch Lambda delivers next: the records from the one the response reported on (the shard's
+// checkpoint), no records when all were done with. A record delivered again is the same
+// record: a batch received twice is a redelivery, as after a crash that lost the first answer.
 func (c *StreamConsumer[E]) Receive(batch E) (again E) {
 	c.tb.Helper()
-	return c.handle(context.Background(), batch)
+	payload, err := json.Marshal(batch)
+	if err != nil {
+		c.tb.Fatalf("encode the batch: %v", err)
+	}
+	out, err := c.invoke(context.Background(), payload)
+	if err != nil {
+		c.tb.Fatalf("Invoke returned an error: %v", err)
+	}
+	var resp struct {
+		BatchItemFailures []struct {
+			ItemIdentifier string `json:"itemIdentifier"`
+		} `json:"batchItemFailures"`
+	}
+	if err := json.Unmarshal(out, &resp); err != nil {
+		c.tb.Fatalf("decode the response %s: %v", out, err)
+	}
+	failed := make([]string, 0, len(resp.BatchItemFailures))
+	for _, f := range resp.BatchItemFailures {
+		failed = append(failed, f.ItemIdentifier)
+	}
+	return c.again(batch, failed)
 }
 
 // Count returns the total the engine counted under a metrics name (metrics.Applied,
