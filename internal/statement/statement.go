@@ -9,17 +9,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/dynamodbbatch"
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
 // Consumer is the statement consumer's name (CONSUMER_NAME).
 const Consumer = "statement"
-
-// The event types of the changes it reads (dynamodbbatch.ChangeEvent names them).
-const (
-	Insert = "aws.dynamodb.insert"
-	Modify = "aws.dynamodb.modify"
-)
 
 // LinePrefix starts the sort key of every line, "LINE#<sequence number>".
 const LinePrefix = "LINE#"
@@ -63,8 +58,8 @@ func Handler(table string) *idempotency.Router {
 		}
 		return Effect(table, line), nil
 	}
-	idempotency.Route(r, Insert, write)
-	idempotency.Route(r, Modify, write)
+	idempotency.Route(r, dynamodbbatch.Insert, write)
+	idempotency.Route(r, dynamodbbatch.Modify, write)
 	return r
 }
 

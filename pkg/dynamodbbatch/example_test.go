@@ -1,8 +1,6 @@
 package dynamodbbatch_test
 
 import (
-	"context"
-	"encoding/json"
 	"log"
 	"os"
 
@@ -20,21 +18,22 @@ import (
 	"github.com/onceflow/onceflow/pkg/idempotency"
 )
 
-// A whole Lambda function consuming an orders table's stream: each change of an order (the
-// default decoder: the record's eventID is the key) counts the order's status in a report
-// table exactly once, in the order of each order's changes, however often Lambda delivers the
-// shard. What can never succeed goes to an SQS queue with its reason.
+// A whole Lambda function consuming an orders table's stream: each insert or modify of an
+// order (the default decoder: the record's eventID is the key) counts the order's status in a
+// report table exactly once, in the order of each order's changes, however often Lambda
+// delivers the shard. A removal is routed nowhere: it is ignored and counted, not written (an
+// event source mapping's FilterCriteria spares its invocation). What can never succeed goes to
+// an SQS queue with its reason.
 func ExampleNew() {
-	var cfg aws.Config // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config, once at init
-	count := idempotency.HandlerFunc(func(_ context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
-		var ch events.DynamoDBStreamRecord // the default decoder's data
-		if err := json.Unmarshal(ev.Data, &ch); err != nil {
-			return nil, cloudevent.Malformed("data", "%v", err)
-		}
+	var cfg aws.Config                                                                              // config.LoadDefaultConfig(ctx) of github.com/aws/aws-sdk-go-v2/config, once at init
+	count := func(_ cloudevent.Event, ch events.DynamoDBStreamRecord) (idempotency.Effect, error) { // the default decoder's data
 		return idempotency.Effect{idempotency.Update("report", map[string]string{"pk": "STATUS#" + ch.NewImage["status"].String()},
 			expression.Add(expression.Name("orders"), expression.Value(1)))}, nil
-	})
-	c, err := idempotency.New(dynamodb.NewFromConfig(cfg), count, idempotency.Config{Name: "order-report",
+	}
+	router := idempotency.NewRouter()
+	idempotency.Route(router, dynamodbbatch.Insert, count)
+	idempotency.Route(router, dynamodbbatch.Modify, count)
+	c, err := idempotency.New(dynamodb.NewFromConfig(cfg), router, idempotency.Config{Name: "order-report",
 		Table: os.Getenv("IDEMPOTENCY_TABLE")})
 	if err != nil {
 		log.Fatal(err)

@@ -16,7 +16,7 @@ import (
 )
 
 // Decoder turns a stream record into the event applied. Its ID is the idempotency key: the
-// record's eventID (the default, Record) names the change itself, the same on every delivery;
+// record's eventID (the default, ChangeEvent) names the change itself, the same on every delivery;
 // a key from the image (an event id the writer stored) names a logical event that may be
 // written more than once. An error marked permanent (cloudevent.MalformedError is) dead-letters
 // the record; any other fails it. Decode is called concurrently, for records of different items.
@@ -128,8 +128,15 @@ func value(v events.DynamoDBAttributeValue) string {
 	return string(b)
 }
 
+// The event types ChangeEvent gives a record, by its eventName: what a Router routes on.
+const (
+	Insert = "aws.dynamodb.insert" // an item written new (INSERT)
+	Modify = "aws.dynamodb.modify" // an item changed (MODIFY)
+	Remove = "aws.dynamodb.remove" // an item deleted, or expired by its TTL (REMOVE)
+)
+
 // ChangeEvent is the default Decoder: the event is the change itself, its ID the record's eventID,
-// its type "aws.dynamodb.<insert|modify|remove>", its subject the item's Key, its time the
+// its type Insert, Modify or Remove, its subject the item's Key, its time the
 // change's, and its data the stream record's "dynamodb" object (Keys, NewImage, OldImage in
 // DynamoDB JSON).
 func ChangeEvent(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.Event, error) {
@@ -138,7 +145,7 @@ func ChangeEvent(_ context.Context, rec events.DynamoDBEventRecord) (cloudevent.
 		return cloudevent.Event{}, idempotency.Permanent(fmt.Errorf("encode record %s: %w", rec.EventID, err))
 	}
 	return cloudevent.Event{SpecVersion: "1.0", ID: rec.EventID, Source: rec.EventSourceArn,
-		Type: "aws.dynamodb." + strings.ToLower(rec.EventName), Subject: Key(rec),
+		Type: changeType(rec.EventName), Subject: Key(rec),
 		Time: rec.Change.ApproximateCreationDateTime.UTC(), DataContentType: "application/json", Data: data}, nil
 }
 
@@ -149,4 +156,18 @@ func Message(rec events.DynamoDBEventRecord) events.SQSMessage {
 	body, _ := json.Marshal(rec)
 	return events.SQSMessage{MessageId: rec.EventID, Body: string(body), EventSourceARN: rec.EventSourceArn,
 		Attributes: map[string]string{"MessageGroupId": Key(rec), "MessageDeduplicationId": rec.EventID}}
+}
+
+// changeType is the event type of a change named eventName: Insert, Modify, Remove, or for a
+// name DynamoDB may add, "aws.dynamodb." and the name in lower case.
+func changeType(eventName string) string {
+	switch events.DynamoDBOperationType(eventName) {
+	case events.DynamoDBOperationTypeInsert:
+		return Insert
+	case events.DynamoDBOperationTypeModify:
+		return Modify
+	case events.DynamoDBOperationTypeRemove:
+		return Remove
+	}
+	return "aws.dynamodb." + strings.ToLower(eventName)
 }

@@ -18,8 +18,9 @@ const (
 	Conflict  Outcome = "conflict"  // a record exists for this event id with another payload
 	Malformed Outcome = "malformed" // the message can never be processed as sent
 	Failed    Outcome = "failed"    // transient failure, or an effect DynamoDB can never commit
-	// Ignored: an event of a type its Router routes nowhere. The message is acknowledged and
-	// nothing is written, neither an effect nor a record (see NewRouter).
+	// Ignored: an event of a type its Router routes nowhere (see NewRouter), or whose handler
+	// decided an empty Effect without a Read. The message is acknowledged and nothing is
+	// written, neither an effect nor a record.
 	Ignored Outcome = "ignored"
 	// Discarded is stored by an operator (operator.Admin.Discard): the event is not to be
 	// applied; a redelivery of it is a Duplicate whose Stored outcome says so.

@@ -15,8 +15,10 @@ import (
 )
 
 // Effect is what applying an event changes in DynamoDB: writes committed in one transaction
-// with the idempotency record. An empty effect is valid: the event is recorded as applied and
-// changes nothing else.
+// with the idempotency record. An empty effect is valid. Decided without a Read, it costs no
+// write: the event is Ignored, acknowledged without a record, as a handler that decides the
+// same on every delivery needs none. Decided from a Read, the event is recorded as applied,
+// conditioned on what was read.
 type Effect []Write
 
 // Write is one write of an effect, made with Put, Update, Delete, Check or Raw and refined with

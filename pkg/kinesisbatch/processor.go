@@ -12,7 +12,7 @@ import (
 )
 
 // Decoder turns a Kinesis record into the event applied. Its ID is the idempotency key: the
-// record's eventID ("shardId-…:<sequence number>", the default, Record) names this record, the
+// record's eventID ("shardId-…:<sequence number>", the default, RecordEvent) names this record, the
 // same on every delivery; a key from the payload (CloudEvents) names a logical event that a
 // producer may put more than once (a PutRecord retried after a timeout). An error marked
 // permanent (cloudevent.MalformedError is) dead-letters the record; any other fails it. Decode
@@ -99,15 +99,18 @@ func item(rec events.KinesisEventRecord) batch.Item {
 	return batch.Item{ID: rec.EventID, Group: rec.Kinesis.PartitionKey}
 }
 
+// RecordType is the event type RecordEvent gives every record: what a Router routes on.
+const RecordType = "aws.kinesis.record"
+
 // RecordEvent is the default Decoder: the event is the record itself, its ID the record's eventID,
-// its type "aws.kinesis.record", its subject the partition key, its time the arrival's, and its
+// its type RecordType, its subject the partition key, its time the arrival's, and its
 // data the record's data when that is JSON, else the data as a JSON string (base64).
 func RecordEvent(_ context.Context, rec events.KinesisEventRecord) (cloudevent.Event, error) {
 	data := json.RawMessage(rec.Kinesis.Data)
 	if !json.Valid(data) {
 		data, _ = json.Marshal(rec.Kinesis.Data)
 	}
-	return cloudevent.Event{SpecVersion: "1.0", ID: rec.EventID, Source: rec.EventSourceArn, Type: "aws.kinesis.record",
+	return cloudevent.Event{SpecVersion: "1.0", ID: rec.EventID, Source: rec.EventSourceArn, Type: RecordType,
 		Subject: rec.Kinesis.PartitionKey, Time: rec.Kinesis.ApproximateArrivalTimestamp.UTC(),
 		DataContentType: "application/json", Data: data}, nil
 }

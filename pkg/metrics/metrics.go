@@ -10,7 +10,7 @@ const (
 	Conflict      = "Conflict"      // an event id reused with another payload
 	Malformed     = "Malformed"     // a message that can never be processed as sent
 	Failed        = "Failed"        // a transient failure, retried by redelivery
-	Ignored       = "Ignored"       // an event of a type the consumer routes nowhere: acknowledged, nothing written
+	Ignored       = "Ignored"       // an event routed nowhere, or of no effect: acknowledged, nothing written
 	DeadLettered  = "DeadLettered"  // a message moved to a dead-letter queue
 	LeaseTakeover = "LeaseTakeover" // a lease taken over after its owner's expired
 	CommitLatency = "CommitLatency" // time spent in DynamoDB per message, in milliseconds

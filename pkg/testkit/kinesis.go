@@ -51,3 +51,10 @@ func (k *Kinesis) Record(partitionKey string, data []byte) events.KinesisEventRe
 func KinesisBatch(recs ...events.KinesisEventRecord) events.KinesisEvent {
 	return events.KinesisEvent{Records: append([]events.KinesisEventRecord(nil), recs...)}
 }
+
+// Resent is rec's data put again under its partition key: a new record (a new sequence number
+// and eventID), as a producer's PutRecord retried after a timeout is. Only a decoder that keys
+// events on the payload (kinesisbatch.CloudEventData) makes it a duplicate.
+func (k *Kinesis) Resent(rec events.KinesisEventRecord) events.KinesisEventRecord {
+	return k.Record(rec.Kinesis.PartitionKey, rec.Kinesis.Data)
+}

@@ -83,6 +83,10 @@ func (c *Consumer) prepare(ctx context.Context, ev cloudevent.Event, d port.Deli
 		}
 		return fail(Failed, fmt.Errorf("decide effect of %s %s: %w", ev.Type, ev.ID, err))
 	}
+	if len(effect) == 0 && len(reads.items) == 0 {
+		res, err := c.ignore(ctx, res, hash, d, errNoEffect)
+		return prepared{}, res, true, err
+	}
 	rec := c.record(ev, d, hash, c.cfg.Now())
 	record := itemRef{c.cfg.Table, canonicalKey(table.ItemKey(rec.Key))}
 	items, err := effect.build(ev.Type, record)

@@ -3,8 +3,8 @@ package engine
 import "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 // Effect is what applying an event changes in DynamoDB: writes committed in one transaction
-// with the idempotency record. An empty effect is valid: the event is recorded as applied and
-// changes nothing else.
+// with the idempotency record. An empty effect is valid: decided without a read, it writes
+// nothing (the event is Ignored); decided from a read, the event is recorded as applied.
 type Effect []Write
 
 // Write is one write of an effect as the engine commits it, compiled from an

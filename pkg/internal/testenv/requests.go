@@ -27,6 +27,12 @@ func (r *Requests) Of(op string) int64 {
 	return 0
 }
 
+// Writes returns the number of DynamoDB write requests sent (TransactWriteItems, PutItem,
+// UpdateItem, DeleteItem, BatchWriteItem).
+func (r *Requests) Writes() int64 {
+	return r.Of("TransactWriteItems") + r.Of("PutItem") + r.Of("UpdateItem") + r.Of("DeleteItem") + r.Of("BatchWriteItem")
+}
+
 // Middleware installs the counter on a client's stack: dynamodb.WithAPIOptions(r.Middleware).
 func (r *Requests) Middleware(stack *middleware.Stack) error {
 	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountRequests",
