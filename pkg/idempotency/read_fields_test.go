@@ -63,3 +63,17 @@ func TestRead_an_attribute_of_a_struct_embedded_by_pointer_is_conditioned(t *tes
 		t.Errorf("reserved %d of a closed item, want 0", s.Reserved)
 	}
 }
+
+// Chain is a struct that embeds a pointer to its own type.
+type Chain struct {
+	*Chain
+	Link string `dynamodbav:"link"`
+}
+
+// A struct that embeds itself by pointer is read as attributevalue decodes it: its own fields,
+// once.
+func TestRead_into_a_struct_embedding_itself_ends(t *testing.T) {
+	if _, err := idempotency.Read(context.Background(), "app", stockKey("x"), &Chain{}); err == nil {
+		t.Fatalf("Read outside a decision: no error")
+	}
+}
