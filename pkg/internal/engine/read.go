@@ -84,7 +84,7 @@ func (rs *reads) read(ctx context.Context, r read) (map[string]types.AttributeVa
 	callCtx, cancel := rs.retry.bound(ctx)
 	defer cancel()
 	out, err := rs.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key,
-		ConsistentRead: aws.Bool(true)}, rs.retry.single)
+		ConsistentRead: aws.Bool(true)}) // retried under Retry (retried.go): no loop of its own
 	rs.took += time.Since(start)
 	if refused(err) { // a key that does not match the table's schema: a handler bug
 		return nil, Permanent(fmt.Errorf("read %s: %w", ref, err))
