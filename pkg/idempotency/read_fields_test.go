@@ -77,3 +77,42 @@ func TestRead_into_a_struct_embedding_itself_ends(t *testing.T) {
 		t.Fatalf("Read outside a decision: no error")
 	}
 }
+
+// options is an item read with many attributes it may lack.
+type options struct {
+	PK      string `dynamodbav:"pk"`
+	SK      string `dynamodbav:"sk"`
+	Colour  string `dynamodbav:"colour"`
+	Size    string `dynamodbav:"size"`
+	Finish  string `dynamodbav:"finish"`
+	Thread  string `dynamodbav:"thread"`
+	Length  int    `dynamodbav:"length"`
+	Width   int    `dynamodbav:"width"`
+	Weight  int    `dynamodbav:"weight"`
+	Batch   string `dynamodbav:"batch"`
+	Origin  string `dynamodbav:"origin"`
+	Comment string `dynamodbav:"comment"`
+}
+
+// A handler that reads one item many times (once per line of an order, say) into the same
+// struct conditions the commit on each attribute once: its condition does not grow with the
+// reads past what DynamoDB takes.
+func TestRead_of_one_item_many_times_conditions_each_attribute_once(t *testing.T) {
+	f := newReadFixture(t, 0)
+	k := stockKey("washer")
+	f.put(t, map[string]any{"pk": k["pk"], "sk": k["sk"]}) // none of the options
+	r := idempotency.NewRouter()
+	idempotency.RouteReading(r, "order.place", func(ctx context.Context, ev cloudevent.Event, d reserve) (idempotency.Effect, error) {
+		for range d.Quantity { // a line per unit, each reading the item
+			var o options
+			if _, err := idempotency.Read(ctx, f.App, k, &o); err != nil {
+				return nil, err
+			}
+		}
+		return idempotency.Effect{idempotency.Put(f.App, map[string]any{"pk": "ORDER#" + ev.ID, "sk": "ORDER"})}, nil
+	})
+	res, err := applytest.Process(context.Background(), f.consumerOf(t, r), applytest.Message(t, "m1", applytest.Unique(t), "order.place", reserve{Item: "washer", Quantity: 20}))
+	if err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("outcome %s, %v; want applied", res.Outcome, err)
+	}
+}
