@@ -20,6 +20,7 @@ import (
 // read, and each attribute out's struct names but the item lacked is still absent (an absent
 // item, still absent). When a concurrent writer changed one, the event is decided again on what
 // is there now (Config.Redecisions). A second read of one item answers what the first found.
+// A throttled read is retried as a commit is (Config.Retry).
 //
 // Key is what Update takes; out is a pointer to what attributevalue.UnmarshalMap fills (a
 // struct with dynamodbav tags, a map), or nil. Outside a Consumer's decision Read is an error.
