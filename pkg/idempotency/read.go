@@ -20,6 +20,7 @@ import (
 // read, and each attribute out's struct names but the item lacked is still absent (an absent
 // item, still absent). When a concurrent writer changed one, the event is decided again on what
 // is there now (Config.Redecisions). A second read of one item answers what the first found.
+// A throttled read is retried as a commit is (Config.Retry).
 //
 // Key is what Update takes; out is a pointer to what attributevalue.UnmarshalMap fills (a
 // struct with dynamodbav tags, a map), or nil. Outside a Consumer's decision Read is an error.
@@ -55,19 +56,29 @@ func fieldNames(out any) []string {
 	if t == nil || t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
-	return structNames(t.Elem())
+	return structNames(t.Elem(), map[reflect.Type]bool{})
 }
 
-func structNames(t reflect.Type) []string {
+// structNames lists the attribute names of struct t; an embedded struct, or pointer to one,
+// is flattened once (seen), as attributevalue does.
+func structNames(t reflect.Type, seen map[reflect.Type]bool) []string {
+	if seen[t] {
+		return nil
+	}
+	seen[t] = true
 	var names []string
 	for i := range t.NumField() {
 		f := t.Field(i)
 		tag := f.Tag.Get("dynamodbav")
 		name, _, _ := strings.Cut(tag, ",")
+		embedded := f.Type
+		if embedded.Kind() == reflect.Pointer {
+			embedded = embedded.Elem()
+		}
 		switch {
 		case name == "-", !f.IsExported() && !f.Anonymous:
-		case f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct:
-			names = append(names, structNames(f.Type)...)
+		case f.Anonymous && name == "" && embedded.Kind() == reflect.Struct:
+			names = append(names, structNames(embedded, seen)...)
 		case name != "":
 			names = append(names, name)
 		default:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -158,7 +159,7 @@ func canonicalKey(key map[string]types.AttributeValue) string {
 		b.WriteByte('=')
 		switch v := key[k].(type) {
 		case *types.AttributeValueMemberS:
-			b.WriteString("S:" + v.Value)
+			b.WriteString("S:" + strconv.Quote(v.Value)) // quoted: a value's commas are not the separator
 		case *types.AttributeValueMemberN:
 			b.WriteString("N:" + v.Value)
 		case *types.AttributeValueMemberB:

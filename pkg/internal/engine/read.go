@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -78,13 +77,13 @@ func (rs *reads) read(ctx context.Context, r read) (map[string]types.AttributeVa
 	ref := r.ref()
 	if i := slices.IndexFunc(rs.items, func(x read) bool { return x.ref() == ref }); i >= 0 {
 		rs.items[i].expect = append(rs.items[i].expect, r.expect...)
-		return maps.Clone(rs.items[i].item), nil
+		return cloneItem(rs.items[i].item), nil
 	}
 	start := time.Now()
 	callCtx, cancel := rs.retry.bound(ctx)
 	defer cancel()
 	out, err := rs.db.GetItem(callCtx, &dynamodb.GetItemInput{TableName: aws.String(r.table), Key: r.key,
-		ConsistentRead: aws.Bool(true)}, rs.retry.single)
+		ConsistentRead: aws.Bool(true)}) // retried under Retry (retried.go): no loop of its own
 	rs.took += time.Since(start)
 	if refused(err) { // a key that does not match the table's schema: a handler bug
 		return nil, Permanent(fmt.Errorf("read %s: %w", ref, err))
@@ -96,7 +95,54 @@ func (rs *reads) read(ctx context.Context, r read) (map[string]types.AttributeVa
 		r.item = out.Item
 	}
 	rs.items = append(rs.items, r)
-	return maps.Clone(r.item), nil
+	return cloneItem(r.item), nil
+}
+
+// cloneItem copies item deeply: what the handler changes of it in place is not what the
+// commit is conditioned on.
+func cloneItem(item map[string]types.AttributeValue) map[string]types.AttributeValue {
+	if item == nil {
+		return nil
+	}
+	out := make(map[string]types.AttributeValue, len(item))
+	for k, v := range item {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func cloneValue(v types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberM:
+		return &types.AttributeValueMemberM{Value: cloneItem(v.Value)}
+	case *types.AttributeValueMemberL:
+		l := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = cloneValue(e)
+		}
+		return &types.AttributeValueMemberL{Value: l}
+	case *types.AttributeValueMemberSS:
+		return &types.AttributeValueMemberSS{Value: slices.Clone(v.Value)}
+	case *types.AttributeValueMemberNS:
+		return &types.AttributeValueMemberNS{Value: slices.Clone(v.Value)}
+	case *types.AttributeValueMemberBS:
+		bs := make([][]byte, len(v.Value))
+		for i, b := range v.Value {
+			bs[i] = slices.Clone(b)
+		}
+		return &types.AttributeValueMemberBS{Value: bs}
+	case *types.AttributeValueMemberB:
+		return &types.AttributeValueMemberB{Value: slices.Clone(v.Value)}
+	case *types.AttributeValueMemberS:
+		return &types.AttributeValueMemberS{Value: v.Value}
+	case *types.AttributeValueMemberN:
+		return &types.AttributeValueMemberN{Value: v.Value}
+	case *types.AttributeValueMemberBOOL:
+		return &types.AttributeValueMemberBOOL{Value: v.Value}
+	case *types.AttributeValueMemberNULL:
+		return &types.AttributeValueMemberNULL{Value: v.Value}
+	}
+	return v
 }
 
 // effectRoom is how many items an event's effect and its checks of what it read may take in

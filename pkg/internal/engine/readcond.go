@@ -96,8 +96,8 @@ func (r read) condition() expression.ConditionBuilder {
 	for _, k := range slices.Sorted(maps.Keys(r.item)) {
 		conds = append(conds, expression.NameNoDotSplit(k).Equal(expression.Value(r.item[k])))
 	}
-	for _, k := range r.expect {
-		if _, ok := r.item[k]; !ok {
+	for i, k := range r.expect { // once each, however often read
+		if _, ok := r.item[k]; !ok && !slices.Contains(r.expect[:i], k) {
 			conds = append(conds, expression.AttributeNotExists(expression.NameNoDotSplit(k)))
 		}
 	}
