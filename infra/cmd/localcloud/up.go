@@ -21,7 +21,7 @@ func up(args []string) error {
 		return err
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
+		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` (make down) first", pid)
 	}
 	if _, err := o.config(); err != nil { // refuse bad -envs and -param before starting anything
 		return err
