@@ -92,8 +92,9 @@ var SupportedEvents = []Supported{
 		Properties: props([]string{"Path", "Method", "ApiId", "Auth"}, []string{"TimeoutInMillis", "RouteSettings"})},
 }
 
-// buildMethods are the Metadata.BuildMethod values of a function the local cloud builds ("" is none).
-var buildMethods = []string{"", "go1.x", "makefile"}
+// BuildMethods are the Metadata.BuildMethod values of a function the local cloud builds ("" is
+// none): CodeUri a Go main package, or with makefile the package its build-<LogicalId> target builds.
+var BuildMethods = []string{"", "go1.x", "makefile"}
 
 // resourceAttributes are the attributes of a resource beside its Type and Properties that the
 // local cloud takes: every other (Condition, CreationPolicy, UpdatePolicy) is refused on a

@@ -79,8 +79,8 @@ func resourceProblems(res *yaml.Node) []string {
 	if typ != typeFunction {
 		return out
 	}
-	if m := scalar(lookup(lookup(res, "Metadata"), "BuildMethod")); !slices.Contains(buildMethods, m) {
-		out = append(out, fmt.Sprintf("%s: Metadata.BuildMethod %s (go1.x, makefile or none are)", at, m))
+	if m := scalar(lookup(lookup(res, "Metadata"), "BuildMethod")); !slices.Contains(BuildMethods, m) {
+		out = append(out, fmt.Sprintf("%s: Metadata.BuildMethod %s", at, m))
 	}
 	events := lookup(props, "Events")
 	for _, name := range keys(events) {

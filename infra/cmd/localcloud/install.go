@@ -43,6 +43,7 @@ func supportCmd(args []string) error {
 	for _, s := range localcloud.SupportedEvents {
 		printSupported("AWS::Serverless::Function event "+s.Type, s)
 	}
+	fmt.Printf("AWS::Serverless::Function Metadata.BuildMethod: none, %s\n", strings.Join(localcloud.BuildMethods[1:], ", "))
 	fmt.Println("anything else in a template stops the local cloud before it starts, naming the resource and the property")
 	return nil
 }
