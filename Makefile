@@ -183,11 +183,7 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 TEMPLATE   ?= template.yaml
 LOCALCLOUD := .local/bin/localcloud
 
-.PHONY: up down invoke logs scan queue run rie $(LOCALCLOUD)
-
-# The pinned emulators and Lambda Runtime Interface Emulator, in the user's cache (localcloud install).
-rie: $(LOCALCLOUD)
-	@$(LOCALCLOUD) install >/dev/null
+.PHONY: up down invoke logs scan queue run $(LOCALCLOUD)
 
 $(LOCALCLOUD):
 	@$(GO) build -o $@ ./infra/cmd/localcloud
@@ -246,9 +242,6 @@ queue: $(LOCALCLOUD)
 .PHONY: send
 send: $(LOCALCLOUD)
 	@$(LOCALCLOUD) send $(if $(GROUP),-group '$(GROUP)') '$(Q)' '$(BODY)'
-
-# The tests run functions under the Runtime Interface Emulator.
-test: rie
 
 # The report's browser test (infra/workload/browser_test.go) looks at the report in Debian's
 # Chromium: installed when it is missing (as root, or through sudo).

@@ -24,7 +24,7 @@ func (c *Cloud) ensureRIE(ctx context.Context) error {
 		return nil
 	}
 	if !c.cfg.Install {
-		return fmt.Errorf("aws-lambda-rie not found at %s: `localcloud install` installs it (make test runs it), or GOBIN=%s go install %s", c.cfg.RIE, filepath.Dir(c.cfg.RIE), RIEModule)
+		return fmt.Errorf("aws-lambda-rie not found at %s: `localcloud install` installs it (so does Start with Config.Install), or GOBIN=%s go install %s", c.cfg.RIE, filepath.Dir(c.cfg.RIE), RIEModule)
 	}
 	c.log.Info("installing the Lambda Runtime Interface Emulator", "module", RIEModule)
 	return installRIE(ctx, c.cfg.RIE)
