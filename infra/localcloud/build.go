@@ -90,10 +90,13 @@ func (c *Cloud) build(ctx context.Context, f *Function) (string, error) {
 // is always linked again. The entry is locked from the build to the end of the copy, so that two
 // clouds (two test processes) never write it at once nor copy it half written, and go build
 // links in the entry's own tmp/, so that it renames its binary into place: a build killed
-// half-way leaves the last whole binary, never a truncated one.
+// half-way leaves the last whole binary, never a truncated one. Entries whose package is gone
+// are pruned first (pruneBuilds).
 func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 	sum := sha256.Sum256([]byte(dir))
-	entry := filepath.Join(c.cfg.CacheDir, "functions", hex.EncodeToString(sum[:8]))
+	functions := filepath.Join(c.cfg.CacheDir, "functions")
+	pruneBuilds(functions)
+	entry := filepath.Join(functions, hex.EncodeToString(sum[:8]))
 	tmp := filepath.Join(entry, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return fmt.Errorf("build %s: %w", id, err)
@@ -103,6 +106,9 @@ func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 		return fmt.Errorf("build %s: %w", id, err)
 	}
 	defer unlock()
+	if err := os.WriteFile(filepath.Join(entry, sourceFile), []byte(dir), 0o644); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
+	}
 	bin := filepath.Join(entry, "bootstrap")
 	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
 	cmd.Dir = dir

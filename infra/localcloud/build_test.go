@@ -118,3 +118,34 @@ func TestMainPackage_finds_an_outside_projects_function_as_SAM_builds_it(t *test
 		})
 	}
 }
+
+// The build cache forgets the builds of packages that are gone (a project in a temporary
+// directory), but never one another cloud holds locked, nor one whose package is still there.
+func TestPruneBuilds_removes_the_entries_of_packages_that_are_gone(t *testing.T) {
+	functions, here := filepath.Join(t.TempDir(), "functions"), t.TempDir()
+	entry := func(name, source string) string {
+		t.Helper()
+		dir := filepath.Join(functions, name)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for file, text := range map[string]string{"source": source, "lock": "", "bootstrap": "binary"} {
+			if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	kept, gone, held := entry("kept", here), entry("gone", filepath.Join(here, "removed")), entry("held", filepath.Join(here, "removed-too"))
+	unlock, err := lock(t.Context(), filepath.Join(held, "lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	pruneBuilds(functions)
+	for dir, want := range map[string]bool{kept: true, gone: false, held: true} {
+		if _, err := os.Stat(filepath.Join(dir, "bootstrap")); (err == nil) != want {
+			t.Errorf("%s: present %v after the prune, want %v", filepath.Base(dir), err == nil, want)
+		}
+	}
+}
