@@ -226,19 +226,14 @@ $(addprefix invoke-,$(FUNCTIONS)): sam-build
 #   make down                                stop exactly what `make up` started
 TEMPLATE   ?= template.yaml
 LOCALCLOUD := .local/bin/localcloud
-RIE        := .local/bin/aws-lambda-rie
-RIE_MODULE := github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
 
 .PHONY: up down invoke logs scan queue run $(LOCALCLOUD)
-
-$(RIE):
-	GOBIN=$(CURDIR)/.local/bin $(GO) install $(RIE_MODULE)
 
 $(LOCALCLOUD):
 	@$(GO) build -o $@ ./infra/cmd/localcloud
 
 ## up: start the local cloud from template.yaml (installs emulators, builds functions)
-up: $(LOCALCLOUD) $(RIE)
+up: $(LOCALCLOUD)
 	$(LOCALCLOUD) up -template $(TEMPLATE) $(if $(ENVS),-envs $(ENVS))$(if $(SHARDS), -shards $(SHARDS)) $(foreach p,$(PARAMS),-param $(p))$(if $(UNGATED), -ungated)
 
 ## run: the local cloud plus the demo workload, its summary and invariants, then down
@@ -291,9 +286,6 @@ queue: $(LOCALCLOUD)
 .PHONY: send
 send: $(LOCALCLOUD)
 	@$(LOCALCLOUD) send $(if $(GROUP),-group '$(GROUP)') '$(Q)' '$(BODY)'
-
-# The tests run functions under the Runtime Interface Emulator.
-test: $(RIE)
 
 # The report's browser test (infra/workload/browser_test.go) looks at the report in Debian's
 # Chromium: installed when it is missing (as root, or through sudo).

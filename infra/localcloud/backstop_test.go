@@ -87,7 +87,7 @@ func TestLocalCloud_a_message_the_queue_moves_by_itself_holds_its_account(t *tes
 	c, err := localcloud.Start(ctx, localcloud.Config{
 		Template: "testdata/backstop/template.yaml", StateDir: t.TempDir(), Prefix: "bs" + suffix,
 		DynamoDBEndpoint: srv.URL, SQSEndpoint: sqsURL, VisibilityTimeout: 1,
-		Environments: map[string]int{"LedgerFunction": 1},
+		Environments: map[string]int{"LedgerFunction": 1}, Install: true,
 	})
 	if err != nil {
 		t.Fatalf("start the local cloud: %v", err)

@@ -14,28 +14,66 @@ import (
 	"syscall"
 	"time"
 	"unicode"
+
+	"github.com/onceflow/onceflow/pkg/testkit/emulator"
 )
 
-// ensureRIE installs the pinned Runtime Interface Emulator into Root/.local/bin when allowed.
+// ensureRIE installs the pinned Runtime Interface Emulator at Config.RIE when allowed.
 func (c *Cloud) ensureRIE(ctx context.Context) error {
 	if _, err := os.Stat(c.cfg.RIE); err == nil {
 		return nil
 	}
 	if !c.cfg.Install {
-		return fmt.Errorf("aws-lambda-rie not found at %s: run `make .local/bin/aws-lambda-rie` or `GOBIN=$PWD/.local/bin go install %s` (make up and make test install it)", c.cfg.RIE, RIEModule)
+		return fmt.Errorf("aws-lambda-rie not found at %s: `localcloud install` installs it (so does Start with Config.Install), or GOBIN=%s go install %s", c.cfg.RIE, filepath.Dir(c.cfg.RIE), RIEModule)
 	}
 	c.log.Info("installing the Lambda Runtime Interface Emulator", "module", RIEModule)
+	return installRIE(ctx, c.cfg.RIE)
+}
+
+// installRIE installs RIEModule as the binary at path: go install puts it into a temporary
+// directory beside path, from where it is renamed into place, so that two processes installing
+// at once leave one whole binary.
+func installRIE(ctx context.Context, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("install aws-lambda-rie: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".rie-*")
+	if err != nil {
+		return fmt.Errorf("install aws-lambda-rie: %w", err)
+	}
+	defer os.RemoveAll(tmp)
 	cmd := exec.CommandContext(ctx, "go", "install", RIEModule)
-	cmd.Env = append(os.Environ(), "GOBIN="+filepath.Dir(c.cfg.RIE))
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp, "GOWORK=off")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("go install %s: %w\n%s", RIEModule, err, out)
+	}
+	if err := os.Rename(filepath.Join(tmp, "aws-lambda-rie"), path); err != nil {
+		return fmt.Errorf("install aws-lambda-rie: %w", err)
 	}
 	return nil
 }
 
+// Install installs what Start installs on first use, for a cloud of cfg: the engine's pinned
+// emulators (emulator.Install, in the user's cache) and the pinned Runtime Interface Emulator
+// at cfg.RIE (default: in cfg.CacheDir). It returns the emulators' directory and the RIE's path.
+func Install(ctx context.Context, cfg Config) (emulators, rie string, err error) {
+	if cfg, err = cfg.withCache(); err != nil {
+		return "", "", err
+	}
+	if _, err := os.Stat(cfg.RIE); err != nil {
+		if err := installRIE(ctx, cfg.RIE); err != nil {
+			return "", "", err
+		}
+	}
+	if emulators, err = emulator.Install(ctx); err != nil {
+		return "", "", err
+	}
+	return emulators, cfg.RIE, nil
+}
+
 // build compiles a function's main package into StateDir/build/<LogicalId>/bootstrap, for the
 // host (the local cloud runs binaries natively, not in an Amazon Linux container). The binary is
-// linked once into a cache every cloud of the checkout shares (cachedBuild) and copied from there.
+// linked once into a cache every cloud of the user shares (cachedBuild) and copied from there.
 func (c *Cloud) build(ctx context.Context, f *Function) (string, error) {
 	dir, err := c.mainPackage(ctx, f)
 	if err != nil {
@@ -45,17 +83,20 @@ func (c *Cloud) build(ctx context.Context, f *Function) (string, error) {
 	return out, c.cachedBuild(ctx, f.ID, dir, out)
 }
 
-// cachedBuild builds the main package in dir into Root/.local/cache/functions/<dir's
-// hash>/bootstrap and copies it to dst. go build leaves a binary whose build ID says it is up to
-// date as it is, so that while the checkout does not change only the first cloud links it (about
+// cachedBuild builds the main package in dir into CacheDir/functions/<dir's hash>/bootstrap and
+// copies it to dst. go build leaves a binary whose build ID says it is up to
+// date as it is, so that while the project does not change only the first cloud links it (about
 // 1.5 s of CPU a function), and a changed source (or commit: the binary carries its VCS stamp)
 // is always linked again. The entry is locked from the build to the end of the copy, so that two
 // clouds (two test processes) never write it at once nor copy it half written, and go build
 // links in the entry's own tmp/, so that it renames its binary into place: a build killed
-// half-way leaves the last whole binary, never a truncated one.
+// half-way leaves the last whole binary, never a truncated one. Entries whose package is gone
+// are pruned first (pruneBuilds).
 func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 	sum := sha256.Sum256([]byte(dir))
-	entry := filepath.Join(c.cfg.Root, ".local", "cache", "functions", hex.EncodeToString(sum[:8]))
+	functions := filepath.Join(c.cfg.CacheDir, "functions")
+	pruneBuilds(functions)
+	entry := filepath.Join(functions, hex.EncodeToString(sum[:8]))
 	tmp := filepath.Join(entry, "tmp")
 	if err := os.MkdirAll(tmp, 0o755); err != nil {
 		return fmt.Errorf("build %s: %w", id, err)
@@ -65,6 +106,9 @@ func (c *Cloud) cachedBuild(ctx context.Context, id, dir, dst string) error {
 		return fmt.Errorf("build %s: %w", id, err)
 	}
 	defer unlock()
+	if err := os.WriteFile(filepath.Join(entry, sourceFile), []byte(dir), 0o644); err != nil {
+		return fmt.Errorf("build %s: %w", id, err)
+	}
 	bin := filepath.Join(entry, "bootstrap")
 	cmd := exec.CommandContext(ctx, "go", "build", "-tags", "lambda.norpc", "-o", bin, ".")
 	cmd.Dir = dir

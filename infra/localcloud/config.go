@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/onceflow/onceflow/internal/localaws"
 )
@@ -27,16 +28,22 @@ const RIEModule = "github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-
 // maxStreamShards bounds Config.StreamShards: each shard may run an execution environment.
 const maxStreamShards = 64
 
-// Config says what to run and where. The zero value runs template.yaml of the module that
-// holds the working directory, with state in its .local directory.
+// Config says what to run and where. The zero value runs template.yaml of the project (the
+// module) that holds the working directory, with state in its .local directory; nothing in it
+// depends on this repository's checkout.
 type Config struct {
-	// Root is the module root: .local/bin lives under it. Default: the
-	// nearest directory holding go.mod, from the working directory upward.
+	// Root is the project's directory. Default: the directory of Template when it is set, else
+	// the nearest directory holding go.mod from the working directory upward, else the
+	// working directory.
 	Root string
 	// Template is the SAM template. Default: Root/template.yaml.
 	Template string
 	// StateDir holds logs, builds, state.json and endpoints.json. Default: Root/.local.
 	StateDir string
+	// CacheDir holds what every local cloud of the user shares: the pinned Runtime Interface
+	// Emulator and the functions' builds (the engine's emulators have their own,
+	// emulator.Install). Default: <os.UserCacheDir()>/onceflow.
+	CacheDir string
 	// Prefix starts every local table and queue name. Default: "onceflow-local".
 	Prefix string
 	// Parameters override the template's parameter defaults by name, as `sam deploy
@@ -68,7 +75,8 @@ type Config struct {
 	// are then neither started nor stopped; so does KinesisEndpoint (kinesalite), which is
 	// otherwise started only for a template with AWS::Kinesis::Stream resources.
 	DynamoDBEndpoint, SQSEndpoint, KinesisEndpoint string
-	// RIE is the aws-lambda-rie binary. Default: Root/.local/bin/aws-lambda-rie.
+	// RIE is the aws-lambda-rie binary. Default: CacheDir/aws-lambda-rie@<RIEModule's
+	// version>/aws-lambda-rie.
 	RIE string
 	// Install lets Start install what is missing (the engine's pinned emulators, go install of
 	// RIEModule); without it a missing piece is an error that says how to get it.
@@ -90,12 +98,19 @@ type Config struct {
 }
 
 func (c Config) withDefaults() (Config, error) {
+	if c.Root == "" && c.Template != "" {
+		c.Root = filepath.Dir(c.Template)
+	}
 	if c.Root == "" {
 		root, err := moduleRoot()
 		if err != nil {
 			return c, err
 		}
 		c.Root = root
+	}
+	c, err := c.withCache()
+	if err != nil {
+		return c, err
 	}
 	if c.Template == "" {
 		c.Template = filepath.Join(c.Root, "template.yaml")
@@ -106,19 +121,37 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Prefix == "" {
 		c.Prefix = "onceflow-local"
 	}
-	if c.RIE == "" {
-		c.RIE = filepath.Join(c.Root, ".local", "bin", "aws-lambda-rie")
-	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	var err error
-	for _, p := range []*string{&c.Root, &c.Template, &c.StateDir, &c.RIE} {
+	for _, p := range []*string{&c.Root, &c.Template, &c.StateDir} {
 		if *p, err = filepath.Abs(*p); err != nil {
 			return c, err
 		}
 	}
 	return c, c.Validate()
+}
+
+// withCache applies the defaults of CacheDir and RIE, both made absolute.
+func (c Config) withCache() (Config, error) {
+	if c.CacheDir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return c, fmt.Errorf("cache directory: %w (set Config.CacheDir)", err)
+		}
+		c.CacheDir = filepath.Join(cache, "onceflow")
+	}
+	if c.RIE == "" {
+		_, version, _ := strings.Cut(RIEModule, "@")
+		c.RIE = filepath.Join(c.CacheDir, "aws-lambda-rie@"+version, "aws-lambda-rie")
+	}
+	var err error
+	for _, p := range []*string{&c.CacheDir, &c.RIE} {
+		if *p, err = filepath.Abs(*p); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
 }
 
 // Validate reports every problem of the configuration.
@@ -141,19 +174,19 @@ func (c Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// moduleRoot is the nearest directory holding go.mod from the working directory upward, else
+// the working directory.
 func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
+	wd, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
-	for {
+	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			return dir, nil
 		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working directory: set Config.Root")
+		if filepath.Dir(dir) == dir {
+			return wd, nil
 		}
-		dir = parent
 	}
 }

@@ -75,7 +75,7 @@ func TestGatekeeper_refuses_the_ledgers_commit_without_ConditionCheckItem(t *tes
 	c, err := localcloud.Start(ctx, localcloud.Config{
 		Template: mutatedBackstop(t, conditionCheck, ""), StateDir: t.TempDir(), Prefix: "gl" + suffix,
 		DynamoDBEndpoint: ddbURL, SQSEndpoint: sqsURL, VisibilityTimeout: 1,
-		Environments: map[string]int{"LedgerFunction": 1},
+		Environments: map[string]int{"LedgerFunction": 1}, Install: true,
 	})
 	if err != nil {
 		t.Fatalf("start the local cloud: %v", err)

@@ -62,6 +62,7 @@ func cloud(t *testing.T) *localcloud.Cloud {
 		shared.cloud, shared.err = localcloud.Start(ctx, localcloud.Config{
 			Template:         "testdata/template.yaml",
 			StateDir:         state,
+			Install:          true, // the Runtime Interface Emulator, into the user's cache when missing
 			Prefix:           fmt.Sprintf("lc%d", time.Now().UnixNano()),
 			DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
 			SQSEndpoint:      os.Getenv("SQS_ENDPOINT"),

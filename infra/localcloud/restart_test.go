@@ -24,6 +24,7 @@ func TestEnvironment_a_restart_cut_short_leaves_no_process(t *testing.T) {
 	cloud, err := localcloud.Start(t.Context(), localcloud.Config{
 		Template: "testdata/one/template.yaml", StateDir: state, Prefix: fmt.Sprintf("rs%d", time.Now().UnixNano()),
 		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"), SQSEndpoint: os.Getenv("SQS_ENDPOINT"), Ungated: true,
+		Install: true,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -50,15 +50,28 @@ type Template struct {
 // Declares reports whether the template declares parameter name.
 func (t *Template) Declares(name string) bool { return slices.Contains(t.Declared, name) }
 
-// LoadTemplate reads a SAM template file.
+// LoadTemplate reads a SAM template file the local cloud can run: one with a resource type, an
+// event type or a property it neither emulates nor accepts (SupportedResources,
+// SupportedEvents) is refused, every such property named with its resource.
 func LoadTemplate(path string) (*Template, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	t, err := readTemplate(path, ParseTemplate)
+	raw, err := os.ReadFile(path)
 	if err != nil {
+		return nil, fmt.Errorf("read template: %w", err)
+	}
+	root, err := parseRoot(raw)
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path, err)
+	}
+	if err := checkSupport(path, root); err != nil { // each line names the template itself
 		return nil, err
+	}
+	t, err := ParseTemplate(raw)
+	if err != nil {
+		return nil, fmt.Errorf("template %s: %w", path, err)
 	}
 	t.Dir = filepath.Dir(abs)
 	return t, nil

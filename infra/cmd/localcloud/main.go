@@ -44,6 +44,10 @@ func main() {
 		err = queueCmd(args)
 	case "send":
 		err = sendCmd(args)
+	case "install":
+		err = installCmd(args)
+	case "support":
+		err = supportCmd(args)
 	default:
 		usage()
 	}
@@ -63,7 +67,9 @@ func usage() {
   localcloud logs [-state .local] [-f] FUNCTION
   localcloud scan [-state .local] [-limit 50] [TABLE]
   localcloud queue [-state .local] [QUEUE]
-  localcloud send [-state .local] [-group G] QUEUE BODY|-`)
+  localcloud send [-state .local] [-group G] QUEUE BODY|-
+  localcloud install          (the pinned emulators and aws-lambda-rie, into the user's cache)
+  localcloud support          (what of SAM the local cloud runs)`)
 	os.Exit(2)
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 	"time"
 
@@ -87,11 +88,14 @@ func runWith(name string, args []string) error {
 		defer stop()
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
+		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` (make down) first", pid)
 	}
 	cfg, err := o.config()
 	if err != nil {
 		return err
+	}
+	if err := demoTemplate(cfg.Template); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	recv, err := workload.NewReceiver(nil)
 	if err != nil {
@@ -171,6 +175,21 @@ func runWith(name string, args []string) error {
 	}
 	if !rep.OK() {
 		return errInvariants
+	}
+	return nil
+}
+
+// demoTemplate refuses a template other than the demo application's: run and chaos drive its
+// notes and ledger (workload.Run), which another project's template does not have.
+func demoTemplate(path string) error {
+	t, err := localcloud.LoadTemplate(path)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(t.Tables, "AppTable") || !slices.Contains(t.Tables, "IdempotencyTable") || !t.Declares(workload.WebhookURLParameterName) {
+		return fmt.Errorf("%s is not this repository's demo application (its AppTable, IdempotencyTable and %s parameter): "+
+			"the workload drives the demo's notes and ledger; for another template, `localcloud up`, then `send`, `scan` and `down`",
+			path, workload.WebhookURLParameterName)
 	}
 	return nil
 }

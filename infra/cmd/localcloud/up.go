@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -21,7 +22,7 @@ func up(args []string) error {
 		return err
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
-		return fmt.Errorf("already up (supervisor pid %d): run `make down` first", pid)
+		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` (make down) first", pid)
 	}
 	if _, err := o.config(); err != nil { // refuse bad -envs and -param before starting anything
 		return err
@@ -68,8 +69,11 @@ func up(args []string) error {
 		if err != nil {
 			continue
 		}
-		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\ntokens: POST %s {\"sub\":\"alice\",\"scope\":\"notes.write notes.read\"}\nendpoints: %s\n",
-			ep.APIURL, ep.LambdaURL, ep.DynamoDB, ep.SQS, ep.TokenURL, filepath.Join(o.state, "endpoints.json"))
+		fmt.Printf("local cloud up: API %s, Lambda %s, DynamoDB %s, SQS %s\n", cmp.Or(ep.APIURL, "none"), ep.LambdaURL, ep.DynamoDB, ep.SQS)
+		if ep.APIURL != "" {
+			fmt.Printf("tokens: POST %s {\"sub\":\"alice\",\"scope\":\"notes.write notes.read\"}\n", ep.TokenURL)
+		}
+		fmt.Printf("endpoints: %s\n", filepath.Join(o.state, "endpoints.json"))
 		fmt.Println(gateLine(ep))
 		if ep.Gatekeeper != "" {
 			if st, err := ep.ReadStats(context.Background()); err == nil && st.Access != nil {
