@@ -285,8 +285,8 @@ model: $(SPIN)
 ##   `make test` runs the tests each break names
 .PHONY: break
 break:
-	cd pkg && BREAK=all $(GO) test -count=1 -v -timeout 1h -run '^TestBreak_each_step_fails_a_test_in_its_own_package$$' ./idempotency/model/ | \
-	  grep -E '^(--- |\s+break_test.go:[0-9]+: |ok|FAIL|PASS|S[0-9]|C[0-9]|leave|score)' ; exit $${PIPESTATUS[0]}
+	cd pkg && BREAK=all $(GO) test -count=1 -v -timeout 1h -run '^TestBreak_each_step_fails_a_test_in_its_own_package$$' ./internal/breaks/ | \
+	  grep -E '^(--- |\s+run_test.go:[0-9]+: |\s+(S[0-9]+|C[0-9]|leave) |ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
 
 # ---- the operator CLI: make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud

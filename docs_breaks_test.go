@@ -12,16 +12,16 @@ import (
 )
 
 // docs/recovery-model.md's table of the Go code broken step by step is the runner's list
-// (pkg/idempotency/model/breaks_test.go): each break is a row, with its step, file, package and
+// (pkg/internal/breaks/breaks_test.go): each break is a row, with its step, file, package and
 // the tests that fail, and each row a break; the score line counts its steps and breaks.
 func TestDocs_recovery_model_md_lists_each_break_of_the_go_code(t *testing.T) {
 	page, err := os.ReadFile("docs/recovery-model.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	breaks := goBreaks(t, "pkg/idempotency/model/breaks_test.go")
+	breaks := goBreaks(t, "pkg/internal/breaks/breaks_test.go")
 	if len(breaks) < 15 {
-		t.Fatalf("found %d breaks in pkg/idempotency/model/breaks_test.go; its table's shape changed", len(breaks))
+		t.Fatalf("found %d breaks in pkg/internal/breaks/breaks_test.go; its table's shape changed", len(breaks))
 	}
 	rows := breakRows(string(page))
 	steps := map[string]bool{}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/onceflow/onceflow/pkg/idempotency"
@@ -38,6 +39,16 @@ func (f *fixture) racing(t *testing.T, name string, armed *atomic.Bool, race fun
 	return c
 }
 
+// discarding is an operator's discard of eventID's letter msg (by the consumer name), to race a
+// consumer with.
+func discarding(a *operator.Admin, name, eventID string, msg events.SQSMessage) func(context.Context) error {
+	return func(ctx context.Context) error {
+		_, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: eventID, MessageID: msg.MessageId, Group: "group-1",
+			Body: msg.Body, By: "ops", Why: "bad"})
+		return err
+	}
+}
+
 // HoldGroup asks whether the event is decided in the transaction that writes the hold, not in
 // a read before it: an operator's discard committed after any such read, just before the
 // write, is met by the write's own check. The event is answered and nothing is held behind it
@@ -54,10 +65,7 @@ func TestConsumer_HoldGroup_meets_a_discard_committed_just_before_its_write(t *t
 	var armed atomic.Bool
 	armed.Store(true)
 	a := operator.New(f.DB, f.Records)
-	c := f.racing(t, name, &armed, func(ctx context.Context) error {
-		_, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: ev.ID, MessageID: "m-x", Group: "group-1", Body: msg.Body, By: "ops", Why: "bad"})
-		return err
-	})
+	c := f.racing(t, name, &armed, discarding(a, name, ev.ID, msg))
 	held := holdlist.Held{EventID: ev.ID, MessageID: "m-x", PayloadHash: ev.PayloadHash()}
 	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("failed 5 times")); !errors.Is(err, engine.ErrDecided) {
 		t.Errorf("HoldGroup with a discard committed just before its write = %v; want ErrDecided", err)
@@ -81,10 +89,7 @@ func TestConsumer_a_record_written_between_a_refused_commit_and_its_join_answers
 	ev := mustDecode(t, msg)
 	var armed atomic.Bool
 	a := operator.New(f.DB, f.Records)
-	c := f.racing(t, name, &armed, func(ctx context.Context) error {
-		_, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: ev.ID, MessageID: "m-b", Group: "group-1", Body: msg.Body, By: "ops", Why: "bad"})
-		return err
-	})
+	c := f.racing(t, name, &armed, discarding(a, name, ev.ID, msg))
 	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: counter + "-a", MessageID: "m-a"}, errors.New("failed 5 times")); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package model_test
+package breaks_test
 
 import (
 	"bufio"
@@ -11,10 +11,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/onceflow/onceflow/pkg/testkit"
+	"github.com/onceflow/onceflow/pkg/testkit/child"
 )
 
 // TestMain starts the emulators the broken steps' test runs share (testkit.Main).
@@ -34,6 +36,11 @@ func TestBreak_each_step_fails_a_test_in_its_own_package(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := os.Getenv("BREAK") == "all"
+	for i, b := range breaks {
+		if slices.ContainsFunc(breaks[:i], func(o brk) bool { return o.what == b.what }) {
+			t.Fatalf("two breaks do %q: each needs words of its own (docs/recovery-model.md's table knows them by it)", b.what)
+		}
+	}
 	var (
 		mu     sync.Mutex
 		failed = map[string][]string{} // break name -> the tests that failed
@@ -50,27 +57,31 @@ func TestBreak_each_step_fails_a_test_in_its_own_package(t *testing.T) {
 			})
 		}
 	})
-	steps, caught := map[string]bool{}, map[string]bool{}
+	steps := map[string]bool{} // step -> every break of it caught
 	var table strings.Builder
 	n := 0
 	for _, b := range breaks {
 		got := failed[b.name()]
-		steps[b.step] = true
+		ok := len(got) > 0 && !slices.ContainsFunc(b.caught, func(c string) bool { return !slices.Contains(got, c) })
 		verdict := "NOT CAUGHT"
-		if len(got) > 0 && !slices.ContainsFunc(b.caught, func(c string) bool { return !slices.Contains(got, c) }) {
+		if ok {
 			verdict = "caught by " + strings.Join(got, ", ")
-			caught[b.step] = true
 			n++
 		}
+		if _, seen := steps[b.step]; !seen {
+			steps[b.step] = true
+		}
+		steps[b.step] = steps[b.step] && ok
 		fmt.Fprintf(&table, "%-6s %-16s %s: %s\n", b.step, b.pkg, b.what, verdict)
 	}
-	t.Logf("broken steps (%s):\n%s", time.Since(start).Round(time.Second), table.String())
-	t.Logf("score: %d of %d steps caught (%d of %d breaks)", len(caught), len(steps), n, len(breaks))
-	for step := range steps {
-		if !caught[step] {
-			t.Errorf("step %s: some break of it fails no test of its package", step)
+	caught := 0
+	for _, ok := range steps {
+		if ok {
+			caught++
 		}
 	}
+	t.Logf("broken steps (%s):\n%s", time.Since(start).Round(time.Second), table.String())
+	t.Logf("score: %d of %d steps caught (%d of %d breaks)", caught, len(steps), n, len(breaks))
 }
 
 // name is the break's subtest name: its step and its number among the step's breaks.
@@ -115,13 +126,17 @@ func (b brk) run(t *testing.T, root string, all bool) []string {
 	if !all {
 		args = append(args, "-run", "^("+strings.Join(b.caught, "|")+")$")
 	}
+	var out bytes.Buffer
 	cmd := exec.CommandContext(t.Context(), "go", append(args, "./"+b.pkg+"/")...)
-	cmd.Dir, cmd.Env = root, append(os.Environ(), "GOWORK=off")
-	out, _ := cmd.CombinedOutput()
-	got, ran := failures(out)
+	cmd.Dir, cmd.Env, cmd.Stdout, cmd.Stderr = root, append(os.Environ(), "GOWORK=off"), &out, &out
+	if err := child.Start(cmd, syscall.SIGKILL); err != nil { // go ends with this test binary; its test binary by its -timeout
+		t.Fatal(err)
+	}
+	_ = cmd.Wait() // a failing test is what a break is for: failures reads the verdict
+	got, ran := failures(out.Bytes())
 	switch {
 	case !ran:
-		t.Fatalf("%s: no test of %s ran (does the break build?):\n%s", b.what, b.pkg, tail(out))
+		t.Fatalf("%s: no test of %s ran (does the break build?):\n%s", b.what, b.pkg, tail(out.Bytes()))
 	case len(got) == 0:
 		t.Errorf("%s: every test of %s passed", b.what, b.pkg)
 	}

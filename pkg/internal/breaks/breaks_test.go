@@ -1,4 +1,4 @@
-package model_test
+package breaks_test
 
 // brk is one step of the protocol (docs/recovery-model.md, "The protocol") switched off or
 // weakened in the Go code: old, found exactly once in file, replaced by new in a copy that the
