@@ -12,8 +12,8 @@ type brk struct {
 	caught   []string // tests of pkg that fail (make test runs these only)
 }
 
-// breaks are the Go counterpart of recovery.pml's BREAK list, each kept beside the code it
-// changes (its old text found exactly once, or the runner fails saying the code moved).
+// breaks are the Go counterpart of recovery.pml's BREAK list, each named by the text it
+// changes (found exactly once, or the runner fails saying the code moved).
 var breaks = []brk{
 	{step: "S1", what: "the backstop holds no group",
 		file: "batch/backstop.go", pkg: "batch",
