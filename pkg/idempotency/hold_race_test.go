@@ -51,9 +51,9 @@ func discarding(a *operator.Admin, name, eventID string, msg events.SQSMessage) 
 
 // HoldGroup asks whether the event is decided in the transaction that writes the hold, not in
 // a read before it: an operator's discard committed after any such read, just before the
-// write, is met by the write's own check. The event is answered and nothing is held behind it
-// (were it held, its letter would come after the discard of the letter before it: the group
-// held behind an event no letter shows).
+// write, is met by the write's own check. The event is answered and nothing is held behind it.
+// Were it held, its group would wait behind an event the operator discarded already, with no
+// letter left to decide it.
 func TestConsumer_HoldGroup_meets_a_discard_committed_just_before_its_write(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
