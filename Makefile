@@ -315,6 +315,15 @@ model: $(SPIN)
 	cd pkg && MODEL=all nice -n 19 $(GO) test -count=1 -v -timeout 3h -parallel 2 -run '^TestModel_recovery_protocol$$' ./idempotency/model/ | \
 	  grep -E '^(=== RUN|--- |\s+model_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS|the model|check |scen[0-9]|searches )' ; exit $${PIPESTATUS[0]}
 
+## break: the Go counterpart of the model's BREAK list: each step of the recovery protocol broken
+##   in turn in a copy of its code (go test -overlay, the code on disk untouched), every test of the
+##   package that owns it run, each failing test printed, and the score (docs/recovery-model.md);
+##   `make test` runs the tests each break names
+.PHONY: break
+break:
+	cd pkg && BREAK=all $(GO) test -count=1 -v -timeout 1h -run '^TestBreak_each_step_fails_a_test_in_its_own_package$$' ./internal/breaks/ | \
+	  grep -E '^(--- |\s+run_test.go:[0-9]+: |\s+(S[0-9]+|C[0-9]|leave) |ok|FAIL|PASS)' ; exit $${PIPESTATUS[0]}
+
 # ---- the operator CLI: make ops ARGS="..." ----------------------------------------
 # .local/bin/onceflow is the binary (cmd/onceflow); `make ops` runs it on the local cloud
 # (--local), AWS=1 against AWS with the default credential chain. Examples (docs/cli.md, docs/runbook.md):

@@ -7,7 +7,10 @@ import (
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/internal/applytest"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
+	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
+	"github.com/onceflow/onceflow/pkg/sqsbatch"
 )
 
 // A message's failures are counted per SQS message: a copy of the event sent again (a
@@ -38,5 +41,30 @@ func TestConsumer_counts_failures_per_message(t *testing.T) {
 		if want > 0 && last != "last" {
 			t.Errorf("MessageFailures(%s) last error %q; want %q", msg, last, "last")
 		}
+	}
+}
+
+// A failure of an event its consumer has decided (here an operator's discard, then a first
+// delivery of its message whose handler fails) is not counted: the count's transaction checks
+// the record, and the event is answered from it (ErrDecided), so it is never held or
+// dead-lettered for failures that no longer matter.
+func TestConsumer_a_failure_of_a_decided_event_is_answered_not_counted(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := applytest.Unique(t)
+	name := "decidedcount-" + counter
+	c := f.Consumer(t, name, holding)
+	msg := applytest.Message(t, "m-x", counter+"-x", "test.counted", applytest.Counted{Counter: counter, By: 1})
+	a := operator.New(f.DB, f.Records)
+	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: counter + "-x", MessageID: "m-x", Group: "group-1", Body: msg.Body, By: "ops", Why: "bad"}); err != nil {
+		t.Fatal(err)
+	}
+	ev := mustDecode(t, msg)
+	if n, err := engineOf(c).CountMessageFailure(ctx, ev, sqsbatch.DeliveryOf(msg), errors.New("failed")); !errors.Is(err, engine.ErrDecided) || n != 0 {
+		t.Errorf("CountMessageFailure of a discarded event = %d, %v; want 0, ErrDecided", n, err)
+	}
+	if at, ok, err := a.Attempts(ctx, name, ev.ID); err != nil || ok {
+		t.Errorf("attempts = %+v, %v, %v; want none counted", at, ok, err)
 	}
 }

@@ -285,3 +285,36 @@ func TestConsumer_a_resend_listed_by_its_message_id_is_its_events_once_decoded(t
 		}
 	})
 }
+
+// The head of a hold commits with the write that takes it off, and with it every other entry
+// of its event and payload: a producer's re-send of the head's event, listed by the backstop
+// under its own message id and known as that event since, is decided with it. The messages
+// held behind them then go on: nothing holds the group behind an event that is applied.
+func TestConsumer_the_head_commits_taking_its_events_resend_off_too(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := applytest.Unique(t)
+	c := f.ConsumerFor(t, "headresend-"+counter, f.Router(), holding)
+	msg := func(id, suffix string) events.SQSMessage {
+		return applytest.Message(t, id, counter+suffix, "test.counted", applytest.Counted{Counter: counter, By: 1})
+	}
+	ev := mustDecode(t, msg("m-a", "-a"))
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m-a", PayloadHash: ev.PayloadHash()}, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err)
+	}
+	if err := engineOf(c).HoldMessages(ctx, "group-1", []holdlist.Held{{EventID: counter + "-b", MessageID: "m-b"}, {MessageID: "m-a2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := engineOf(c).HoldGroup(ctx, "group-1", holdlist.Held{EventID: ev.ID, MessageID: "m-a2", PayloadHash: ev.PayloadHash()}, errors.New("failed 5 times")); err != nil {
+		t.Fatal(err) // the re-send's entry learns its event
+	}
+	for _, m := range []struct{ id, suffix string }{{"m-a", "-a"}, {"m-b", "-b"}, {"m-c", "-c"}} {
+		if res, err := applytest.Process(ctx, c, msg(m.id, m.suffix)); err != nil || res.Outcome != idempotency.Applied {
+			t.Fatalf("%s = %+v, %v; want applied, in order", m.suffix, res, err)
+		}
+	}
+	if got := f.Counter(t, counter); got != 3 {
+		t.Errorf("counter = %d; want 3", got)
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/engine"
 	"github.com/onceflow/onceflow/pkg/internal/holdlist"
 	"github.com/onceflow/onceflow/pkg/operator"
 )
@@ -57,5 +59,49 @@ func TestAdmin_Discard_takes_a_message_off_the_middle_of_the_held_list(t *testin
 	}
 	if got := f.counter(t, counter); got != 3 {
 		t.Errorf("counter = %d; want 3 (a and c, not b)", got)
+	}
+}
+
+// A conflict's letter (an event id reused with another payload) discarded is recorded by its
+// message too: the event's record, another payload's, answers nothing of it. Delivered again
+// (its answer lost before the discard), the message is answered by that record of its message
+// when it fails again, and holds its group no more; the event's own record is left as it was.
+func TestAdmin_Discard_of_a_conflict_answers_its_message_delivered_again(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	counter := unique(t)
+	name := "conflict-" + counter
+	c := f.consumer(t, name, holding)
+	a := operator.New(f.db, f.records)
+	if res, err := process(ctx, c, message(t, "m-a", counter+"-a", "test.counted", counted{Counter: counter, By: 1})); err != nil || res.Outcome != idempotency.Applied {
+		t.Fatalf("a = %+v, %v; want applied", res, err)
+	}
+	conflict := message(t, "m-c", counter+"-a", "test.counted", counted{Counter: counter, By: 5})
+	if _, err := process(ctx, c, conflict); !errors.Is(err, idempotency.ErrConflict) {
+		t.Fatalf("c, reusing a's id = %v; want a conflict", err)
+	}
+	ev, err := cloudevent.Decode([]byte(conflict.Body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := holdlist.Held{EventID: ev.ID, MessageID: "m-c", PayloadHash: ev.PayloadHash()}
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("conflict")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Discard(ctx, operator.Discard{Consumer: name, EventID: ev.ID, MessageID: "m-c", Group: "group-1", Body: conflict.Body, By: "ops", Why: "reused id"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := process(ctx, c, redelivered(conflict, 2)); !errors.Is(err, idempotency.ErrConflict) {
+		t.Fatalf("c received again = %v; want a conflict again (a's record stays)", err)
+	}
+	if err := engineOf(c).HoldGroup(ctx, "group-1", held, errors.New("conflict")); !errors.Is(err, engine.ErrDecided) {
+		t.Errorf("HoldGroup of the discarded conflict received again = %v; want ErrDecided: its discard answers it", err)
+	}
+	if h, ok, err := a.Hold(ctx, name, "group-1"); err != nil || ok && len(h.Held) > 0 {
+		t.Errorf("hold = %+v, %v; want nothing held behind the discarded conflict", h.Held, err)
+	}
+	if rec, ok, err := a.Record(ctx, name, ev.ID); err != nil || !ok || rec.Outcome != string(idempotency.Applied) {
+		t.Errorf("a's record = %+v, %v, %v; want a's, applied", rec, ok, err)
 	}
 }
