@@ -102,8 +102,10 @@ var BuildMethods = []string{"", "go1.x", "makefile"}
 var resourceAttributes = []string{"Type", "Properties", "Metadata", "DependsOn", "DeletionPolicy", "UpdateReplacePolicy"}
 
 // templateSections are the top-level sections of a template the local cloud reads or accepts.
+// Rules is accepted and not evaluated: its assertions guard the parameters of a deploy (such as
+// an issuer the local cloud replaces with its own).
 var templateSections = []string{"AWSTemplateFormatVersion", "Transform", "Description", "Metadata", "Parameters",
-	"Mappings", "Conditions", "Globals", "Resources", "Outputs"}
+	"Rules", "Mappings", "Conditions", "Globals", "Resources", "Outputs"}
 
 // supported returns the entry of typ in list, or nil.
 func supported(list []Supported, typ string) *Supported {

@@ -67,8 +67,8 @@ func TestLoadTemplate_refuses_what_it_does_not_run_naming_resource_and_property(
 			"resource OrdersQueue (AWS::SQS::Queue): attribute Condition is not supported by the local cloud"},
 		{"a build method", "      BuildMethod: makefile\n", "      BuildMethod: esbuild\n",
 			"resource OrdersFunction (AWS::Serverless::Function): Metadata.BuildMethod esbuild is not supported by the local cloud"},
-		{"a section", "Resources:\n", "Rules:\n  Always: {}\nResources:\n",
-			"section Rules is not supported by the local cloud"},
+		{"a section", "Resources:\n", "Hooks:\n  Check: {}\nResources:\n",
+			"section Hooks is not supported by the local cloud"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !strings.Contains(supportBase, tc.old) {
