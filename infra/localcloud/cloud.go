@@ -491,6 +491,18 @@ func (c *Cloud) saveStateLocked(supervisor int) error {
 	return writeJSON(path, s)
 }
 
+// shutdown stops a server: the requests it is serving get a grace of 2 s, then whatever is
+// still open (an SQS long poll through a proxy, a client slowed by load) is cut, which is what
+// stopping the cloud means, not an error.
+func shutdown(s *http.Server) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := s.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return s.Close()
+}
+
 // Close stops pollers, servers and every process the cloud started, in reverse order.
 func (c *Cloud) Close() error {
 	c.mu.Lock()
@@ -506,9 +518,7 @@ func (c *Cloud) Close() error {
 	}
 	var errs []error
 	for _, s := range servers {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		errs = append(errs, s.Shutdown(ctx))
-		cancel()
+		errs = append(errs, shutdown(s))
 	}
 	c.wg.Wait()
 	c.mu.Lock() // no process starts once closed is set; copy under the lock all the same
