@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"github.com/onceflow/onceflow/pkg/cloudevent"
+	"github.com/onceflow/onceflow/pkg/deadletter"
+)
+
+// heldReceives is a proxy in front of fauxqs that holds every ReceiveMessage until open is
+// closed: the test decides that the letters are received only after the tool's reader left.
+func heldReceives(t *testing.T, open <-chan struct{}) string {
+	t.Helper()
+	target, err := url.Parse(os.Getenv("SQS_ENDPOINT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.Header.Get("X-Amz-Target"), ".ReceiveMessage") {
+			<-open
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// throughSQS points the cloud's endpoints.json at the SQS endpoint url.
+func (c *cloud) throughSQS(t *testing.T, url string) {
+	t.Helper()
+	path := filepath.Join(c.state, "endpoints.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["sqs"] = url
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// `onceflow dlq list | head -1`: the reader leaves after the first line, and the tool's
+// next write, made while it holds the letters it received, fails. The tool stops, makes every
+// letter visible again at once and exits quietly with 141 (a program a closed pipe ended), not
+// killed by SIGPIPE with the letters out of view for their five-minute hold.
+func TestDLQ_list_into_a_reader_that_leaves_early_leaves_every_letter_in_view(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	goCmd(t, "build", "-o", bin, ".")
+	c := newCloud(t)
+	url := c.e.Queues["LedgerDeadLetterQueue"].URL
+	letters := deadletter.New(c.sqs, url)
+	for _, id := range []string{"credit-1", "credit-2", "credit-3"} {
+		body, _ := cloudevent.Encode(event(t, id, "account.credited", "acct-"+id))
+		msg := events.SQSMessage{MessageId: "m-" + id, Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
+			Attributes: map[string]string{"MessageGroupId": "acct-" + id, "MessageDeduplicationId": id, "ApproximateReceiveCount": "5"}}
+		if err := letters.DeadLetter(t.Context(), msg, errors.New("failed 5 times: throttled")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open := make(chan struct{})
+	c.throughSQS(t, heldReceives(t, open))
+
+	cmd := exec.CommandContext(t.Context(), bin, "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--local", "--state", c.state)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	first, err := bufio.NewReader(r).ReadString('\n')
+	r.Close() // head -1 has its line and leaves
+	close(open)
+	if err != nil || !strings.Contains(first, url) {
+		t.Errorf("first line %q (%v); want the queue's header", first, err)
+	}
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 141 || stderr.String() != "" {
+		t.Errorf("dlq list into a closed pipe: %v, stderr %q; want exit 141 and nothing on stderr", cmd.ProcessState, stderr.String())
+	}
+	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	visible, held := out.Attributes["ApproximateNumberOfMessages"], out.Attributes["ApproximateNumberOfMessagesNotVisible"]
+	if visible != "3" || held != "0" {
+		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
+	}
+}
