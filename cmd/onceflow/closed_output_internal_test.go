@@ -2,8 +2,10 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -12,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -72,16 +76,7 @@ func TestDLQ_list_into_a_reader_that_leaves_early_leaves_every_letter_in_view(t 
 	bin := filepath.Join(t.TempDir(), "onceflow")
 	goCmd(t, "build", "-o", bin, ".")
 	c := newCloud(t)
-	url := c.e.Queues["LedgerDeadLetterQueue"].URL
-	letters := deadletter.New(c.sqs, url)
-	for _, id := range []string{"credit-1", "credit-2", "credit-3"} {
-		body, _ := cloudevent.Encode(event(t, id, "account.credited", "acct-"+id))
-		msg := events.SQSMessage{MessageId: "m-" + id, Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
-			Attributes: map[string]string{"MessageGroupId": "acct-" + id, "MessageDeduplicationId": id, "ApproximateReceiveCount": "5"}}
-		if err := letters.DeadLetter(t.Context(), msg, errors.New("failed 5 times: throttled")); err != nil {
-			t.Fatal(err)
-		}
-	}
+	url := c.deadLetters(t, "credit-1", "credit-2", "credit-3")
 	open := make(chan struct{})
 	c.throughSQS(t, heldReceives(t, open))
 
@@ -110,14 +105,96 @@ func TestDLQ_list_into_a_reader_that_leaves_early_leaves_every_letter_in_view(t 
 	if code := cmd.ProcessState.ExitCode(); code != 141 || stderr.String() != "" {
 		t.Errorf("dlq list into a closed pipe: %v, stderr %q; want exit 141 and nothing on stderr", cmd.ProcessState, stderr.String())
 	}
+	if visible, held := c.inView(t, url); visible != "3" || held != "0" {
+		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
+	}
+}
+
+// deadLetters dead-letters an account.credited event of each id, each its own group, into
+// LedgerDeadLetterQueue, and returns the queue's URL.
+func (c *cloud) deadLetters(t *testing.T, ids ...string) string {
+	t.Helper()
+	url := c.e.Queues["LedgerDeadLetterQueue"].URL
+	letters := deadletter.New(c.sqs, url)
+	for _, id := range ids {
+		body, _ := cloudevent.Encode(event(t, id, "account.credited", "acct-"+id))
+		msg := events.SQSMessage{MessageId: "m-" + id, Body: string(body), EventSourceARN: c.e.Queues["LedgerQueue"].ARN,
+			Attributes: map[string]string{"MessageGroupId": "acct-" + id, "MessageDeduplicationId": id, "ApproximateReceiveCount": "5"}}
+		if err := letters.DeadLetter(t.Context(), msg, errors.New("failed 5 times: throttled")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return url
+}
+
+// inView returns how many messages the queue has visible and how many out of view.
+func (c *cloud) inView(t *testing.T, url string) (visible, held string) {
+	t.Helper()
 	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
 			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	visible, held := out.Attributes["ApproximateNumberOfMessages"], out.Attributes["ApproximateNumberOfMessagesNotVisible"]
-	if visible != "3" || held != "0" {
-		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
+	return out.Attributes["ApproximateNumberOfMessages"], out.Attributes["ApproximateNumberOfMessagesNotVisible"]
+}
+
+// dlq discard holds the letter while it asks; SIGTERM (or Ctrl-C) at the question ends the
+// tool at once, the letter visible again and nothing discarded.
+func TestDLQ_discard_ended_by_SIGTERM_at_its_question_leaves_the_letter_in_view(t *testing.T) {
+	t.Parallel()
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	goCmd(t, "build", "-o", bin, ".")
+	c := newCloud(t)
+	url := c.deadLetters(t, "credit-1")
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "dlq", "discard", "--queue", "LedgerDeadLetterQueue", "--consumer", "ledger",
+		"--why", "producer bug", "--by", "ops", "credit-1", "--local", "--state", c.state)
+	stdin, err := cmd.StdinPipe() // left open: nobody answers
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	asked, err := readUntil(stdout, "[y/N] ")
+	if err != nil {
+		t.Fatalf("dlq discard printed %q (%v); want its question", asked, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	if ctx.Err() != nil || cmd.ProcessState.ExitCode() != 1 || strings.Contains(stderr.String(), "goroutine") {
+		t.Errorf("dlq discard at its question, SIGTERM: %v (deadline: %v), stderr %q; want exit 1 at once, no stack trace", cmd.ProcessState, ctx.Err(), stderr.String())
+	}
+	if visible, held := c.inView(t, url); visible != "1" || held != "0" {
+		t.Errorf("after SIGTERM at dlq discard's question: %s letters visible, %s not; want the letter visible at once", visible, held)
+	}
+}
+
+// readUntil reads r until what it read ends with suffix, and returns what it read.
+func readUntil(r io.Reader, suffix string) (string, error) {
+	var read []byte
+	b := make([]byte, 1)
+	for !strings.HasSuffix(string(read), suffix) {
+		if _, err := r.Read(b); err != nil {
+			return string(read), err
+		}
+		read = append(read, b[0])
+	}
+	return string(read), nil
 }
