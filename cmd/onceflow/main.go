@@ -176,12 +176,22 @@ type usageError string
 func (e usageError) Error() string { return string(e) }
 
 // confirm asks question on out and reports whether the answer read from in is yes; a
-// question it could not write is not answered yes.
-func confirm(s ioStreams, question string) bool {
+// question it could not write is not answered yes, nor one ctx ended (Ctrl-C, SIGTERM) before
+// the answer came.
+func confirm(ctx context.Context, s ioStreams, question string) bool {
 	if _, err := fmt.Fprintf(s.out, "%s [y/N] ", question); err != nil {
 		return false
 	}
-	answer, _ := s.in.ReadString('\n')
-	answer = strings.ToLower(strings.TrimSpace(answer))
-	return answer == "y" || answer == "yes"
+	answered := make(chan string, 1)
+	go func() { // left reading when ctx ends first: the tool is about to exit
+		answer, _ := s.in.ReadString('\n')
+		answered <- answer
+	}()
+	select {
+	case <-ctx.Done():
+		return false
+	case answer := <-answered:
+		answer = strings.ToLower(strings.TrimSpace(answer))
+		return answer == "y" || answer == "yes"
+	}
 }
