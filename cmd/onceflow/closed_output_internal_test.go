@@ -73,41 +73,70 @@ func (c *cloud) throughSQS(t *testing.T, url string) {
 // killed by SIGPIPE with the letters out of view for their five-minute hold.
 func TestDLQ_list_into_a_reader_that_leaves_early_leaves_every_letter_in_view(t *testing.T) {
 	t.Parallel()
-	bin := filepath.Join(t.TempDir(), "onceflow")
-	goCmd(t, "build", "-o", bin, ".")
 	c := newCloud(t)
 	url := c.deadLetters(t, "credit-1", "credit-2", "credit-3")
+	code, first, stderr := c.intoClosedPipe(t, 1, "dlq", "list", "--queue", "LedgerDeadLetterQueue")
+	if !strings.Contains(first, url) {
+		t.Errorf("first line %q; want the queue's header", first)
+	}
+	if code != 141 || stderr != "" {
+		t.Errorf("dlq list into a closed pipe: exit %d, stderr %q; want exit 141 and nothing on stderr", code, stderr)
+	}
+	if visible, held := c.inView(t, url); visible != "3" || held != "0" {
+		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
+	}
+}
+
+// dlq redrive whose reader left goes on to the end of its run, which releases the letters it
+// leaves (here all: a dry run), and exits as dlq list does.
+func TestDLQ_redrive_into_a_closed_pipe_leaves_every_letter_in_view(t *testing.T) {
+	t.Parallel()
+	c := newCloud(t)
+	url := c.deadLetters(t, "credit-1", "credit-2")
+	if code, _, stderr := c.intoClosedPipe(t, 0, "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--dry-run"); code != 141 || stderr != "" {
+		t.Errorf("dlq redrive into a closed pipe: exit %d, stderr %q; want exit 141 and nothing on stderr", code, stderr)
+	}
+	if visible, held := c.inView(t, url); visible != "2" || held != "0" {
+		t.Errorf("after dlq redrive into a closed pipe: %s letters visible, %s not; want both visible at once", visible, held)
+	}
+}
+
+// intoClosedPipe runs the built tool with args on the cloud, its stdout a pipe whose reader
+// reads lines lines and leaves before the tool receives any letter, and returns its exit
+// status, what the reader read and the tool's stderr.
+func (c *cloud) intoClosedPipe(t *testing.T, lines int, args ...string) (code int, read, stderr string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "onceflow")
+	goCmd(t, "build", "-o", bin, ".")
 	open := make(chan struct{})
 	c.throughSQS(t, heldReceives(t, open))
-
-	cmd := exec.CommandContext(t.Context(), bin, "dlq", "list", "--queue", "LedgerDeadLetterQueue", "--local", "--state", c.state)
+	cmd := exec.CommandContext(t.Context(), bin, append(args, "--local", "--state", c.state)...)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = w, &stderr
+	var errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = w, &errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
-	first, err := bufio.NewReader(r).ReadString('\n')
-	r.Close() // head -1 has its line and leaves
-	close(open)
-	if err != nil || !strings.Contains(first, url) {
-		t.Errorf("first line %q (%v); want the queue's header", first, err)
+	head := bufio.NewReader(r)
+	for range lines {
+		line, err := head.ReadString('\n')
+		if err != nil {
+			t.Fatalf("read %q: %v", line, err)
+		}
+		read += line
 	}
+	r.Close() // head has its lines and leaves
+	close(open)
 	err = cmd.Wait()
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 141 || stderr.String() != "" {
-		t.Errorf("dlq list into a closed pipe: %v, stderr %q; want exit 141 and nothing on stderr", cmd.ProcessState, stderr.String())
-	}
-	if visible, held := c.inView(t, url); visible != "3" || held != "0" {
-		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
-	}
+	return cmd.ProcessState.ExitCode(), read, errOut.String()
 }
 
 // deadLetters dead-letters an account.credited event of each id, each its own group, into
