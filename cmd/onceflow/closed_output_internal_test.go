@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -19,9 +18,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/onceflow/onceflow/pkg/cloudevent"
 	"github.com/onceflow/onceflow/pkg/deadletter"
@@ -48,23 +44,7 @@ func heldReceives(t *testing.T, open <-chan struct{}) string {
 
 // throughSQS points the cloud's endpoints.json at the SQS endpoint url.
 func (c *cloud) throughSQS(t *testing.T, url string) {
-	t.Helper()
-	path := filepath.Join(c.state, "endpoints.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	doc["sqs"] = url
-	if b, err = json.Marshal(doc); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	c.edit(t, func(doc map[string]any) { doc["sqs"] = url })
 }
 
 // `onceflow dlq list | head -1`: the reader leaves after the first line, and the tool's
@@ -82,8 +62,8 @@ func TestDLQ_list_into_a_reader_that_leaves_early_leaves_every_letter_in_view(t 
 	if code != 141 || stderr != "" {
 		t.Errorf("dlq list into a closed pipe: exit %d, stderr %q; want exit 141 and nothing on stderr", code, stderr)
 	}
-	if visible, held := c.inView(t, url); visible != "3" || held != "0" {
-		t.Errorf("after dlq list into a closed pipe: %s letters visible, %s not; want all 3 visible at once", visible, held)
+	if visible, held := c.depth(t, url); visible != 3 || held != 0 {
+		t.Errorf("after dlq list into a closed pipe: %d letters visible, %d not; want all 3 visible at once", visible, held)
 	}
 }
 
@@ -96,8 +76,8 @@ func TestDLQ_redrive_into_a_closed_pipe_leaves_every_letter_in_view(t *testing.T
 	if code, _, stderr := c.intoClosedPipe(t, 0, "dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--dry-run"); code != 141 || stderr != "" {
 		t.Errorf("dlq redrive into a closed pipe: exit %d, stderr %q; want exit 141 and nothing on stderr", code, stderr)
 	}
-	if visible, held := c.inView(t, url); visible != "2" || held != "0" {
-		t.Errorf("after dlq redrive into a closed pipe: %s letters visible, %s not; want both visible at once", visible, held)
+	if visible, held := c.depth(t, url); visible != 2 || held != 0 {
+		t.Errorf("after dlq redrive into a closed pipe: %d letters visible, %d not; want both visible at once", visible, held)
 	}
 }
 
@@ -156,18 +136,6 @@ func (c *cloud) deadLetters(t *testing.T, ids ...string) string {
 	return url
 }
 
-// inView returns how many messages the queue has visible and how many out of view.
-func (c *cloud) inView(t *testing.T, url string) (visible, held string) {
-	t.Helper()
-	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out.Attributes["ApproximateNumberOfMessages"], out.Attributes["ApproximateNumberOfMessagesNotVisible"]
-}
-
 // dlq discard holds the letter while it asks; SIGTERM (or Ctrl-C) at the question ends the
 // tool at once, the letter visible again and nothing discarded.
 func TestDLQ_discard_ended_by_SIGTERM_at_its_question_leaves_the_letter_in_view(t *testing.T) {
@@ -210,8 +178,8 @@ func TestDLQ_discard_ended_by_SIGTERM_at_its_question_leaves_the_letter_in_view(
 	if ctx.Err() != nil || cmd.ProcessState.ExitCode() != 1 || strings.Contains(stderr.String(), "goroutine") {
 		t.Errorf("dlq discard at its question, SIGTERM: %v (deadline: %v), stderr %q; want exit 1 at once, no stack trace", cmd.ProcessState, ctx.Err(), stderr.String())
 	}
-	if visible, held := c.inView(t, url); visible != "1" || held != "0" {
-		t.Errorf("after SIGTERM at dlq discard's question: %s letters visible, %s not; want the letter visible at once", visible, held)
+	if visible, held := c.depth(t, url); visible != 1 || held != 0 {
+		t.Errorf("after SIGTERM at dlq discard's question: %d letters visible, %d not; want the letter visible at once", visible, held)
 	}
 }
 
