@@ -162,7 +162,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 	case url == "":
 		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail.")
 	}
-	if !f.yes && !confirm(s, "Skip the blocker?") {
+	if !f.yes && !confirm(ctx, s, "Skip the blocker?") {
 		return fmt.Errorf("not skipped")
 	}
 	next, err := a.SkipBlocker(ctx, h, d.by, d.why)
@@ -237,7 +237,7 @@ func discard(ctx context.Context, t *target, a *operator.Admin, url, id string, 
 		fmt.Fprintf(s.out, "Once discarded, %s records event %s as discarded (a redelivery is answered, never applied; the body and attributes are kept in the record), the group's messages held behind it go on in order, and the letter is deleted.\n",
 			f.consumer, l.EventID)
 	}
-	if !f.yes && !confirm(s, "Discard this letter?") {
+	if !f.yes && !confirm(ctx, s, "Discard this letter?") {
 		return fmt.Errorf("not discarded")
 	}
 	attrs := map[string]string{}

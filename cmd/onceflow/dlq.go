@@ -76,7 +76,8 @@ func dlqList() command {
 						fmt.Fprintf(s.out, "    body: %d bytes in S3 (a claim check: dlq show reads it)\n", l.PayloadSize)
 					}
 				}
-				return f.limit == 0 || shown < f.limit
+				// Output that failed (its reader left) stops the list: Browse releases the letters.
+				return s.failed() == nil && (f.limit == 0 || shown < f.limit)
 			})
 			fmt.Fprintf(s.out, "%d shown (on a FIFO queue SQS hands out the first letters of each group only while they are in view)\n", shown)
 			return err

@@ -10,10 +10,16 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"syscall"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// A write to a closed stdout or stderr fails (EPIPE) instead of killing the tool (Go's
+	// runtime kills a program on SIGPIPE from fd 1 or 2 unless SIGPIPE is notified), and
+	// Ctrl-C and SIGTERM cancel the command: either way it stops and makes the letters it
+	// holds visible again before it exits.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
@@ -119,9 +125,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		return 2
 	}
+	out := &output{w: stdout}
 	t, err := tf.open(ctx)
 	if err == nil {
-		err = cmd.run(ctx, t, rest, ioStreams{in: bufio.NewReader(stdin), out: stdout, err: stderr})
+		err = cmd.run(ctx, t, rest, ioStreams{in: bufio.NewReader(stdin), out: out, err: stderr})
+	}
+	if errors.Is(out.err, syscall.EPIPE) { // its reader left: nothing to say, nowhere to say it
+		return exitClosedPipe
+	}
+	if err == nil {
+		err = out.err
 	}
 	return status(name, err, fs, stderr)
 }
@@ -162,10 +175,23 @@ type usageError string
 
 func (e usageError) Error() string { return string(e) }
 
-// confirm asks question on out and reports whether the answer read from in is yes.
-func confirm(s ioStreams, question string) bool {
-	fmt.Fprintf(s.out, "%s [y/N] ", question)
-	answer, _ := s.in.ReadString('\n')
-	answer = strings.ToLower(strings.TrimSpace(answer))
-	return answer == "y" || answer == "yes"
+// confirm asks question on out and reports whether the answer read from in is yes; a
+// question it could not write is not answered yes, nor one ctx ended (Ctrl-C, SIGTERM) before
+// the answer came.
+func confirm(ctx context.Context, s ioStreams, question string) bool {
+	if _, err := fmt.Fprintf(s.out, "%s [y/N] ", question); err != nil {
+		return false
+	}
+	answered := make(chan string, 1)
+	go func() { // left reading when ctx ends first: the tool is about to exit
+		answer, _ := s.in.ReadString('\n')
+		answered <- answer
+	}()
+	select {
+	case <-ctx.Done():
+		return false
+	case answer := <-answered:
+		answer = strings.ToLower(strings.TrimSpace(answer))
+		return answer == "y" || answer == "yes"
+	}
 }

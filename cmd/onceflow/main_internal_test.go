@@ -78,6 +78,11 @@ func newCloud(t *testing.T) *cloud {
 
 // output sets the stack output key of the cloud's endpoints.json to value.
 func (c *cloud) output(t *testing.T, key, value string) {
+	c.edit(t, func(doc map[string]any) { doc["outputs"].(map[string]any)[key] = value })
+}
+
+// edit rewrites the cloud's endpoints.json as change changes it.
+func (c *cloud) edit(t *testing.T, change func(doc map[string]any)) {
 	t.Helper()
 	path := filepath.Join(c.state, "endpoints.json")
 	b, err := os.ReadFile(path)
@@ -88,7 +93,7 @@ func (c *cloud) output(t *testing.T, key, value string) {
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	doc["outputs"].(map[string]any)[key] = value
+	change(doc)
 	if b, err = json.Marshal(doc); err != nil {
 		t.Fatal(err)
 	}

@@ -274,6 +274,12 @@ func eventIDOfBody(body string) string {
 
 // count is how many messages the queue holds, visible or not.
 func (c *cloud) count(t *testing.T, url string) int {
+	visible, held := c.depth(t, url)
+	return visible + held
+}
+
+// depth is how many messages the queue holds visible, and how many out of view (received).
+func (c *cloud) depth(t *testing.T, url string) (visible, held int) {
 	t.Helper()
 	out, err := c.sqs.GetQueueAttributes(t.Context(), &sqs.GetQueueAttributesInput{QueueUrl: aws.String(url),
 		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
@@ -281,12 +287,9 @@ func (c *cloud) count(t *testing.T, url string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for _, v := range out.Attributes {
-		k, _ := strconv.Atoi(v)
-		n += k
-	}
-	return n
+	visible, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessages)])
+	held, _ = strconv.Atoi(out.Attributes[string(sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible)])
+	return visible, held
 }
 
 // letters is how many letters the dead-letter queue holds.

@@ -135,7 +135,7 @@ func deleteRecord(ctx context.Context, a *operator.Admin, f *recordFlags, id str
 	}
 	printJSON(s, rec)
 	fmt.Fprintln(s.out, consequence(rec))
-	if !f.yes && !confirm(s, "Delete this record and its attempt count?") {
+	if !f.yes && !confirm(ctx, s, "Delete this record and its attempt count?") {
 		return fmt.Errorf("not deleted")
 	}
 	if err := a.DeleteRecordIf(ctx, rec); err != nil {
@@ -186,7 +186,7 @@ func releaseHold(ctx context.Context, a *operator.Admin, f *recordFlags, group s
 	}
 	printJSON(s, h)
 	fmt.Fprintf(s.out, "Once released, the group's later events are applied as they come, without the %d held messages (redrive them first to keep the order, or skip only the blocker with hold skip).\n", len(h.Held))
-	if !f.yes && !confirm(s, "Release the group?") {
+	if !f.yes && !confirm(ctx, s, "Release the group?") {
 		return fmt.Errorf("not released")
 	}
 	if err := a.ReleaseHoldIf(ctx, h); err != nil {
