@@ -77,3 +77,40 @@ func TestAdd_writes_a_consumer_and_refuses_its_name_again(t *testing.T) {
 		t.Error("a refused Add changed template.yaml")
 	}
 }
+
+// The generated main reads every variable the template sets in its function's environment
+// (RETENTION_DAYS, LOG_LEVEL, PAYLOAD_BUCKET, CONSUMER_NAME among them): a setting of the
+// template that main ignores is a parameter that says it sets something and does not.
+func TestMain_reads_every_variable_its_template_sets(t *testing.T) {
+	c, err := newConsumer("example.com/shop", "order-lines", "order.placed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := templateOf("shop", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := render(c.files(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	main := string(files[filepath.Join("functions", "order-lines", "main.go")])
+	_, vars, ok := strings.Cut(string(tpl), "        Variables:\n")
+	if !ok {
+		t.Fatal("template.yaml: no function's Variables")
+	}
+	n := 0
+	for _, line := range strings.Split(vars, "\n") {
+		key, _, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(line, "          ") || strings.HasPrefix(key, "#") {
+			break
+		}
+		n++
+		if !strings.Contains(main, `"`+key+`"`) {
+			t.Errorf("functions/order-lines/main.go does not read %s, which template.yaml sets", key)
+		}
+	}
+	if n < 8 {
+		t.Errorf("read %d variables of template.yaml; want its function's 8", n)
+	}
+}
