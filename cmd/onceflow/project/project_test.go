@@ -2,6 +2,7 @@ package project
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -112,5 +113,50 @@ func TestMain_reads_every_variable_its_template_sets(t *testing.T) {
 	}
 	if n < 8 {
 		t.Errorf("read %d variables of template.yaml; want its function's 8", n)
+	}
+}
+
+// makeIn writes the project's Makefile and the scripts fakes (name: shell body) into a
+// directory and runs make target there with them: its output, and whether it succeeded.
+func makeIn(t *testing.T, target string, fakes map[string]string) (string, bool) {
+	t.Helper()
+	dir := t.TempDir()
+	files, err := render([]file{{"Makefile", "Makefile.tmpl"}}, project{Project: "shop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := write(dir, files, nil, func(string) {}); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{target, "GO=false"}
+	for name, body := range fakes {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, strings.ToUpper(name)+"="+path)
+	}
+	cmd := exec.CommandContext(t.Context(), "make", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	return string(out), err == nil
+}
+
+// make run leaves alone a local cloud that was up before it: localcloud up refuses, and make
+// run stops there without localcloud down.
+func TestMakeRun_leaves_a_cloud_already_up_as_it_was(t *testing.T) {
+	calls := filepath.Join(t.TempDir(), "calls")
+	out, ok := makeIn(t, "run", map[string]string{"localcloud": `echo "$1" >>` + calls + `; [ "$1" != up ] || { echo "localcloud: already up"; exit 1; }`})
+	b, _ := os.ReadFile(calls)
+	if ok || strings.TrimSpace(string(b)) != "up" {
+		t.Errorf("make run with a cloud already up: succeeded %v, called localcloud with %q; want it to fail after up alone:\n%s", ok, b, out)
+	}
+}
+
+// make deploy refuses a SAM CLI older than SAM_MIN, saying which it needs.
+func TestMakeDeploy_refuses_an_old_SAM_CLI(t *testing.T) {
+	out, ok := makeIn(t, "deploy", map[string]string{"sam": `[ "$1" = --version ] && echo "SAM CLI, version 1.150.0" || { echo "sam $*"; exit 0; }`})
+	if ok || !strings.Contains(out, "the SAM CLI is 1.150.0") || !strings.Contains(out, "needs 1.161.0 or later") || strings.Contains(out, "sam build") {
+		t.Errorf("make deploy with SAM CLI 1.150.0: succeeded %v; want it refused before sam build, naming 1.161.0:\n%s", ok, out)
 	}
 }
