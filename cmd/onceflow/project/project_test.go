@@ -15,6 +15,10 @@ func TestInit_and_Add_refuse_what_they_cannot_write(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(full, "notes.txt"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "go.mod"), []byte("module github.com/onceflow/onceflow\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
 		name string
 		o    Options
@@ -23,6 +27,7 @@ func TestInit_and_Add_refuse_what_they_cannot_write(t *testing.T) {
 		{"a directory with files", Options{Dir: full, Module: "example.com/x", Queue: "orders", Event: "order.placed"}, "is not empty"},
 		{"a queue name in CamelCase", Options{Dir: t.TempDir(), Module: "example.com/x", Queue: "Orders", Event: "order.placed"}, `--queue "Orders"`},
 		{"an event type with a space", Options{Dir: t.TempDir(), Module: "example.com/x", Queue: "orders", Event: "order placed"}, `--event "order placed"`},
+		{"a directory inside the onceflow repository", Options{Dir: filepath.Join(repo, "examples", "shop"), Module: "example.com/x", Queue: "orders", Event: "order.placed"}, "inside the onceflow repository"},
 		{"an engine elsewhere", Options{Dir: t.TempDir(), Module: "example.com/x", Queue: "orders", Event: "order.placed", Engine: t.TempDir()}, "no engine module there"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
