@@ -61,7 +61,7 @@ func TestAdd_writes_a_consumer_and_refuses_its_name_again(t *testing.T) {
 	if err := Add(dir, "refunds", "refund.issued", func(p string) { wrote = append(wrote, p) }); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"events/refunds-batch.json", "functions/refunds/main.go", "internal/refunds/refunds.go", "internal/refunds/refunds_test.go", "template.yaml"}
+	want := []string{"cmd/localrun/refunds-key.go", "events/refunds-batch.json", "functions/refunds/main.go", "internal/refunds/refunds.go", "internal/refunds/refunds_test.go", "template.yaml"}
 	if strings.Join(wrote, " ") != strings.Join(want, " ") {
 		t.Errorf("Add wrote %v; want %v", wrote, want)
 	}
