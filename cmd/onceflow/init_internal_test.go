@@ -40,6 +40,7 @@ func TestInit_writes_a_project_whose_make_test_and_make_run_pass(t *testing.T) {
 	}
 	wantTests(t, runIn(t, dir, env, "make", "test"), "orders")
 	wantRun(t, runIn(t, dir, env, "make", "run"), "orders")
+	wantCloudKept(t, dir, env, filepath.Join(bin, "localcloud"))
 
 	runIn(t, "", env, filepath.Join(bin, "onceflow"), "add-consumer", dir, "--queue", "refunds", "--event", "refund.issued")
 	wantTests(t, runIn(t, dir, env, "make", "test"), "orders", "refunds")
@@ -79,4 +80,23 @@ func wantRun(t *testing.T, out string, consumers ...string) {
 	if strings.Contains(out, "FAIL") || !regexp.MustCompile(`(?m)^PASS$`).MatchString(out) {
 		t.Errorf("make run: want every invariant PASS and PASS at the end")
 	}
+}
+
+// wantCloudKept brings the project's local cloud up, checks that make run then leaves it up
+// (its localcloud up refuses, and it stops without localcloud down) and that localcloud invoke
+// reads the function's outcome from its JSON log lines, and brings the cloud down.
+func wantCloudKept(t *testing.T, dir string, env []string, localcloud string) {
+	t.Helper()
+	runIn(t, dir, env, localcloud, "up")
+	cmd := exec.CommandContext(t.Context(), "make", "run")
+	cmd.Dir, cmd.Env = dir, env
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "already up") {
+		t.Errorf("make run with the cloud up: %v; want it refused as already up:\n%s", err, out)
+	}
+	invoked := runIn(t, dir, env, localcloud, "invoke", "OrdersFunction", "events/orders-batch.json")
+	if !strings.Contains(invoked, "00000000-0000-4000-8000-000000000001  applied") {
+		t.Errorf("localcloud invoke after make run: the sample message not applied, or its outcome not read; was the cloud torn down, or are the function's logs not JSON?")
+	}
+	runIn(t, dir, env, localcloud, "down")
 }

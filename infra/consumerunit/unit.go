@@ -145,7 +145,7 @@ func (u Unit) Alarms() []Alarm {
 	q, dlq, fn := "!GetAtt "+u.QueueID+"Queue.QueueName", "!GetAtt "+u.QueueID+"DeadLetterQueue.QueueName", "!Ref "+u.ID+"Function"
 	return []Alarm{
 		{u.QueueID + "DeadLetterQueueDepthAlarm", u.Name + "-dlq-not-empty",
-			"A " + u.Name + " message was dead-lettered (" + causes + ")" + held + ". Read why: onceflow dlq list --queue <" + u.QueueID + "DeadLetterQueue url>; after the fix: onceflow dlq redrive --queue <url>.",
+			"A message of the " + u.Name + " consumer was dead-lettered (" + causes + ")" + held + ". Read why: onceflow dlq list --queue <" + u.QueueID + "DeadLetterQueue url>; after the fix: onceflow dlq redrive --queue <url>.",
 			"AWS/SQS", "ApproximateNumberOfMessagesVisible", "QueueName", dlq, "Maximum", 60, 1, 0},
 		{u.QueueID + "QueueAgeAlarm", u.Name + "-queue-age",
 			"The oldest " + u.Name + " message waits more than 5 minutes (the consumer is stuck or slow).",
@@ -160,7 +160,7 @@ func (u Unit) Alarms() []Alarm {
 			"The " + u.Name + " consumer received an event id it had recorded with another payload (a producer bug): the message was dead-lettered, not applied.",
 			"onceflow", "Conflict", "Consumer", u.Name, "Sum", 60, 1, 0},
 		{u.ID + "AccessDeniedAlarm", u.Name + "-access-denied",
-			"AWS refused a call of the " + u.Name + " consumer for want of a permission (its log line 'AWS call denied: a permission is missing' names it): the message was left for redelivery, not counted against it, not dead-lettered. Grant the permission: docs/runbook.md, a permission is missing.",
+			"AWS refused a call of the " + u.Name + " consumer for want of a permission (its log line 'AWS call denied: a permission is missing' names it): the message was left for redelivery, not counted against it, not dead-lettered. Grant it to the function's role (onceflow's runbook: a permission is missing).",
 			"onceflow", "AccessDenied", "Consumer", u.Name, "Sum", 60, 1, 0},
 	}
 }

@@ -67,3 +67,13 @@ func TestTemplate_refuses_what_it_cannot_render(t *testing.T) {
 		}
 	}
 }
+
+// A unit's alarms read right in any project: they name no file of this repository (an init
+// project has no docs/) and put no article before the consumer's name ("A orders message").
+func TestAlarms_hold_in_any_project(t *testing.T) {
+	for _, a := range orders.Unit().Alarms() {
+		if strings.Contains(a.Description, "docs/") || strings.Contains(a.Description, "A orders") {
+			t.Errorf("alarm %s: %q names a file of this repository or reads %q", a.ID, a.Description, "A orders")
+		}
+	}
+}

@@ -64,7 +64,7 @@ func ReadEndpoints(stateDir string) (Endpoints, error) {
 	var e Endpoints
 	b, err := os.ReadFile(filepath.Join(stateDir, "endpoints.json"))
 	if err != nil {
-		return e, fmt.Errorf("read endpoints (is the local cloud up? `make up`): %w", err)
+		return e, fmt.Errorf("read endpoints (is the local cloud up? `localcloud up`; in this repository: make up): %w", err)
 	}
 	if err := json.Unmarshal(b, &e); err != nil {
 		return e, fmt.Errorf("read endpoints: %w", err)

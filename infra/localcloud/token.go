@@ -16,7 +16,7 @@ import (
 // scopes, and returns it with its lifetime.
 func (e Endpoints) Token(ctx context.Context, sub string, scopes ...string) (string, time.Duration, error) {
 	if e.TokenURL == "" {
-		return "", 0, fmt.Errorf("token: the endpoints have no tokenUrl (is the local cloud up? `make up`)")
+		return "", 0, fmt.Errorf("token: the endpoints have no tokenUrl (is the local cloud up? `localcloud up`; in this repository: make up)")
 	}
 	body, _ := json.Marshal(tokenRequest{Sub: sub, Scope: strings.Join(scopes, " ")})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.TokenURL, bytes.NewReader(body))

@@ -47,6 +47,7 @@ func (c consumer) files() []file {
 		{filepath.Join("internal", c.Pkg, c.Pkg+".go"), "handler.go.tmpl"},
 		{filepath.Join("internal", c.Pkg, c.Pkg+"_test.go"), "handler_test.go.tmpl"},
 		{filepath.Join("functions", c.Name, "main.go"), "main.go.tmpl"},
+		{filepath.Join("cmd", "localrun", c.Name+"-key.go"), "localrun_key.go.tmpl"},
 	}
 }
 

@@ -82,6 +82,7 @@ var requires = []string{
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue",
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression",
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb",
+	"github.com/aws/aws-sdk-go-v2/service/s3",
 	"github.com/aws/aws-sdk-go-v2/service/sqs",
 }
 

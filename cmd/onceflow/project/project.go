@@ -44,6 +44,9 @@ func Init(ctx context.Context, o Options, log func(string)) error {
 	if err != nil {
 		return err
 	}
+	if err := outsideRepository(abs); err != nil {
+		return err
+	}
 	c, err := newConsumer(o.Module, o.Queue, o.Event)
 	if err != nil {
 		return err
@@ -146,6 +149,23 @@ func empty(dir string) error {
 		return fmt.Errorf("%s is not empty: init writes a new project into a new or empty directory (onceflow add-consumer adds a consumer to a project)", dir)
 	}
 	return nil
+}
+
+// repositoryModule is the module path of the onceflow repository (the demo, the tools), which
+// a project does not go into: its go.mod would make it a module nested in the repository's.
+const repositoryModule = "github.com/onceflow/onceflow"
+
+// outsideRepository checks that dir (absolute) is in no directory whose go.mod is the onceflow
+// repository's.
+func outsideRepository(dir string) error {
+	for d := dir; ; d = filepath.Dir(d) {
+		if m, err := modulePath(d); err == nil && m == repositoryModule {
+			return fmt.Errorf("%s is inside the onceflow repository (%s): init writes a project of its own, outside it (onceflow init ../shop ...)", dir, d)
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 var notName = regexp.MustCompile(`[^a-z0-9]+`)

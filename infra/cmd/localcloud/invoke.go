@@ -34,7 +34,7 @@ func invoke(args []string) error {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-		return fmt.Errorf("usage: make invoke FN=<function> EVENT=events/<file>.json (a sample event: ls events/)\n  functions: %s",
+		return fmt.Errorf("usage: localcloud invoke FUNCTION EVENT.json (in this repository: make invoke FN=<function> EVENT=events/<file>.json; a sample event: ls events/)\n  functions: %s",
 			strings.Join(ids, ", "))
 	}
 	fn, err := functionName(ep, fs.Arg(0))

@@ -28,7 +28,7 @@ func logsCmd(args []string) error {
 	}
 	ids := localcloud.LogFunctions(*state)
 	if len(ids) == 0 {
-		return fmt.Errorf("no function logs in %s/logs: `make up` or `make run` first", *state)
+		return fmt.Errorf("no function logs in %s/logs: `localcloud up` or `localcloud run` first (in this repository: make up, make run)", *state)
 	}
 	if fs.NArg() != 1 {
 		return fmt.Errorf("usage: make logs FN=<function> [FOLLOW=1]; functions: %s", strings.Join(ids, ", "))

@@ -75,7 +75,7 @@ func TestUpInvokeDown_stops_every_process_up_started(t *testing.T) {
 		t.Errorf("invoke echo: %s", out)
 	}
 	if out, err := exec.Command(bin, "invoke", "-state", state, "echo").CombinedOutput(); err == nil ||
-		!strings.Contains(string(out), "usage: make invoke FN=<function> EVENT=events/<file>.json") {
+		!strings.Contains(string(out), "usage: localcloud invoke FUNCTION EVENT.json") {
 		t.Errorf("invoke without an event: %v\n%s", err, out)
 	}
 	if _, err := os.Stat(filepath.Join(state, "logs", "SQSConsumer-9.log")); !os.IsNotExist(err) {

@@ -88,7 +88,7 @@ func runWith(name string, args []string) error {
 		defer stop()
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
-		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` (make down) first", pid)
+		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` first (in this repository: make down)", pid)
 	}
 	cfg, err := o.config()
 	if err != nil {
@@ -167,7 +167,7 @@ func runWith(name string, args []string) error {
 	}
 	fmt.Printf("report: %s (charts; opens offline in a browser)\n", page)
 	if keep {
-		fmt.Printf("kept up: endpoints in %s; `make down` or Ctrl-C stops it\n", filepath.Join(o.state, "endpoints.json"))
+		fmt.Printf("kept up: endpoints in %s; `localcloud down` (in this repository: make down) or Ctrl-C stops it\n", filepath.Join(o.state, "endpoints.json"))
 		<-ctx.Done()
 	}
 	if err := cloud.Close(); err != nil {

@@ -22,7 +22,7 @@ func up(args []string) error {
 		return err
 	}
 	if pid, ok := localcloud.Running(o.state); ok {
-		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` (make down) first", pid)
+		return fmt.Errorf("already up (supervisor pid %d): run `localcloud down` first (in this repository: make down)", pid)
 	}
 	if _, err := o.config(); err != nil { // refuse bad -envs and -param before starting anything
 		return err
@@ -81,7 +81,7 @@ func up(args []string) error {
 					fmt.Printf("DENIED %s\n", d.Explain())
 				}
 			}
-			fmt.Printf("a call the gatekeeper refuses: `make invoke` prints those of its invocation, %s logs each as it happens (DENIED)\n", logPath)
+			fmt.Printf("a call the gatekeeper refuses: `localcloud invoke` (in this repository: make invoke) prints those of its invocation, %s logs each as it happens (DENIED)\n", logPath)
 		}
 		return nil
 	}
