@@ -58,12 +58,13 @@ func movedByTheQueue(t *testing.T, hang string, settle bool) (*redrive, timingOu
 		t.Fatal(err)
 	}
 	q := newFIFOQueue(t, maxReceiveCount, "a/1", "a/2")
+	timeout := functionTimeout(t, r, records)
 	for range 3 * maxReceiveCount {
 		ev := q.receive()
 		if len(ev.Records) == 0 {
 			break
 		}
-		ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), timeout)
 		resp := handle(t, p, ctx, ev)
 		if settle {
 			q.settle(ev, resp)
