@@ -23,6 +23,7 @@ type environment struct {
 	name   string // <LogicalId>-<n>, also its log file name
 	proc   *proc
 	client *lambda.Client
+	rss    peakRSS // its function's peak resident set, read after each invocation
 }
 
 // pool holds a function's environments; an idle one waits in free.
@@ -153,7 +154,7 @@ func (c *Cloud) invoke(ctx context.Context, p *pool, payload []byte) ([]byte, er
 	if disarm() && err == nil {
 		err = errors.New("environment killed during the invocation (Config.Chaos)")
 	}
-	rss := childPeakRSS(env.proc.pid())
+	rss := env.rss.read(env.proc.pid())
 	c.stats.function(p.fn.ID, func(s *FunctionStats) {
 		s.Invocations++
 		if err != nil {
