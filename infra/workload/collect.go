@@ -13,7 +13,7 @@ import (
 
 // collect counts what happened from the cloud's stats, the functions' metrics, the tables and
 // the queues.
-func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malformed map[string][]string) error {
+func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malformed map[string][]string, tabs tables) error {
 	st := r.cloud.Stats()
 	rep.Access = st.Access
 	rep.Requests, rep.Retries = int(r.tr.requests.Load()), int(r.tr.retries.Load())
@@ -40,11 +40,7 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	for _, m := range malformed {
 		rep.Malformed += len(m)
 	}
-	items, err := scan(ctx, r.ddb, r.t.appTable)
-	if err != nil {
-		return err
-	}
-	for _, item := range items {
+	for _, item := range tabs.app {
 		if kindOf(item) == outbox.Kind {
 			rep.OutboxItems++
 		}
@@ -56,10 +52,7 @@ func (r *run) collect(ctx context.Context, rep *Report, rs resendStats, malforme
 	rep.Published = int(relay[metrics.Published])
 	rm := st.Mappings[r.t.relayMapping]
 	rep.RelayRecords, rep.RelayFailedBatches = rm.Records, rm.FailedBatches
-	recs, err := records(ctx, r.ddb, r.t.idemTable)
-	if err != nil {
-		return err
-	}
+	recs := tabs.recs
 	rep.Started, rep.Commits, rep.AcceptedAt = r.start, r.commits(recs), r.acceptedTimes()
 	for _, c := range r.t.consumers {
 		m := st.Mappings[c.Mapping]

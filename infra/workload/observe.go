@@ -8,11 +8,14 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -53,24 +56,83 @@ func scan(ctx context.Context, ddb *dynamodb.Client, table string) ([]map[string
 	return items, nil
 }
 
-// records returns the idempotency records by key, only finished ones (a lease in progress is
-// not a record of an outcome yet).
-func records(ctx context.Context, ddb *dynamodb.Client, table string) (map[string]operator.Record, error) {
-	items, err := scan(ctx, ddb, table)
-	if err != nil {
-		return nil, err
+// tables is what the verification reads of the tables: each read once, whole, after the
+// pipeline drained.
+type tables struct {
+	app, idem []map[string]ddbtypes.AttributeValue
+	recs      map[string]operator.Record // the idempotency records of idem, by key
+}
+
+func readTables(ctx context.Context, ddb *dynamodb.Client, app, idem string) (tables, error) {
+	var t tables
+	var err error
+	if t.app, err = scan(ctx, ddb, app); err != nil {
+		return t, err
 	}
+	if t.idem, err = scan(ctx, ddb, idem); err != nil {
+		return t, err
+	}
+	t.recs, err = recordsOf(t.idem)
+	return t, err
+}
+
+// recordsOf returns the idempotency records among items by key, only finished ones (a lease
+// in progress is not a record of an outcome yet).
+func recordsOf(items []map[string]ddbtypes.AttributeValue) (map[string]operator.Record, error) {
 	out := make(map[string]operator.Record, len(items))
 	for _, item := range items {
 		var r operator.Record
 		if err := attributevalue.UnmarshalMap(item, &r); err != nil {
 			return nil, fmt.Errorf("decode idempotency record: %w", err)
 		}
-		if r.Status == "" || r.Status == operator.StatusCompleted {
+		if finished(r) {
 			out[r.Key] = r
 		}
 	}
 	return out, nil
+}
+
+func finished(r operator.Record) bool { return r.Status == "" || r.Status == operator.StatusCompleted }
+
+// found reads the records of keys that it has not found yet, and adds those it finds (finished)
+// to seen: a record, once written, stays (TTL does not run here), so over a drain each key is
+// read until it is found, and never after. Reads are consistent, 100 keys a call.
+func found(ctx context.Context, ddb *dynamodb.Client, table string, keys []string, seen map[string]bool) error {
+	proj, err := expression.NewBuilder().WithProjection(expression.NamesList(expression.Name("pk"), expression.Name("status"))).Build()
+	if err != nil {
+		return err
+	}
+	for chunk := range slices.Chunk(keys, 100) {
+		batch := &ddbtypes.KeysAndAttributes{ConsistentRead: aws.Bool(true), ProjectionExpression: proj.Projection(),
+			ExpressionAttributeNames: proj.Names()}
+		for _, k := range chunk {
+			batch.Keys = append(batch.Keys, map[string]ddbtypes.AttributeValue{"pk": &ddbtypes.AttributeValueMemberS{Value: k}})
+		}
+		for pass := 0; len(batch.Keys) > 0; pass++ {
+			if pass > 0 { // what DynamoDB left unprocessed, after a pause
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(time.Duration(min(pass, 10)) * 50 * time.Millisecond):
+				}
+			}
+			out, err := ddb.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]ddbtypes.KeysAndAttributes{table: *batch}})
+			if err != nil {
+				return fmt.Errorf("read records of %s: %w", table, err)
+			}
+			for _, item := range out.Responses[table] {
+				var r operator.Record
+				if err := attributevalue.UnmarshalMap(item, &r); err != nil {
+					return fmt.Errorf("decode idempotency record: %w", err)
+				}
+				if finished(r) {
+					seen[r.Key] = true
+				}
+			}
+			batch.Keys = out.UnprocessedKeys[table].Keys
+		}
+	}
+	return nil
 }
 
 // logOffsets returns the current size of every log file of function, so that metrics are

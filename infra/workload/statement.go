@@ -6,7 +6,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	ddbtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/onceflow/onceflow/internal/ledger"
@@ -132,25 +135,63 @@ func (r *run) statementProblems(items []map[string]ddbtypes.AttributeValue, recs
 }
 
 // statementPending says how far the statements are behind the ledger ("" when not): the
-// stream consumers finish after the ledger, so the drain waits for them too.
+// stream consumers finish after the ledger, so the drain waits for them too. It is asked once
+// every ledger record is there, so an account's entries are final; it counts, per account not
+// found complete yet, its entries and its statement's lines (two queries of its own items), and
+// an account found complete stays so.
 func (r *run) statementPending(ctx context.Context) (string, error) {
 	if len(r.t.streams) == 0 {
 		return "", nil
 	}
-	items, err := scan(ctx, r.ddb, r.t.appTable)
+	_, byAccount, err := r.ledgerMoves()
 	if err != nil {
 		return "", err
 	}
-	s, err := readStatements(items)
-	if err != nil {
-		return "", err
+	if r.stated == nil {
+		r.stated = map[string]bool{}
 	}
 	behind := 0
-	for acct, moves := range s.moves {
-		behind += max(len(moves)-len(s.lines[acct]), 0)
+	for _, acct := range sortedKeys(byAccount) {
+		if r.stated[acct] {
+			continue
+		}
+		entries, err := count(ctx, r.ddb, r.t.appTable, ledger.PK(acct), ledger.EntryPrefix)
+		if err != nil {
+			return "", err
+		}
+		lines, err := count(ctx, r.ddb, r.t.appTable, statement.PK(acct), statement.LinePrefix)
+		if err != nil {
+			return "", err
+		}
+		if lines >= entries {
+			r.stated[acct] = true
+		}
+		behind += max(entries-lines, 0)
 	}
 	if behind == 0 {
 		return "", nil
 	}
 	return fmt.Sprintf("the statements lack %d lines", behind), nil
+}
+
+// count is how many items of partition pk have a sort key starting with prefix, read
+// consistently.
+func count(ctx context.Context, ddb *dynamodb.Client, table, pk, prefix string) (int, error) {
+	key, err := expression.NewBuilder().WithKeyCondition(expression.Key("pk").Equal(expression.Value(pk)).
+		And(expression.Key("sk").BeginsWith(prefix))).Build()
+	if err != nil {
+		return 0, err
+	}
+	p := dynamodb.NewQueryPaginator(ddb, &dynamodb.QueryInput{TableName: aws.String(table), ConsistentRead: aws.Bool(true),
+		Select: ddbtypes.SelectCount, KeyConditionExpression: key.KeyCondition(), ExpressionAttributeNames: key.Names(),
+		ExpressionAttributeValues: key.Values()})
+	n := 0
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("count %s %s*: %w", pk, prefix, err)
+		}
+		n += int(page.Count)
+	}
+	return n, nil
 }

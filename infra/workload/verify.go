@@ -25,7 +25,8 @@ import (
 )
 
 // verify checks the invariants and adds them to rep.
-func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]string, drained error) error {
+// It reads the tables as tabs has them: each once, whole, after the drains.
+func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]string, drained error, tabs tables) error {
 	add := func(name string, problems []string, ok string) {
 		inv := Invariant{Name: name, OK: len(problems) == 0, Detail: ok}
 		if !inv.OK {
@@ -41,21 +42,14 @@ func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]st
 		fmt.Sprintf("%d requests accepted, %d retries answered alike", len(r.reqs), rep.Retries))
 	p, detail := r.accessProblems(ctx)
 	add("the API refuses requests without a token or without the right", p, detail)
-	recs, err := records(ctx, r.ddb, r.t.idemTable)
-	if err != nil {
-		return err
-	}
+	recs, items := tabs.recs, tabs.app
 	add("every event applied or rejected exactly once per consumer", r.recordProblems(recs),
 		fmt.Sprintf("one record per consumer and accepted event (%d events), none other", rep.Accepted))
-	p, detail, err = r.accountProblems(ctx, recs)
+	p, detail, err := r.accountProblems(ctx, recs)
 	if err != nil {
 		return err
 	}
 	add("every account balance equals the sum of its accepted events", p, detail)
-	items, err := scan(ctx, r.ddb, r.t.appTable)
-	if err != nil {
-		return err
-	}
 	p, detail = r.movementProblems(ctx, recs, items)
 	add("every movement's status says what the ledger decided", p, detail)
 	p, detail = r.orderProblems(recs)
@@ -66,11 +60,7 @@ func (r *run) verify(ctx context.Context, rep *Report, malformed map[string][]st
 		p, detail = r.statementProblems(items, recs)
 		add("every account's statement has each applied movement once, in order", p, detail)
 	}
-	idem, err := scan(ctx, r.ddb, r.t.idemTable)
-	if err != nil {
-		return err
-	}
-	p, detail = holdProblems(idem, malformed)
+	p, detail = holdProblems(tabs.idem, malformed)
 	add("no group is held at the end", p, detail)
 	if r.cfg.Poison > 0 {
 		p, detail = r.drillProblems(ctx, recs)
