@@ -28,13 +28,14 @@ const usage = `onceflow: the operator's tool for onceflow (AWS with the default 
 
 usage: onceflow <command> <subcommand> [flags] [args]
 
-  dlq list      --queue Q [--reason TEXT] [--type T] [--limit N]  dead letters, reasons
+  dlq list      --queue Q [--group G] [--reason TEXT] [--type T] [--limit N]
+                                                         dead letters, reasons
   dlq show      --queue Q ID                             one dead letter: attributes and body
-  dlq redrive   --queue Q [--to Q] [--reason TEXT] [--type T] [--limit N] [--dry-run]
+  dlq redrive   --queue Q [--to Q] [--group G] [--reason TEXT] [--type T] [--limit N] [--dry-run]
                                                          back to their source queue, in order
   dlq discard   --queue Q --consumer C --why TEXT [--by WHO] [--yes] ID
                                                          never apply it: recorded, the group goes on
-  record get    --consumer C EVENT_ID                    a consumer's record, attempts and hold
+  record get    --consumer C [--group G] EVENT_ID        a consumer's record, attempts and hold
   record delete --consumer C EVENT_ID [--yes]            clear it: a redelivery applies it again
   hold get      --consumer C GROUP                       a group held behind a dead letter
   hold release  --consumer C GROUP [--yes]               let the group go on without any held message
@@ -62,8 +63,8 @@ credentials are the SDK's chain (environment, AWS_PROFILE, SSO, a container's ro
 EC2 instance metadata service unless --imds: with none the tool says so and calls nothing. The
 stack's OperatorPolicyArn output is the policy the tool needs. With either, queues and tables are named by
 logical id (LedgerDeadLetterQueue, AppTable) and --table has a default; without, give URLs
-and names (--queue URL, --table NAME, --route TYPE=QUEUE). record, hold and outbox take
---table (the idempotency or app table); outbox republish takes --route TYPE=QUEUE (default: the
+and names (--queue URL, --table NAME, --route TYPE=QUEUE). record, hold, outbox and dlq discard
+take --table (the idempotency or app table); outbox republish takes --route TYPE=QUEUE (default: the
 stack's OutboxRoutes output).`
 
 // command is one subcommand: it registers its flags and runs with the arguments left.

@@ -72,6 +72,13 @@ func TestOnceflow_runbook_commands_pass_the_gatekeeper_under_the_operator_policy
 	// Skip, then redrive (dry run, then for real); release; record delete.
 	poison(acct+"-b", acct+"-bad-b")
 	credit(acct+"-b", acct+"-live-b")
+	// The skip acts only on the hold it showed: the credit is to be held behind the blocker
+	// before it, or the credit's arrival changes the hold between the skip's read and its
+	// write and the skip is refused (as it must be).
+	eventually(t, "the credit held behind "+acct+"-bad-b", func() bool {
+		_, out := c.run(t, "", "hold", "get", "--consumer", "ledger", acct+"-b")
+		return strings.Contains(out, `"reason": "held behind event `+acct+`-bad-b"`)
+	})
 	run("hold", "skip", "--consumer", "ledger", "--why", "go on past it", "--yes", "--queue", "LedgerDeadLetterQueue", acct+"-b")
 	run("dlq", "redrive", "--queue", "LedgerDeadLetterQueue", "--dry-run")
 	run("dlq", "redrive", "--queue", "LedgerDeadLetterQueue")

@@ -48,6 +48,9 @@ func main() {
 		err = installCmd(args)
 	case "support":
 		err = supportCmd(args)
+	case "help", "-h", "--help", "-help":
+		fmt.Println(usageText)
+		return
 	default:
 		usage()
 	}
@@ -57,8 +60,13 @@ func main() {
 	}
 }
 
+// usage says how to call the tool, on its standard error, and exits with a usage error.
 func usage() {
-	fmt.Fprintln(os.Stderr, `usage:
+	fmt.Fprintln(os.Stderr, usageText)
+	os.Exit(2)
+}
+
+const usageText = `usage:
   localcloud up [-template template.yaml] [-state .local] [-envs Fn=3,Other=1] [-prefix name] [-shards 1] [-param Name=Value ...] [-ungated]
   localcloud run [up flags] [-notes 200] [-movements 1000] [-accounts 50] [-keep] [-visibility 10] [-crash LedgerFunction]
   localcloud chaos [run flags] [-events 20000] [-poison 3 -cli .local/bin/onceflow] [-throttle 0.005 -server-error … -kill-during 0.02 -kill-after 0.01]
@@ -69,9 +77,8 @@ func usage() {
   localcloud queue [-state .local] [QUEUE]
   localcloud send [-state .local] [-group G] QUEUE BODY|-
   localcloud install          (the pinned emulators and aws-lambda-rie, into the user's cache)
-  localcloud support          (what of SAM the local cloud runs)`)
-	os.Exit(2)
-}
+  localcloud support          (what of SAM the local cloud runs)
+  localcloud help             (this)`
 
 // options are the flags of up and serve.
 type options struct {
