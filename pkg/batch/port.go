@@ -60,7 +60,13 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 	}
 	w.Handle = func(ctx context.Context, i int) error { return p.handle(ctx, b, recs[i]) }
 	if p.deadLetter != nil {
-		w.DeadLetter = func(ctx context.Context, i int, reason error) error { return p.deadLetter(ctx, recs[i], reason) }
+		w.DeadLetter = func(ctx context.Context, i int, reason error) error {
+			send := func(ctx context.Context) error { return p.deadLetter(ctx, recs[i], reason) }
+			if b == nil {
+				return send(ctx)
+			}
+			return b.DeadLetter(ctx, items[i].Group, items[i].ID, send) // once per message
+		}
 	}
 	return p.runner.run(ctx, w)
 }
