@@ -65,7 +65,12 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 			if b == nil {
 				return send(ctx)
 			}
-			return b.DeadLetter(ctx, items[i].Group, items[i].ID, send) // once per message
+			switch sent, err := b.DeadLetter(ctx, items[i].Group, items[i].ID, send); { // once per message
+			case err == nil && !sent:
+				return errSentAlready
+			default:
+				return err
+			}
 		}
 	}
 	return p.runner.run(ctx, w)
@@ -79,6 +84,11 @@ func (p *Port[R]) least() int {
 	}
 	return 0
 }
+
+// errSentAlready is what a Port's dead-letter step returns for a record whose letter its
+// engine sent on an earlier delivery (port.Batch.DeadLetter): nothing is sent again, and the
+// record is acknowledged as dead-lettered.
+var errSentAlready = errors.New("its dead letter was sent on an earlier delivery")
 
 // FirstFailed is the index of the first record, in batch order, not acknowledged; -1 when
 // every one was. A stream port reports its sequence number: Lambda checkpoints the shard

@@ -39,7 +39,7 @@ func (c *core) begin(a applier, workers int, r port.Rules) *batch {
 }
 
 // DeadLetter is Batch.DeadLetter: core.DeadLetterOnce.
-func (b *batch) DeadLetter(ctx context.Context, group, messageID string, send func(context.Context) error) error {
+func (b *batch) DeadLetter(ctx context.Context, group, messageID string, send func(context.Context) error) (bool, error) {
 	return b.c.DeadLetterOnce(ctx, group, messageID, send)
 }
 

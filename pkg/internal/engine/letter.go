@@ -13,17 +13,18 @@ import (
 )
 
 // DeadLetterOnce is port.Batch.DeadLetter: send, the port's send of the dead letter of message
-// messageID of group, made once per message. A delivery whose letter was sent already (the same
-// message delivered again because its batch crashed after the send: SQS's five minutes of
-// deduplication may have passed) sends nothing, and is acknowledged: the letter it would send is
+// messageID of group, made once per message; it reports whether it sent. A delivery whose
+// letter was sent already (the same message delivered again because its batch crashed after the
+// send: SQS's five minutes of deduplication may have passed) sends nothing, and is acknowledged
+// by its port: the letter it would send is
 // in the dead-letter queue, or an operator acted on it (a discard decides the event, a redrive
 // sends a message of its own). What says so is a note written after the send (table.LetterKey,
 // kept as long as a record): one consistent GetItem before the send, one PutItem after it. A
 // note that cannot be read or written is logged and the letter sent all the same: at worst a
 // second letter of the message, which the runbook's redrive or discard clears.
-func (c *core) DeadLetterOnce(ctx context.Context, group, messageID string, send func(context.Context) error) error {
+func (c *core) DeadLetterOnce(ctx context.Context, group, messageID string, send func(context.Context) error) (bool, error) {
 	if messageID == "" {
-		return send(ctx)
+		return true, send(ctx)
 	}
 	key := table.ItemKey(table.LetterKey(c.cfg.Name, group, messageID))
 	out, err := c.db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(c.cfg.Table), Key: key, ConsistentRead: aws.Bool(true)})
@@ -31,12 +32,10 @@ func (c *core) DeadLetterOnce(ctx context.Context, group, messageID string, send
 	case err != nil:
 		c.noteFailed(ctx, "read", group, messageID, err)
 	case c.noted(out.Item):
-		c.cfg.Logger.LogAttrs(ctx, slog.LevelInfo, "dead letter sent already for this message: not sent again",
-			slog.String("consumer", c.cfg.Name), slog.String("group", group), slog.String("messageId", messageID))
-		return nil
+		return false, nil
 	}
 	if err := send(ctx); err != nil {
-		return err
+		return true, err
 	}
 	now := c.cfg.Now()
 	item := table.ItemKey(table.LetterKey(c.cfg.Name, group, messageID))
@@ -46,7 +45,7 @@ func (c *core) DeadLetterOnce(ctx context.Context, group, messageID string, send
 	if _, err := c.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(c.cfg.Table), Item: item}); err != nil {
 		c.noteFailed(ctx, "write", group, messageID, err)
 	}
-	return nil
+	return true, nil
 }
 
 // noted reports whether item is a live note of a letter sent.
