@@ -65,12 +65,11 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 			if b == nil {
 				return send(ctx)
 			}
-			switch sent, err := b.DeadLetter(ctx, items[i].Group, items[i].ID, send); { // once per message
-			case err == nil && !sent:
+			sent, err := b.DeadLetter(ctx, items[i].Group, items[i].ID, send) // once per message
+			if err == nil && !sent {
 				return errSentAlready
-			default:
-				return err
 			}
+			return err
 		}
 	}
 	return p.runner.run(ctx, w)

@@ -247,6 +247,9 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(dlCtx, i, err) })
 	cancel()
 	if errors.Is(dlErr, errSentAlready) {
+		// Its letter is in the dead-letter queue: counted here, since the delivery that sent it
+		// ended without its answer (a crash), and its metrics with it.
+		r.cfg.Metrics.Count(metrics.DeadLettered, 1)
 		r.cfg.Logger.LogAttrs(ctx, slog.LevelWarn,
 			"message failed permanently, its letter sent on an earlier delivery: acknowledged, not sent again", attrs(err)...)
 		return true

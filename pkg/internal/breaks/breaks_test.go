@@ -102,7 +102,7 @@ var breaks = []brk{
 		caught: []string{"TestProcessor_a_message_delivered_again_after_its_letter_was_sent_is_not_dead_lettered_again"}},
 	{step: "S11", what: "no note is written after a letter is sent",
 		file: "internal/engine/letter.go", pkg: "sqsbatch",
-		old:    "\tif _, err := c.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(c.cfg.Table), Item: item}); err != nil {",
+		old:    "\tif _, err := c.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(c.cfg.Table), Item: key}); err != nil {",
 		new:    "\tif _, err := (*dynamodb.PutItemOutput)(nil), error(nil); err != nil {",
 		caught: []string{"TestProcessor_a_message_delivered_again_after_its_letter_was_sent_is_not_dead_lettered_again"}},
 	{step: "leave", what: "a message answered without a commit stays on its group's held list",
