@@ -60,7 +60,17 @@ func (p *Port[R]) Run(ctx context.Context, recs []R) []Outcome {
 	}
 	w.Handle = func(ctx context.Context, i int) error { return p.handle(ctx, b, recs[i]) }
 	if p.deadLetter != nil {
-		w.DeadLetter = func(ctx context.Context, i int, reason error) error { return p.deadLetter(ctx, recs[i], reason) }
+		w.DeadLetter = func(ctx context.Context, i int, reason error) error {
+			send := func(ctx context.Context) error { return p.deadLetter(ctx, recs[i], reason) }
+			if b == nil {
+				return send(ctx)
+			}
+			sent, err := b.DeadLetter(ctx, items[i].Group, items[i].ID, send) // once per message
+			if err == nil && !sent {
+				return errSentAlready
+			}
+			return err
+		}
 	}
 	return p.runner.run(ctx, w)
 }
@@ -73,6 +83,11 @@ func (p *Port[R]) least() int {
 	}
 	return 0
 }
+
+// errSentAlready is what a Port's dead-letter step returns for a record whose letter its
+// engine sent on an earlier delivery (port.Batch.DeadLetter): nothing is sent again, and the
+// record is acknowledged as dead-lettered.
+var errSentAlready = errors.New("its dead letter was sent on an earlier delivery")
 
 // FirstFailed is the index of the first record, in batch order, not acknowledged; -1 when
 // every one was. A stream port reports its sequence number: Lambda checkpoints the shard

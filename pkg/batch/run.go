@@ -87,7 +87,8 @@ type work struct {
 	// Handle handles record i. An error marked idempotency.Permanent dead-letters it; any
 	// other fails it.
 	Handle func(ctx context.Context, i int) error
-	// DeadLetter moves record i aside with its reason; nil: a permanent failure fails the
+	// DeadLetter moves record i aside with its reason (errSentAlready: its letter was sent on
+	// an earlier delivery, nothing sent now); nil: a permanent failure fails the
 	// record, for the source's own policy.
 	DeadLetter func(ctx context.Context, i int, reason error) error
 	// Done is called by each worker once it takes no more groups (a pack's leave).
@@ -245,6 +246,14 @@ func (r *Runner) process(ctx context.Context, w work, i int) bool {
 	dlCtx, cancel := EndBefore(ctx, r.cfg.DeadlineMargin/4) // the batch must still answer in time
 	dlErr := r.protect(ctx, it, func() error { return w.DeadLetter(dlCtx, i, err) })
 	cancel()
+	if errors.Is(dlErr, errSentAlready) {
+		// Its letter is in the dead-letter queue: counted here, since the delivery that sent it
+		// ended without its answer (a crash), and its metrics with it.
+		r.cfg.Metrics.Count(metrics.DeadLettered, 1)
+		r.cfg.Logger.LogAttrs(ctx, slog.LevelWarn,
+			"message failed permanently, its letter sent on an earlier delivery: acknowledged, not sent again", attrs(err)...)
+		return true
+	}
 	if denial, ok := denied.Of(dlErr); ok {
 		r.denied(ctx, it, denial, "the dead-letter send", errors.Join(err, dlErr))
 		return false

@@ -10,14 +10,15 @@ import (
 )
 
 // Every key the engine writes for a consumer (its records, attempt counts, holds and their
-// pages, the discards of a message) starts with one of its KeyPrefixes, and every key an Admin
+// pages, the discards of a message, the notes of a letter sent) starts with one of its KeyPrefixes, and every key an Admin
 // reads or writes (those, and the copies of a conflict's letter) with one of its
 // AdminKeyPrefixes; no key of another consumer does, even one whose name starts like it: a
 // consumer's policy and an operator's name exactly these.
 func TestKeyPrefixes_cover_every_item_of_a_consumer_and_no_other(t *testing.T) {
 	engine := func(consumer string) []string {
 		return []string{operator.Key(consumer, "ev-1"), table.AttemptsKey(consumer, "ev-1"), table.HoldKey(consumer, "group-1"),
-			table.PageKey(consumer, "group-1", 2), table.MessageKey(consumer, "group-1", "m-1")}
+			table.PageKey(consumer, "group-1", 2), table.MessageKey(consumer, "group-1", "m-1"), table.LetterKey(consumer, "group-1", "m-2"),
+			table.LetterKey(consumer, "", "m-3")}
 	}
 	admin := func(consumer string) []string { return append(engine(consumer), table.DiscardedKey(consumer, "ev-1")) }
 	covered := func(prefixes []string, key string) bool {

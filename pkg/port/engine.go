@@ -58,6 +58,14 @@ type Batch interface {
 	// what the port does with it, as Apply does: a permanent err holds d's group first, a
 	// transient one is returned as it is, and is not counted.
 	Fail(ctx context.Context, d Delivery, ev cloudevent.Event, err error) error
+	// DeadLetter dead-letters delivery messageID (the transport's id of the delivery itself)
+	// of group with send, the port's send of its letter, once per message, and reports
+	// whether it sent it: a message whose letter the consumer sent already (delivered again
+	// because its batch crashed after the send) sends nothing (false, nil), and the port
+	// acknowledges it as dead-lettered. It notes each letter sent, after send returns nil; a
+	// note it cannot read or write only lets a later delivery of the message send a second
+	// letter.
+	DeadLetter(ctx context.Context, group, messageID string, send func(context.Context) error) (sent bool, err error)
 	// Leave says one worker applies nothing more in this batch.
 	Leave(ctx context.Context)
 }

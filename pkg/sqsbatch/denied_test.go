@@ -15,6 +15,7 @@ import (
 	"github.com/onceflow/onceflow/pkg/claimcheck"
 	"github.com/onceflow/onceflow/pkg/deadletter"
 	"github.com/onceflow/onceflow/pkg/idempotency"
+	"github.com/onceflow/onceflow/pkg/internal/table"
 	"github.com/onceflow/onceflow/pkg/internal/testenv"
 	"github.com/onceflow/onceflow/pkg/operator"
 	"github.com/onceflow/onceflow/pkg/port"
@@ -231,6 +232,31 @@ func TestProcessor_each_denied_call_of_the_failure_path_leaves_the_message_for_r
 			s.r.heal()  // and the downstream that failed the count case's handler back
 			q.drain(t, s.p)
 			tt.granted(t, s)
+		})
+	}
+}
+
+// A role that may not read or write the note of a dead letter (GetItem or PutItem under its
+// holds' keys) is reported as every denial is, and the letter is sent all the same: the note only
+// spares a second letter of a message delivered again.
+func TestProcessor_a_denied_note_of_a_dead_letter_is_reported_and_the_letter_sent(t *testing.T) {
+	t.Parallel()
+	for _, action := range []string{"dynamodb:GetItem", "dynamodb:PutItem"} {
+		t.Run(action, func(t *testing.T) {
+			t.Parallel()
+			s := newDeniedStack(t, 0)
+			deny := fault.Deny{Action: action, Prefix: table.LetterKey("ledger", "a", "")}
+			s.ddb.Set(deny)
+			q := newFIFOQueue(t, 50)
+			sendMalformed(t, s, q)
+			if failed := s.run(t, q); len(failed) != 0 {
+				t.Fatalf("failed %v; want a/1 dead-lettered and acknowledged", failed)
+			}
+			if s.ddb.Denied(action) == 0 {
+				t.Fatalf("the proxy denied no %s", action)
+			}
+			s.checkDenied(t, action, "AccessDeniedException")
+			malformedDeadLettered(t, s)
 		})
 	}
 }

@@ -26,6 +26,7 @@
 #define C_SEND     9    /* S10, deadletter.Queue.DeadLetter */
 #define C_LEAVE    10   /* core.leave */
 #define C_END      11   /* the partial batch response */
+#define C_NOTE     12   /* S11, the note that the message's letter was sent */
 
 /* The next call is n: the atomic step ends here (the loop runs call n next time). */
 #define CALL(n) nxt = n; goto called
@@ -202,13 +203,28 @@ end_recv:
 			fi
 
 		:: nxt == C_SEND ->
-			/* S10, deadletter.Queue.DeadLetter: SendMessage, deduplicated on the message id */
+			/* S10, core.DeadLetterOnce then deadletter.Queue.DeadLetter: a consistent read of the
+			 * note of this message's letter (S11); noted, the letter was sent already (its batch
+			 * crashed after the send): nothing is sent, the message is acknowledged. Only this
+			 * consumer writes the note, after the send, so the read and the send are one step.
+			 * Else SendMessage, deduplicated on the message id. */
 			CP(9);
+			if
+			:: HAS(lset, cm) -> printf("MSC: m%d: its letter was sent already\n", cm); goto ack
+			:: else
+			fi;
 			d_step { find_msg(cm); check_no_alarm(q[mi].old); SCRATCH0 };
 			if
 			:: !HAS(dlsent, cm) || !DLQDROP -> d_step { dlq_append(p, co, cm, w); dlsent = dlsent | BIT(cm); SCRATCH0 }
 			:: HAS(dlsent, cm) -> printf("MSC: letter of m%d dropped (deduplication window)\n", cm)
 			fi;
+			CALL(C_NOTE)
+
+		:: nxt == C_NOTE ->
+			/* S11, core.DeadLetterOnce's PutItem of table.LetterKey: the note that this message's
+			 * letter was sent, so that a delivery of it again sends no second letter */
+			CP(12);
+			d_step { lset = lset | BIT(cm); SCRATCH0 };
 			goto ack
 
 		:: nxt == C_LEAVE ->

@@ -53,7 +53,7 @@
 #define QMAX 7          /* messages in the source queue at once */
 #endif
 #ifndef DMAX
-#define DMAX 6          /* letters in the dead-letter queue at once */
+#define DMAX 9          /* letters in the dead-letter queue at once */
 #endif
 #ifndef MMAX
 #define MMAX 16         /* message ids: 1..MMAX-1, recycled (bitmasks are 32 bits) */
@@ -105,6 +105,7 @@ typedef Letter {
 Letter dl[DMAX];
 byte dn;
 int  dlsent;            /* message ids dead-lettered once: a second send may fall in the window */
+int  lset;              /* message ids whose letter the consumer noted as sent (S11, table.LetterKey) */
 
 /* ---- DynamoDB: the idempotency table ---- */
 byte recp[NP+1];        /* record of event id i: the payload (its hash) it was decided with; 0: none */
@@ -234,7 +235,7 @@ inline new_id() {
 	nid = 1;
 	do
 	:: nid < MMAX ->
-		nu = (HAS(mdec, nid) || HAS(kept, nid) || HAS(h[0].skipped, nid) || HAS(h[1].skipped, nid) ||
+		nu = (HAS(mdec, nid) || HAS(lset, nid) || HAS(kept, nid) || HAS(h[0].skipped, nid) || HAS(h[1].skipped, nid) ||
 		      HAS(sentm, nid) || so0 == nid || so1 == nid);
 		ck = 0;
 		do
@@ -277,6 +278,7 @@ inline sqs_send(a_p, a_o) {
 /* Delete message index i of the source queue (its deletion keeps the others in order). */
 inline sqs_delete(a_i) {
 	dlsent = dlsent & ~BIT(q[a_i].id);      /* only this message is ever dead-lettered as itself */
+	lset = lset & ~BIT(q[a_i].id);          /* ... and only its own deliveries read its note */
 	j = a_i;
 	do
 	:: j + 1 < qn ->

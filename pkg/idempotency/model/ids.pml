@@ -32,7 +32,7 @@ static int ren_set(int m) {
 
 static int ren_sig(int i) {
 	return ((now.mdec >> i) & 1) | ((now.kept >> i) & 1) << 1 | ((now.h[0].skipped >> i) & 1) << 2 |
-		((now.h[1].skipped >> i) & 1) << 3 | ((now.dlsent >> i) & 1) << 4 | ((now.sentm >> i) & 1) << 5;
+		((now.h[1].skipped >> i) & 1) << 3 | ((now.dlsent >> i) & 1) << 4 | ((now.sentm >> i) & 1) << 5 | ((now.lset >> i) & 1) << 6;
 }
 
 void canon(void) {
@@ -60,7 +60,7 @@ void canon(void) {
 	for (i = 0; i < BATCH; i++) now.cbm[i] = ren_id(now.cbm[i]);
 	now.cm = ren_id(now.cm); now.co = ren_id(now.co); now.olo = ren_id(now.olo);
 	now.so0 = ren_id(now.so0); now.so1 = ren_id(now.so1);
-	now.mdec = ren_set(now.mdec); now.kept = ren_set(now.kept); now.dlsent = ren_set(now.dlsent); now.sentm = ren_set(now.sentm);
+	now.mdec = ren_set(now.mdec); now.kept = ren_set(now.kept); now.dlsent = ren_set(now.dlsent); now.sentm = ren_set(now.sentm); now.lset = ren_set(now.lset);
 }
 }
 

@@ -107,7 +107,7 @@ inline batch_crash() {
 	cm = 0; p = 0; co = 0; r = 0; g = 0; e = 0; w = 0; redel = 0; recov = 0; stale = 0
 }
 
-/* A crash at crash point n (1..11 in each consumer's file) between two calls, while the budget
+/* A crash at crash point n (1..12 in each consumer's file) between two calls, while the budget
  * lasts and if n is among CRASHAT's points (all by default). A scenario too wide to check at
  * once is checked as several runs, each allowing some of the points: with a budget of one
  * crash, every run of the scenario crashes at one point or none, so it is a run of one of them,

@@ -38,6 +38,11 @@ func (c *core) begin(a applier, workers int, r port.Rules) *batch {
 	return b
 }
 
+// DeadLetter is Batch.DeadLetter: core.DeadLetterOnce.
+func (b *batch) DeadLetter(ctx context.Context, group, messageID string, send func(context.Context) error) (bool, error) {
+	return b.c.DeadLetterOnce(ctx, group, messageID, send)
+}
+
 // Leave is Batch.Leave.
 func (b *batch) Leave(ctx context.Context) {
 	if b.pack != nil {

@@ -61,6 +61,18 @@ func MessageKey(consumer, group, messageID string) string {
 	return HoldKey(consumer, group) + messageSeparator + messageID
 }
 
+// letterSeparator joins a hold's key and a message id in the key of the note that the
+// consumer's letter of that message was sent (LetterKey).
+const letterSeparator = "\x1fletter"
+
+// LetterKey is the key of the note that consumer sent the dead letter of message messageID (the
+// id of the delivery itself, not the one it was first sent as: a redriven copy is a message of
+// its own, with a letter of its own) of group. It lies under the group's hold key, so the
+// consumer's grants on its holds cover it.
+func LetterKey(consumer, group, messageID string) string {
+	return HoldKey(consumer, group) + letterSeparator + messageID
+}
+
 // DiscardedKey is the key of the copy of a conflict's letter discarded for consumer's event
 // eventID. It starts with the key separator, so it never collides with a record's key.
 func DiscardedKey(consumer, eventID string) string {
