@@ -80,11 +80,12 @@ var (
 	_                                                                                                     = []error{lease.ErrHeld, lease.ErrLost}
 
 	// port: the contract a port is written on
-	_ func(port.Engine, int, port.Rules) port.Batch                                   = port.Engine.Begin
-	_ func(port.Batch, context.Context, cloudevent.Event, port.Delivery) error        = port.Batch.Apply
-	_ func(port.Batch, context.Context, port.Delivery, cloudevent.Event, error) error = port.Batch.Fail
-	_                                                                                 = port.Rules{MaxAttempts: port.DefaultMaxAttempts, NoPacking: false}
-	_                                                                                 = port.Held{EventID: "", MessageID: "", PayloadHash: "", Reason: "", HeldAt: ""}
+	_ func(port.Engine, int, port.Rules) port.Batch                                                = port.Engine.Begin
+	_ func(port.Batch, context.Context, cloudevent.Event, port.Delivery) error                     = port.Batch.Apply
+	_ func(port.Batch, context.Context, port.Delivery, cloudevent.Event, error) error              = port.Batch.Fail
+	_ func(port.Batch, context.Context, string, string, func(context.Context) error) (bool, error) = port.Batch.DeadLetter
+	_                                                                                              = port.Rules{MaxAttempts: port.DefaultMaxAttempts, NoPacking: false}
+	_                                                                                              = port.Held{EventID: "", MessageID: "", PayloadHash: "", Reason: "", HeldAt: ""}
 
 	// operator: what the engine keeps, and an operator's decisions
 	_ func(string, string) string = operator.Key
