@@ -46,9 +46,12 @@ func TestNoteNotifier_never_logs_or_dead_letters_the_webhook_url(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			url := tt.base + "/hooks/T0KEN-s3cr3t"
-			logs, dlq := &bytes.Buffer{}, testkit.CreateFIFOQueue(t, s.sqs, "dlq") // a queue of its own: FIFO dedup by message id
+			// A queue and a table of its own: each case handles the same sample batch (its message
+			// ids), which FIFO's deduplication and the note of a letter sent would take for one
+			// delivered again.
+			logs, dlq, idem := &bytes.Buffer{}, testkit.CreateFIFOQueue(t, s.sqs, "dlq"), testkit.IdempotencyTable(t, s.db)
 			params := testenv.Parameters(t, map[string]string{"/t/url": url, "/t/secret": refusing.Secret})
-			n, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: s.idem,
+			n, err := app.NewNoteNotifier(config.Notifier{Name: "note-notifier", IdempotencyTable: idem,
 				DeadLetterQueueURL: dlq, Retention: config.DefaultRetention,
 				WebhookURLParameter: "/t/url", WebhookSecretParameter: "/t/secret"},
 				app.Deps{DynamoDB: s.db, SQS: s.sqs, SSM: params, Logger: slog.New(slog.NewJSONHandler(logs, nil))})
