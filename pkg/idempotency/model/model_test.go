@@ -147,6 +147,9 @@ func unreduced(cs []check) []check {
 	return out
 }
 
+// needsSPIN is why a check skips under -short.
+const needsSPIN = "the model's checks take minutes and need SPIN and a C compiler: `make test` installs them and runs the fast set, `make model` the whole matrix"
+
 // TestModel_recovery_protocol runs the model checker (SPIN) over the recovery protocol's model:
 // the set make test runs, or with MODEL=all (make model) the whole matrix. A check that must
 // pass and finds a counterexample fails with its trail; one that must fail and does not fails
@@ -154,7 +157,7 @@ func unreduced(cs []check) []check {
 // matrix: each check's states, time, memory and verdict. Under -short it skips.
 func TestModel_recovery_protocol(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the model's checks take minutes and need SPIN and a C compiler: `make test` installs them and runs the fast set, `make model` the whole matrix")
+		t.Skip(needsSPIN)
 	}
 	spin, cc := tool(t, "spin"), tool(t, "gcc")
 	whole := os.Getenv("MODEL") == "all"

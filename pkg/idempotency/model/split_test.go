@@ -93,7 +93,7 @@ var agreeing = []int{6, 10, 14}
 // none twice.
 func TestModel_split_agrees_with_the_whole(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the model's checks take minutes and need SPIN and a C compiler: `make test` installs them and runs the fast set, `make model` the whole matrix")
+		t.Skip(needsSPIN)
 	}
 	spin, cc := tool(t, "spin"), tool(t, "gcc")
 	src, err := filepath.Glob("*.pml")
