@@ -50,7 +50,9 @@ end_recv:
 	do
 	:: atomic {
 		if
-		:: nxt == C_RECV && qn > 0 ->
+		:: nxt == C_RECV && (qn > 0 || !PRODUCED) ->
+			/* the producer's sends up to now (producer.pml), then the receive */
+			produce(1); d_step { SCRATCH0 };
 			sqs_receive(); skip; d_step { say_batch(); SCRATCH0 };
 			if :: bn == 0 -> CALL(C_RECV) :: else fi;     /* every message moved by the queue */
 			v = 0; goto backstop

@@ -122,11 +122,15 @@ byte keptp;             /* ... and payloads (an event skipped, known by its id a
 bit  nofix[NP+1];       /* the operator decided its cause will never be fixed (discard, skip) */
 bit  fixed[NP+1];       /* its cause was fixed (a deploy, a downstream repaired) */
 bit  deployed;          /* the deploy that refuses K_LATE's type has happened */
-bit  prod_done;
+bit  prod_done;         /* the producer sent everything it sends */
+byte pp = 1, pr;        /* the producer (producer.pml): the next payload it sends, the last it sent again */
 byte unkept;            /* letters in the dead-letter queue that are not kept for later */
 byte hd[NG];            /* the letter heading each group of the dead-letter queue; DMAX: none */
 bit  hk[NG];            /* every letter of the group is kept for later (or there is none) */
 byte ncrash;            /* consumer crashes so far (besides K_CRASH's) */
+#ifdef CRASHGHOST
+byte crashedat;         /* ghost: the crash point of the run's crash, 0: none (receive.pml) */
+#endif
 byte nstale;            /* stale record reads so far (core.answered's GetItem is eventually consistent) */
 byte nclicrash;         /* CLI stops so far */
 byte so0, so1;          /* the operator's view: the heads of the holds a round saw (runbook.pml) */
@@ -336,6 +340,10 @@ inline sqs_move_exhausted() {
 	od;
 	skip
 }
+
+/* The cause of payload x fixed: only a cause that can be (a failure, a crash) is noted, since
+ * fixed is read of those kinds only. */
+#define FIX(x) if :: kind[x] == K_FAIL || kind[x] == K_CRASH -> fixed[x] = 1 :: else fi
 
 /* nothing held or stuck: the source queue drained, no group held, every letter left in the
  * dead-letter queue one an operator kept for later (skipped), the producer done */

@@ -1,33 +1,45 @@
 /*
- * producer.pml: the producer, shared by both protocols; included after the holds are declared
- * (a send takes a message id no held entry refers to: env.pml's new_id).
+ * producer.pml: the producer (the outbox relay), shared by both protocols: it sends each
+ * payload in order, and some a second time (a relay retry, `outbox republish`, a client's
+ * retry), which SQS drops within five minutes (the deduplication id is the event id).
+ *
+ * Its sends are made by the steps that read the source queue, just before they read it: the
+ * consumer's receive and the operator's redrive (docs/recovery-model.md, "How the model is kept
+ * small"). A send changes the queue and nothing else another step reads, so a run in which a
+ * send is made earlier is, step for step, the run in which it is made just before the next
+ * step that reads the queue; each such step may first make any number of the sends still to
+ * come, in the producer's order.
  */
 
-/* ---- the producer: the outbox relay, in order, with a re-send of some payloads ---- */
-/* r: the next payload sent again is r + 1 */
-#define NEXT_RESEND do :: r < NP && !HAS(resend, r + 1) -> r++ :: else -> break od
+/* pr: the next payload sent again is pr + 1 */
+#define NEXT_RESEND do :: pr < NP && !HAS(resend, pr + 1) -> pr++ :: else -> break od
 
-proctype Producer() {
-	byte p = 1, r = 0;
-	SCRATCH_DECL;
-	NEXT_RESEND;
+/* Everything sent (or dropped) that the producer will send. */
+#define PRODUCED (pp > NP && pr >= NP)
+
+/* Any number of the producer's sends still to come, in its order, while the queue has room;
+ * with must, at least one when the queue is empty (a receive of nothing is no step). The
+ * producer is done once everything is sent and the deploy (if any) made. */
+inline produce(a_must) {
 	do
-	:: atomic { p <= NP && ROOM -> d_step { sqs_send(p, 0); printf("MSC: producer sends e%d as m%d\n", p, nid); sent = sent | BIT(p); p++; SCRATCH0 }; CANON }
-	:: atomic {
-		r < NP && HAS(resend, r + 1) && HAS(sent, r + 1) && ROOM ->
-			/* the same event sent again (a relay retry, `outbox republish`, a client's retry):
-			 * within five minutes SQS drops it (its deduplication id is the event id) */
-			if
-			:: d_step { sqs_send(r + 1, 0); printf("MSC: producer sends e%d again as m%d\n", r + 1, nid) }
-			:: printf("MSC: producer sends e%d again: dropped (deduplication window)\n", r + 1)
-			fi;
-			r++; NEXT_RESEND; SCRATCH0; CANON
-		}
-	:: atomic {
-		DEPLOYS && !deployed ->
-			deployed = 1;               /* a deploy whose handler refuses K_LATE's type */
-			printf("MSC: a deploy refuses the type of K_LATE events\n")
-		}
-	:: atomic { p > NP && r >= NP && (!DEPLOYS || deployed) -> prod_done = 1; p = 0; r = 0; break }
-	od
+	:: pp <= NP && ROOM ->
+		d_step { sqs_send(pp, 0); printf("MSC: producer sends e%d as m%d\n", pp, nid); sent = sent | BIT(pp); pp++; SCRATCH0 }
+	:: pr < NP && HAS(resend, pr + 1) && HAS(sent, pr + 1) && ROOM ->
+		if
+		:: d_step { sqs_send(pr + 1, 0); printf("MSC: producer sends e%d again as m%d\n", pr + 1, nid); SCRATCH0 }
+		:: printf("MSC: producer sends e%d again: dropped (deduplication window)\n", pr + 1)
+		fi;
+		pr++; NEXT_RESEND
+	:: !(a_must) || qn > 0 || PRODUCED -> break
+	od;
+	if :: PRODUCED && (!DEPLOYS || deployed) -> prod_done = 1 :: else fi
+}
+
+/* A deploy whose handler refuses K_LATE's type, at any moment (the handler reads it). */
+proctype Deploy() {
+	atomic {
+		deployed = 1;
+		if :: PRODUCED -> prod_done = 1 :: else fi;
+		printf("MSC: a deploy refuses the type of K_LATE events\n")
+	}
 }

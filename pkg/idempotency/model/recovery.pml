@@ -122,10 +122,10 @@ inline hold_lists(a_g, a_o) {
 }
 
 #include "ids.pml"
+#include "producer.pml"
 #include "consumer_fixed.pml"
 #include "cli_fixed.pml"
 #include "runbook.pml"
-#include "producer.pml"
 
 init {
 	byte p = 1;
@@ -136,8 +136,13 @@ init {
 		:: else -> break
 		od;
 		SETUP;
+		NEXT_RESEND;
 		recount();
-		run Producer(); run Consumer(); run Operator()
+		run Consumer(); run Operator();
+#if DEPLOYS > 0
+		run Deploy()
+#endif
+
 	}
 }
 

@@ -199,7 +199,7 @@ end_runbook:
 				:: lj < NP -> lj++
 				:: break
 				od;
-				if :: !HAS(NEVERFIX, lj) -> fixed[lj] = 1 :: else fi;
+				if :: !HAS(NEVERFIX, lj) -> FIX(lj) :: else fi;
 				nxt = O_OPS
 			fi;
 			if :: nxt == O_OPS -> FORGET; lg = 0 :: else fi
@@ -218,7 +218,7 @@ end_runbook:
 			printf("MSC: runbook, later: letter of m%d (e%d)\n", dl[lj].src, lp);
 			if
 			:: discard_write(lj); discard_delete(lj); nofix[lp] = 1; FORGET; nxt = O_RUN
-			:: !nofix[lp] && !HAS(NEVERFIX, lp) -> fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp);
+			:: !nofix[lp] && !HAS(NEVERFIX, lp) -> FIX(lp); printf("MSC: fix the cause of e%d\n", lp);
 				rdgm = BIT(grp[lp]); ctx = O_RUN; nxt = O_RD
 			fi
 
@@ -246,7 +246,7 @@ end_runbook:
 			after_command()
 
 		:: nxt == O_FAILED && !nofix[lp] && !HAS(NEVERFIX, lp) ->
-			fixed[lp] = 1; printf("MSC: fix the cause of e%d\n", lp); DECIDED_GROUP
+			FIX(lp); printf("MSC: fix the cause of e%d\n", lp); DECIDED_GROUP
 		:: nxt == O_FAILED -> ctx = O_GROUP; discard_write(lj); nxt = O_DISCD
 		:: nxt == O_FAILED && !NOSKIP && w == W_FAILED && h[lg].n > 0 && h[lg].orig[0] == olo ->
 			nofix[lp] = 1; ctx = O_GROUP; nxt = O_SKIPW
@@ -257,7 +257,7 @@ end_runbook:
 
 		:: nxt == O_SKIPQ -> skip_requeue(); after_command()
 
-		:: nxt == O_RD -> redrive_step(); if :: rdone -> rdone = 0; after_command() :: else fi
+		:: nxt == O_RD -> produce(0); d_step { SCRATCH0 }; redrive_step();   /* the producer's sends up to now first */ if :: rdone -> rdone = 0; after_command() :: else fi
 
 		:: nxt == O_RDCHK -> rdchk()
 
