@@ -313,7 +313,7 @@ $(SPIN):
 .PHONY: model
 model: $(SPIN)
 	cd pkg && MODEL=all nice -n 19 $(GO) test -count=1 -v -timeout 3h -parallel 3 -run '^TestModel_(recovery_protocol|split_.*)$$' ./idempotency/model/ | \
-	  grep -E '^(=== RUN|--- |\s+(model|split)_test.go:[0-9]+: [a-z]+/scen|ok|FAIL|PASS|the model|check |scen[0-9]|searches )' ; exit $${PIPESTATUS[0]}
+	  grep -E '^(=== RUN|--- |\s+(model|split)_test.go:[0-9]+: |\s+MSC: |ok|FAIL|PASS|the model|check |scen[0-9]|searches )' ; exit $${PIPESTATUS[0]}
 
 ## break: the Go counterpart of the model's BREAK list: each step of the recovery protocol broken
 ##   in turn in a copy of its code (go test -overlay, the code on disk untouched), every test of the

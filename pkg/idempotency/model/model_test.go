@@ -372,10 +372,10 @@ func (m *matrix) print(w *os.File) {
 	if m.whole {
 		fmt.Fprintf(w, ", each bounded to %d MB", m.memory)
 	}
-	fmt.Fprintf(w, "\n%-26s %15s %10s %8s  %s\n", "check", "states stored", "time", "memory", "verdict")
+	fmt.Fprintf(w, "\n%-34s %15s %10s %8s  %s\n", "check", "states stored", "time", "memory", "verdict")
 	for _, r := range m.rows {
 		total += r.took
-		fmt.Fprintf(w, "%-26s %15s %10s %5d MB  %s\n", r.name, thousands(r.states), r.took.Round(10*time.Millisecond), r.mb, r.verdict)
+		fmt.Fprintf(w, "%-34s %15s %10s %5d MB  %s\n", r.name, thousands(r.states), r.took.Round(10*time.Millisecond), r.mb, r.verdict)
 	}
 	fmt.Fprintf(w, "searches %s in all; the matrix %s of wall time, compiling included\n\n",
 		total.Round(time.Second), time.Since(m.start).Round(time.Second))

@@ -3,12 +3,13 @@
  * payload in order, and some a second time (a relay retry, `outbox republish`, a client's
  * retry), which SQS drops within five minutes (the deduplication id is the event id).
  *
- * Its sends are made by the steps that read the source queue, just before they read it: the
- * consumer's receive and the operator's redrive (docs/recovery-model.md, "How the model is kept
- * small"). A send changes the queue and nothing else another step reads, so a run in which a
- * send is made earlier is, step for step, the run in which it is made just before the next
- * step that reads the queue; each such step may first make any number of the sends still to
- * come, in the producer's order.
+ * Its sends are made by the consumer's receive and the operator's redrive, just before they
+ * read the queue: the receive is the only step that takes a message out of it, the redrive's
+ * send goes behind the producer's, and every other step reads it through `clean`, false while a
+ * send is still to come. So a run in which a send is made earlier is, step for step, the run
+ * in which it is made just before the next receive or redrive; each of them may first make any
+ * number of the sends still to come, in the producer's order (docs/recovery-model.md, "How the
+ * model is kept small", says why no verdict changes).
  */
 
 /* pr: the next payload sent again is pr + 1 */
