@@ -193,7 +193,7 @@ end_runbook:
 			:: hd[lg] < DMAX -> lj = hd[lg]; ctx = O_OPS; discard_write(lj); nxt = O_DISCD
 			:: h[lg].n > 0 -> skip_write(lg); if :: nxt = O_OPS :: olo != 0 -> ctx = O_OPS; nxt = O_SKIPQ fi
 			:: h[lg].n > 0 -> op_release(lg); nxt = O_OPS
-			:: dn > 0 -> rdgm = BIT(0) | BIT(1); ctx = O_OPS; nxt = O_RD
+			:: dn > 0 && lg == 0 -> rdgm = BIT(0) | BIT(1); ctx = O_OPS; nxt = O_RD   /* every group: lg 0 stands for both */
 			:: lj = 1;                      /* fix the cause of some payload */
 				do
 				:: lj < NP -> lj++

@@ -105,12 +105,14 @@
 #define NP 2
 #define SETUP kind[1] = K_CRASH; resend = BIT(1)
 #elif SCEN == 15
-/* everything at once, small: A: e1 crashes (sent again), e2 malformed; B: f1 fails; an operator at will; a stale read. */
-#define NP 3
+/* everything at once, small: A: e1 crashes the function (sent again); B: f1 fails; one crash, an
+ * operator at will, a stale read. (With a malformed e2 behind e1 it does not fit this machine:
+ * docs/recovery-model.md, "Scenario 15".) */
+#define NP 2
 #define OPS 1
 #define CRASHES 1
 #define STALE 1
-#define SETUP kind[1] = K_CRASH; kind[2] = K_MALF; kind[3] = K_FAIL; grp[3] = 1; resend = BIT(1)
+#define SETUP kind[1] = K_CRASH; kind[2] = K_FAIL; grp[2] = 1; resend = BIT(1)
 #endif
 
 #ifndef MAXATT
