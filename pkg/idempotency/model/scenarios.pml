@@ -113,6 +113,12 @@
 #define CRASHES 1
 #define STALE 1
 #define SETUP kind[1] = K_CRASH; kind[2] = K_FAIL; grp[2] = 1; resend = BIT(1)
+#elif SCEN == 17
+/* scenario 15's malformed e2, with a command at will: A: e1 fails, e2 malformed; B: f1; one crash. */
+#define NP 3
+#define OPS 1
+#define CRASHES 1
+#define SETUP kind[1] = K_FAIL; kind[2] = K_MALF; grp[3] = 1
 #endif
 
 #ifndef MAXATT
