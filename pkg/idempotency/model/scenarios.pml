@@ -105,9 +105,9 @@
 #define NP 2
 #define SETUP kind[1] = K_CRASH; resend = BIT(1)
 #elif SCEN == 15
-/* everything at once, small: A: e1 crashes the function (sent again); B: f1 fails; one crash, an
+/* most at once, small: A: e1 crashes the function (sent again); B: f1 fails; one crash, an
  * operator at will, a stale read. (With a malformed e2 behind e1 it does not fit this machine:
- * docs/recovery-model.md, "Scenario 15".) */
+ * docs/recovery-model.md, "Scenario 15"; scenario 17 has e2.) */
 #define NP 2
 #define OPS 1
 #define CRASHES 1
@@ -119,6 +119,12 @@
 #define OPS 1
 #define CRASHES 1
 #define SETUP kind[1] = K_FAIL; kind[2] = K_MALF; grp[3] = 1
+#elif SCEN == 18
+/* found by the model, open: A: e1 crashes the function until fixed, e2; one command at will (a
+ * skip of e1): docs/recovery-model.md, "What the model found". Its liveness fails. */
+#define NP 2
+#define OPS 1
+#define SETUP kind[1] = K_CRASH
 #endif
 
 #ifndef MAXATT
