@@ -125,6 +125,13 @@
 #define NP 2
 #define OPS 1
 #define SETUP kind[1] = K_CRASH
+#elif SCEN == 19
+/* the first scenario 15's malformed e2 behind e1's crash loop: A: e1 crashes the function (sent
+ * again), e2 malformed; one crash, a stale read. */
+#define NP 2
+#define CRASHES 1
+#define STALE 1
+#define SETUP kind[1] = K_CRASH; kind[2] = K_MALF; resend = BIT(1)
 #endif
 
 #ifndef MAXATT
