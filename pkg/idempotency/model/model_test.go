@@ -72,11 +72,19 @@ func crashMask(ps []int) int {
 const ids = "MMAX=16"
 
 // scenarios are scenarios.pml's, every one checked for safety and liveness by make model.
-var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
+var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
 
 // wide reports whether scenario s's checks take minutes (millions of states): make model runs
 // them, make test does not.
-func wide(s int) bool { return s >= 9 && s <= 15 }
+func wide(s int) bool { return s >= 9 && s != 16 && s != 18 }
+
+// open are the gaps the model found that are not closed yet: the scenario whose liveness fails,
+// and why. Its check must find the counterexample, so that it stays in view (the matrix prints
+// it) until the gap is closed; then the check fails, saying so, and the scenario's liveness
+// joins the checks that must pass.
+var open = map[int]string{
+	18: "an open gap: a crash-looping message skipped at will is redriven with its group for ever (docs/recovery-model.md)",
+}
 
 // split is how make model checks a scenario too wide to search whole within its memory bound:
 // as one check per set of crash points (the points CRASHAT lets crash), safety and liveness
@@ -90,6 +98,7 @@ func wide(s int) bool { return s >= 9 && s <= 15 }
 // search whole, that the parts' verdicts are the whole's and their states add up to its.
 var split = map[int][][]int{
 	13: {{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10}, {11}, {12}},
+	15: {{1, 2, 3, 4, 5, 6, 7, 8}, {9, 10, 11}, {12}},
 }
 
 // broken are the steps broken deliberately (recovery.pml's BREAK=n), each with the scenario and
@@ -97,7 +106,7 @@ var split = map[int][][]int{
 var broken = []struct {
 	brk, scen int
 	live      bool
-}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}}
+}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}, {6, 17, true}}
 
 // quick is the set make test runs: safety and liveness of every scenario but the wide ones,
 // and each broken step, which must fail.
@@ -105,7 +114,7 @@ func quick() []check {
 	var cs []check
 	for _, s := range scenarios {
 		if !wide(s) {
-			cs = append(cs, check{scen: s}, check{scen: s, live: true})
+			cs = append(cs, check{scen: s}, check{scen: s, live: true, fails: open[s] != "", why: open[s]})
 		}
 	}
 	for _, b := range broken {
@@ -191,7 +200,7 @@ func judge(t *testing.T, c check, r result) {
 	case r.errors > 0 && !c.fails:
 		t.Errorf("counterexample (%s):\n%s", r.what, r.trail)
 	case r.errors == 0 && c.fails:
-		t.Errorf("no counterexample, but %s must have one", c.why)
+		t.Errorf("no counterexample, but it must have one (%s): a check that cannot fail, or a gap closed (then take it off open)", c.why)
 	case c.fails && !strings.Contains(r.trail, "MSC:"):
 		t.Errorf("counterexample without a trail that replays:\n%s", r.trail)
 	case c.fails:

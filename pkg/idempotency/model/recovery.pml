@@ -11,6 +11,8 @@
  *   BREAK=3  a held entry is known by event id as well as by message: case 5
  *   BREAK=4  a skipped message holds its group again: case 1
  *   BREAK=5  the backstop's entry of a message answered without a commit stays: case 6
+ *   BREAK=6  the runbook's later phase fixes and redrives a letter kept for later whatever its
+ *            reason (runbook.pml): a malformed one, kept by a skip, is redriven for ever
  */
 
 #include "env.pml"

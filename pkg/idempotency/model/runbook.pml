@@ -43,6 +43,16 @@ inline look(a_j0) {
 	lj = a_j0; lp = dl[lj].pay; olo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
 }
 
+/* A letter kept for later whose cause may be fixed, by its reason: one that failed, was moved,
+ * or was held, not one the runbook discards (malformed, not decodable, a conflict). (BREAK=6:
+ * any letter, as before scenario 17: the operator "fixes" a malformed letter and redrives it
+ * for ever.) */
+#if BREAK == 6
+#define LATER_FIXABLE(w) 1
+#else
+#define LATER_FIXABLE(w) ((w) != W_MALF && (w) != W_UNDEC && (w) != W_CONFL)
+#endif
+
 /* The operator's letter in hand, forgotten once decided. */
 #define FORGET lj = 0; lp = 0; olo = 0; lg = 0; w = 0
 
@@ -193,7 +203,7 @@ end_runbook:
 			:: hd[lg] < DMAX -> lj = hd[lg]; ctx = O_OPS; discard_write(lj); nxt = O_DISCD
 			:: h[lg].n > 0 -> skip_write(lg); if :: nxt = O_OPS :: olo != 0 -> ctx = O_OPS; nxt = O_SKIPQ fi
 			:: h[lg].n > 0 -> op_release(lg); nxt = O_OPS
-			:: dn > 0 -> rdgm = BIT(0) | BIT(1); ctx = O_OPS; nxt = O_RD
+			:: dn > 0 && lg == 0 -> rdgm = BIT(0) | BIT(1); ctx = O_OPS; nxt = O_RD   /* every group: lg 0 stands for both */
 			:: lj = 1;                      /* fix the cause of some payload */
 				do
 				:: lj < NP -> lj++
@@ -211,14 +221,18 @@ end_runbook:
 
 		:: (nxt == O_OPS || nxt == O_RUN) && clean && (hd[0] < DMAX || hd[1] < DMAX) ->
 			/* later, once nothing is held or stuck: a letter kept for later is discarded, or its
-			 * cause fixed and it is redriven (applied out of order). Nothing else can move while
-			 * all is clean, so the look and a discard are one step. */
+			 * cause fixed and it is redriven (applied out of order), decided by its reason as in a
+			 * round: malformed, not decodable or a conflict, discarded (a letter kept for later
+			 * is not always one that failed: a skip takes the hold's head when it runs, which a
+			 * message applied meanwhile may have changed). Nothing else can move while all is
+			 * clean, so the look and a discard are one step. */
 			ops = 0;
 			if :: hd[0] < DMAX -> look(hd[0]) :: else -> look(hd[1]) fi;
 			printf("MSC: runbook, later: letter of m%d (e%d)\n", dl[lj].src, lp);
 			if
 			:: discard_write(lj); discard_delete(lj); nofix[lp] = 1; FORGET; nxt = O_RUN
-			:: !nofix[lp] && !HAS(NEVERFIX, lp) -> FIX(lp); printf("MSC: fix the cause of e%d\n", lp);
+			:: !nofix[lp] && !HAS(NEVERFIX, lp) && LATER_FIXABLE(w) ->
+				FIX(lp); printf("MSC: fix the cause of e%d\n", lp);
 				rdgm = BIT(grp[lp]); ctx = O_RUN; nxt = O_RD
 			fi
 
