@@ -43,14 +43,15 @@ inline look(a_j0) {
 	lj = a_j0; lp = dl[lj].pay; olo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
 }
 
-/* A letter kept for later whose cause may be fixed, by its reason: one that failed, was moved,
- * or was held, not one the runbook discards (malformed, not decodable, a conflict). (BREAK=6:
- * any letter, as before scenario 17: the operator "fixes" a malformed letter and redrives it
- * for ever.) */
+/* The reasons whose path in the runbook is a discard, never a fix: malformed, not decodable,
+ * a conflict. A round discards such a letter (decide); so does the later phase, a letter kept
+ * for later not being always one that failed (LATER_FIXABLE: BREAK=6 lets it fix any letter,
+ * as before scenario 17: the operator "fixes" a malformed letter and redrives it for ever). */
+#define DISCARD_ONLY(w) ((w) == W_MALF || (w) == W_UNDEC || (w) == W_CONFL)
 #if BREAK == 6
 #define LATER_FIXABLE(w) 1
 #else
-#define LATER_FIXABLE(w) ((w) != W_MALF && (w) != W_UNDEC && (w) != W_CONFL)
+#define LATER_FIXABLE(w) (!DISCARD_ONLY(w))
 #endif
 
 /* The operator's letter in hand, forgotten once decided. */
@@ -127,7 +128,7 @@ inline decide(a_g0) {
 	:: lj < DMAX && w == W_HELD && !bw ->
 		/* its blocker is gone, or it is the blocker now: the redrive sends it */
 		FORGET; acted = 1; dg = dg | BIT(a_g0); gg++; LOOKED(O_GROUP)
-	:: lj < DMAX && (w == W_MALF || w == W_UNDEC || w == W_CONFL) -> nxt = O_DISCW
+	:: lj < DMAX && DISCARD_ONLY(w) -> nxt = O_DISCW
 	:: lj < DMAX && (w == W_FAILED || w == W_MOVED) -> nxt = O_FAILED
 	fi;
 	bw = 0
