@@ -38,6 +38,23 @@ inline blocker(a_g0) {
 	skip
 }
 
+/* The group's first letter kept for later that the queue moved (bl; DMAX: none). A letter kept
+ * for later waits for the later phase, but not one the queue moved: its message crashes the
+ * function, or shared its batches, and the group's redrive would send it before the letter
+ * decided and take that letter's batch down with it again (found by the model, scenario 18: a
+ * crash-looping message skipped at will, redriven with its group for ever). It is decided
+ * first, as any moved letter: its cause fixed, or discarded. BREAK=7 passes over it. */
+inline kept_moved(a_g0) {
+	bl = DMAX;
+#if BREAK != 7
+	x = 0;
+	do
+	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && dl[x].why == W_MOVED -> bl = x :: else fi; x++
+	:: else -> break
+	od
+#endif
+}
+
 /* What the operator sees of letter j0: lp, lo, w, lg. */
 inline look(a_j0) {
 	lj = a_j0; lp = dl[lj].pay; olo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
@@ -105,8 +122,10 @@ inline decide(a_g0) {
 	/* `hold get` names the blocker: its letter is the one to decide (runbook.md, "Held
 	 * behind another"), wherever it is among its group's letters (a redrive of it before its
 	 * decision sent it back behind live messages: its held letters come first then); with
-	 * none, the group's first letter not kept for later (`dlq list`) */
-	blocker(a_g0);
+	 * none, the group's first letter not kept for later (`dlq list`); before either, a letter
+	 * kept for later that the queue moved (kept_moved) */
+	kept_moved(a_g0);
+	if :: bl == DMAX -> blocker(a_g0) :: else fi;
 	if
 	:: bl < DMAX -> look(bl)
 	:: else ->
@@ -162,8 +181,13 @@ inline groups() {
  * never decided). */
 inline rdchk() {
 	do
-	:: gg < NG && HAS(dg, gg) && unkept > 0 -> rdgm = BIT(gg); ctx = O_RDCHK; nxt = O_RD; break
-	:: gg < NG && !(HAS(dg, gg) && unkept > 0) -> gg++
+	:: gg < NG && HAS(dg, gg) ->
+		kept_moved(gg);    /* a letter kept for later that the queue moved is sent too, once decided */
+		if
+		:: unkept > 0 || bl < DMAX -> bl = 0; x = 0; rdgm = BIT(gg); ctx = O_RDCHK; nxt = O_RD; break
+		:: else -> bl = 0; x = 0; gg++
+		fi
+	:: gg < NG && !HAS(dg, gg) -> gg++
 	:: gg >= NG -> ROUND_END; nxt = O_RUN; break
 	od
 }
