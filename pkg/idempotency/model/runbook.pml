@@ -8,7 +8,8 @@
  *   malformed, not decodable, conflict: dlq discard;
  *   failed N times, moved by the queue: fix the cause; or, when it can never succeed, dlq
  *     discard, or hold skip (it heads the hold), keeping it for later;
- *   held behind another, kept for later: nothing yet;
+ *   held behind another, kept for later: nothing yet; but a letter kept for later that the
+ *     queue moved is decided first, as a moved letter (kept_moved);
  * then runs dlq redrive --group for each group it decided (--to when a letter SQS moved is to
  * go back), which sends the group's letters left, in order. Once nothing is held or stuck, a
  * letter kept for later may be discarded, or its cause fixed and it redriven (applied out of
@@ -175,10 +176,10 @@ inline groups() {
 #define ROUND_END acted = 0; dg = 0; gg = 0; sdn = 0; sn0 = 0; sn1 = 0; so0 = 0; so1 = 0
 
 /* The round's end, after its decisions: a redrive of each group decided (--group), from group
- * gg on, while a letter not kept for later is left (O_RD); then the round's view forgotten. A
- * letter of another group, which came in after the look, waits for the next round (found by
- * the model, scenario 13: a letter that crash-loops, always back while a redrive runs, was
- * never decided). */
+ * gg on, while a letter not kept for later, or one kept that the queue moved, is left (O_RD);
+ * then the round's view forgotten. A letter of another group, which came in after the look,
+ * waits for the next round (found by the model, scenario 13: a letter that crash-loops, always
+ * back while a redrive runs, was never decided). */
 inline rdchk() {
 	do
 	:: gg < NG && HAS(dg, gg) ->
