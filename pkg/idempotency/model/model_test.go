@@ -73,13 +73,22 @@ func crashMask(ps []int) int {
 const ids = "MMAX=16"
 
 // scenarios are scenarios.pml's, every one checked for safety and liveness by make model.
-var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
+var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
 
 // wideScenarios are those whose checks take minutes (hundreds of thousands of states to
 // millions): make model runs them, make test does not.
 var wideScenarios = []int{9, 10, 11, 12, 13, 14, 15, 17, 19}
 
 func wide(s int) bool { return slices.Contains(wideScenarios, s) }
+
+// open are the gaps the model found that are not closed yet: the scenario whose liveness fails,
+// and why. Its check must find the counterexample, so that it stays in view (the matrix prints
+// it) until the gap is closed; then the check fails, saying so, and the scenario's liveness
+// joins the checks that must pass.
+var open = map[int]string{
+	20: "an open gap: the round decides the blocker's moved letter, fixed already, while the message behind it crashes their batches (docs/recovery-model.md)",
+	21: "an open gap: scenario 20's, with the blocker skipped at will (docs/recovery-model.md)",
+}
 
 // split is how make model checks a scenario too wide to search whole within its memory bound:
 // as one check per set of crash points (the points CRASHAT lets crash), safety and liveness
@@ -109,7 +118,7 @@ func quick() []check {
 	var cs []check
 	for _, s := range scenarios {
 		if !wide(s) {
-			cs = append(cs, check{scen: s}, check{scen: s, live: true})
+			cs = append(cs, check{scen: s}, check{scen: s, live: true, fails: open[s] != "", why: open[s]})
 		}
 	}
 	for _, b := range broken {
@@ -131,7 +140,7 @@ func all() []check {
 		}
 		parts, ok := split[s]
 		if !ok {
-			cs = append(cs, check{scen: s}, check{scen: s, live: true})
+			cs = append(cs, check{scen: s}, check{scen: s, live: true, fails: open[s] != "", why: open[s]})
 			continue
 		}
 		for _, ps := range parts {
@@ -195,7 +204,7 @@ func judge(t *testing.T, c check, r result) {
 	case r.errors > 0 && !c.fails:
 		t.Errorf("counterexample (%s):\n%s", r.what, r.trail)
 	case r.errors == 0 && c.fails:
-		t.Errorf("no counterexample, but it must have one (%s): a check that cannot fail", c.why)
+		t.Errorf("no counterexample, but it must have one (%s): a check that cannot fail, or a gap closed (then take it off open)", c.why)
 	case c.fails && !strings.Contains(r.trail, "MSC:"):
 		t.Errorf("counterexample without a trail that replays:\n%s", r.trail)
 	case c.fails:

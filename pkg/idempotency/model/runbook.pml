@@ -39,18 +39,20 @@ inline blocker(a_g0) {
 	skip
 }
 
-/* The group's first letter kept for later that the queue moved (bl; DMAX: none). A letter kept
- * for later waits for the later phase, but not one the queue moved: its message crashes the
- * function, or shared its batches, and the group's redrive would send it before the letter
- * decided and take that letter's batch down with it again (found by the model, scenario 18: a
- * crash-looping message skipped at will, redriven with its group for ever). It is decided
- * first, as any moved letter: its cause fixed, or discarded. BREAK=7 passes over it. */
+/* The group's first letter kept for later that the queue moved, of a message skipped at will
+ * (bl; DMAX: none). A letter kept for later waits for the later phase, but not that one: its
+ * message may crash the function (it was skipped while it crash-looped, its letter not there
+ * to move), and the group's redrive would send it before the letter decided and take that
+ * letter's batch down with it again (found by the model, scenario 18: redriven with its group
+ * for ever). It is decided first, as any moved letter: its cause fixed, or discarded. A letter
+ * of a message the runbook skipped (nofix: failed, it cannot be fixed now) crashes nothing, and
+ * still waits. BREAK=7 passes over every kept letter. */
 inline kept_moved(a_g0) {
 	bl = DMAX;
 #if BREAK != 7
 	x = 0;
 	do
-	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && dl[x].why == W_MOVED -> bl = x :: else fi; x++
+	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && dl[x].why == W_MOVED && !nofix[dl[x].pay] -> bl = x :: else fi; x++
 	:: else -> break
 	od
 #endif
