@@ -105,7 +105,7 @@ func TestRunbook_a_redrive_of_the_group_decided_leaves_another_groups_letter_in_
 // then moves it and the message that shares its batches, in their order. The blocker the hold
 // names is that second message, whose letter has nothing to fix; a redrive of the group sends
 // the skipped letter first, and it takes the batch down with it again, for ever (the recovery
-// model's scenario 18). The runbook decides a letter kept for later that the queue moved before
+// model's scenario 18). The runbook decides the moved letter of a message skipped at will before
 // the group's redrive, as any moved letter: discarded, or its cause fixed; then the redrive
 // applies the rest and nothing is held or left.
 //
@@ -120,7 +120,9 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 			c := newCloud(t)
 			f := c.pipeline(t, pipelineConfig{MaxReceiveCount: backstopReceives})
 			f.set(f.hanging, true, "x")
+			f.mu.Lock()
 			f.mates["e2"] = "x"
+			f.mu.Unlock()
 			x := f.send(t, "acct", "x", "x", map[string]int{"amount": 5})
 			e2 := f.send(t, "acct", "e2", "e2", map[string]int{"amount": 5})
 			for range 2 * backstopReceives {
@@ -162,7 +164,7 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 				t.Fatalf("after a redrive with the skipped x first: %s; want both letters back, x's first", got)
 			}
 
-			// The runbook: the letter kept for later that the queue moved is decided first.
+			// The runbook: the moved letter of the message skipped at will is decided first.
 			want := []string{"e2"}
 			if decision == "discarded" {
 				if code, out := f.cli(t, "dlq", "discard", "--why", "crashes the function", "x"); code != 0 {

@@ -87,7 +87,7 @@ func wide(s int) bool { return slices.Contains(wideScenarios, s) }
 // joins the checks that must pass.
 var open = map[int]string{
 	20: "an open gap: the round decides the blocker's moved letter, fixed already, while the message behind it crashes their batches (docs/recovery-model.md)",
-	21: "an open gap: scenario 20's, with the blocker skipped at will (docs/recovery-model.md)",
+	21: "an open gap: scenario 18 with e2 crashing too, e1 fixed and its moved letter decided again and again (docs/recovery-model.md)",
 }
 
 // split is how make model checks a scenario too wide to search whole within its memory bound:
