@@ -150,7 +150,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 			}()
 			fmt.Fprintf(s.out, "its letter in %s: %s (%s)\n", url, l.MessageID, oneLine(l.Why(), 200))
 		} else {
-			fmt.Fprintf(s.out, "no letter of %s in view in %s: nothing to move (a letter SQS moves there later comes after the group's others)\n", blocker, url)
+			fmt.Fprintf(s.out, "no letter of %s in view in %s: nothing to move now; if it crash-loops, SQS moves it there later, maybe before the group's others: decide it before the group's redrive (docs/runbook.md, \"Moved by the queue\")\n", blocker, url)
 		}
 	}
 	fmt.Fprintf(s.out, "Once skipped, the group goes on past %s, and gives up its order: the %d messages held behind it keep theirs and go on at once, and it holds the group no more, "+
@@ -160,7 +160,8 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 	case letter != nil:
 		fmt.Fprintln(s.out, "Its letter is moved behind the group's other letters, so that a redrive sends the held tail first, and it last.")
 	case url == "":
-		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail.")
+		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail. "+
+			"If it is not there yet and it crash-loops, SQS moves it there later, maybe before the group's others: decide it before the group's redrive (docs/runbook.md, \"Moved by the queue\").")
 	}
 	if !f.yes && !confirm(ctx, s, "Skip the blocker?") {
 		return fmt.Errorf("not skipped")

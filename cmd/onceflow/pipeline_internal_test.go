@@ -53,6 +53,10 @@ type pipeline struct {
 	malformed map[string]bool
 	hanging   map[string]bool
 	lose      map[string]int // event id -> how many more answers of its batches are lost
+	// mates: event id -> the event ahead of it in its group whose batches it shares on AWS (a
+	// FIFO receive there returns several messages of a group; the local queue returns one at
+	// a time): its invocations are killed, as that event's are, while that one hangs undecided.
+	mates map[string]string
 }
 
 // pipelineConfig tunes a pipeline: MaxReceiveCount, when set, is the LedgerQueue's redrive
@@ -76,7 +80,8 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 	t.Helper()
 	f := &pipeline{c: c, src: c.e.Queues["LedgerQueue"].URL, srcARN: c.e.Queues["LedgerQueue"].ARN,
 		dlq: c.e.Queues["LedgerDeadLetterQueue"].URL, admin: operator.New(c.db, c.tableName("IdempotencyTable")),
-		failing: map[string]bool{}, malformed: map[string]bool{}, hanging: map[string]bool{}, lose: map[string]int{}}
+		failing: map[string]bool{}, malformed: map[string]bool{}, hanging: map[string]bool{}, lose: map[string]int{},
+		mates: map[string]string{}}
 	if cfg.MaxReceiveCount > 0 {
 		policy := fmt.Sprintf(`{"deadLetterTargetArn":%q,"maxReceiveCount":"%d"}`, c.e.Queues["LedgerDeadLetterQueue"].ARN, cfg.MaxReceiveCount)
 		if _, err := c.sqs.SetQueueAttributes(t.Context(), &sqs.SetQueueAttributesInput{QueueUrl: aws.String(f.src),
@@ -105,10 +110,28 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 	return f
 }
 
+// hangs reports whether event id runs until the invocation's deadline: it is in f.hanging, or
+// its mate is, undecided.
+func (f *pipeline) hangs(ctx context.Context, id string) (bool, error) {
+	f.mu.Lock()
+	mate, ok := f.mates[id]
+	hang, mateHangs := f.hanging[id], ok && f.hanging[mate]
+	f.mu.Unlock()
+	if hang || !mateHangs {
+		return hang, nil
+	}
+	_, decided, err := f.admin.Record(ctx, "ledger", mate)
+	return !decided, err
+}
+
 // Decide is the ledger's handler: an append of the event's id to its account's log.
 func (f *pipeline) Decide(ctx context.Context, ev cloudevent.Event) (idempotency.Effect, error) {
+	hang, err := f.hangs(ctx, ev.ID)
+	if err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
-	hang, bad, fail := f.hanging[ev.ID], f.malformed[ev.ID], f.failing[ev.ID]
+	bad, fail := f.malformed[ev.ID], f.failing[ev.ID]
 	f.mu.Unlock()
 	switch {
 	case hang:
@@ -236,17 +259,21 @@ func (f *pipeline) step(t *testing.T) bool {
 func (f *pipeline) invoke(t *testing.T, ev events.SQSEvent) map[string]bool {
 	t.Helper()
 	ctx, lost := t.Context(), false
-	f.mu.Lock()
 	hangs := false
 	for _, m := range ev.Records {
 		id := eventIDOfBody(m.Body)
-		hangs = hangs || f.hanging[id]
+		h, err := f.hangs(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hangs = hangs || h
+		f.mu.Lock()
 		if f.lose[id] > 0 {
 			f.lose[id]--
 			lost = true
 		}
+		f.mu.Unlock()
 	}
-	f.mu.Unlock()
 	if hangs {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, functionTimeout)

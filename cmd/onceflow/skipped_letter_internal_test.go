@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -96,5 +97,88 @@ func TestRunbook_a_redrive_of_the_group_decided_leaves_another_groups_letter_in_
 	}
 	if h, ok := f.hold(t, "acct-b"); !ok || len(h.Held) != 1 {
 		t.Errorf("account b: hold %s; want it still held behind b1, whose letter waits", heldList(h))
+	}
+}
+
+// A message that crashes the function is skipped while it crash-loops (hold skip, at will): its
+// letter is not in the dead-letter queue yet, so nothing moves it behind the others, and SQS
+// then moves it and the message that shares its batches, in their order. The blocker the hold
+// names is that second message, whose letter has nothing to fix; a redrive of the group sends
+// the skipped letter first, and it takes the batch down with it again, for ever (the recovery
+// model's scenario 18). The runbook decides the moved letter of a message skipped at will before
+// the group's redrive, as any moved letter: discarded, or its cause fixed; then the redrive
+// applies the rest and nothing is held or left.
+//
+// On AWS, x and e2 share each batch (a FIFO receive returns several of a group) and e2 fails
+// with x's every invocation; the local queue hands out one message of a group at a time, so
+// e2's invocations are killed while x hangs undecided (f.mates).
+func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is_redriven(t *testing.T) {
+	t.Parallel()
+	for _, decision := range []string{"discarded", "fixed"} {
+		t.Run(decision, func(t *testing.T) {
+			t.Parallel()
+			c := newCloud(t)
+			f := c.pipeline(t, pipelineConfig{MaxReceiveCount: backstopReceives})
+			f.set(f.hanging, true, "x")
+			f.mu.Lock()
+			f.mates["e2"] = "x"
+			f.mu.Unlock()
+			x := f.send(t, "acct", "x", "x", map[string]int{"amount": 5})
+			e2 := f.send(t, "acct", "e2", "e2", map[string]int{"amount": 5})
+			for range 2 * backstopReceives {
+				if _, held := f.hold(t, "acct"); held {
+					break
+				}
+				f.step(t)
+			}
+			if code, out := f.cli(t, "hold", "skip", "--why", "crashes the function", "acct"); code != 0 || !strings.Contains(out, "decide it before the group's redrive") {
+				t.Fatalf("hold skip while x crash-loops: exit %d (%s); want x skipped, its letter not there yet and the operator told so", code, lastLines(out, 4))
+			}
+			// x's letter heads its group, then e2's (the local queue shows a group's first)
+			xFirst := func() (bool, string) {
+				ls := f.inView(t)
+				return f.letters(t) == 2 && len(ls) == 1 && ls[0].EventID == "x", fmt.Sprintf("%d letters, in view %s", f.letters(t), letterList(ls))
+			}
+			f.consume(t) // until SQS moves x, then e2
+			// hold get names e2 the blocker, and x as skipped, by the id its letter was sent as
+			if h, ok := f.hold(t, "acct"); !ok || len(h.Held) != 1 || h.Held[0].MessageID != e2 || len(h.Skipped) != 1 || h.Skipped[0].MessageID != x {
+				t.Fatalf("after SQS moved the batch: hold %s, skipped %v; want the account held behind e2, x skipped", heldList(h), h.Skipped)
+			}
+			if ls := f.inView(t); len(ls) != 1 || ls[0].OriginalMessage != x {
+				t.Fatalf("in view %s; want x's letter, first sent as %s", letterList(ls), x)
+			}
+			if ok, got := xFirst(); !ok {
+				t.Fatalf("after SQS moved the batch: %s; want x's letter first, then e2's", got)
+			}
+
+			// The blocker's letter (e2, nothing to fix) decided, the skipped one left for later:
+			// the group's redrive sends x first, which takes e2's batch down again.
+			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 || !strings.Contains(out, "moved 2,") {
+				t.Fatalf("dlq redrive: exit %d (%s); want x and e2 moved", code, lastLines(out, 2))
+			}
+			f.consume(t)
+			if got := f.applied(t, "acct"); len(got) != 0 {
+				t.Fatalf("after a redrive with the skipped x first: applied %v; want nothing applied", got)
+			}
+			if ok, got := xFirst(); !ok {
+				t.Fatalf("after a redrive with the skipped x first: %s; want both letters back, x's first", got)
+			}
+
+			// The runbook: the moved letter of the message skipped at will is decided first.
+			want := []string{"e2"}
+			if decision == "discarded" {
+				if code, out := f.cli(t, "dlq", "discard", "--why", "crashes the function", "x"); code != 0 {
+					t.Fatalf("dlq discard x: exit %d (%s)", code, lastLines(out, 3))
+				}
+			} else {
+				f.set(f.hanging, false, "x")
+				want = []string{"x", "e2"}
+			}
+			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 {
+				t.Fatalf("dlq redrive: exit %d (%s)", code, lastLines(out, 2))
+			}
+			f.consume(t)
+			f.wantSettled(t, "acct", "after x was "+decision+" and the group redriven,", want...)
+		})
 	}
 }

@@ -73,7 +73,7 @@ func crashMask(ps []int) int {
 const ids = "MMAX=16"
 
 // scenarios are scenarios.pml's, every one checked for safety and liveness by make model.
-var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19}
+var scenarios = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
 
 // wideScenarios are those whose checks take minutes (hundreds of thousands of states to
 // millions): make model runs them, make test does not.
@@ -86,7 +86,8 @@ func wide(s int) bool { return slices.Contains(wideScenarios, s) }
 // it) until the gap is closed; then the check fails, saying so, and the scenario's liveness
 // joins the checks that must pass.
 var open = map[int]string{
-	18: "an open gap: a crash-looping message skipped at will is redriven with its group for ever (docs/recovery-model.md)",
+	20: "an open gap: the round decides the blocker's moved letter, fixed already, while the message behind it crashes their batches (docs/recovery-model.md)",
+	21: "an open gap: scenario 18 with e2 crashing too, e1 fixed and its moved letter decided again and again (docs/recovery-model.md)",
 }
 
 // split is how make model checks a scenario too wide to search whole within its memory bound:
@@ -109,7 +110,7 @@ var split = map[int][][]int{
 var broken = []struct {
 	brk, scen int
 	live      bool
-}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}, {6, 17, true}}
+}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}, {6, 17, true}, {7, 18, true}}
 
 // quick is the set make test runs: safety and liveness of every scenario but the wide ones,
 // and each broken step, which must fail.
@@ -139,7 +140,7 @@ func all() []check {
 		}
 		parts, ok := split[s]
 		if !ok {
-			cs = append(cs, check{scen: s}, check{scen: s, live: true})
+			cs = append(cs, check{scen: s}, check{scen: s, live: true, fails: open[s] != "", why: open[s]})
 			continue
 		}
 		for _, ps := range parts {

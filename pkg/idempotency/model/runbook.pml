@@ -8,7 +8,8 @@
  *   malformed, not decodable, conflict: dlq discard;
  *   failed N times, moved by the queue: fix the cause; or, when it can never succeed, dlq
  *     discard, or hold skip (it heads the hold), keeping it for later;
- *   held behind another, kept for later: nothing yet;
+ *   held behind another, kept for later: nothing yet; but a moved letter of a message
+ *     skipped at will is decided first, as a moved letter (kept_moved);
  * then runs dlq redrive --group for each group it decided (--to when a letter SQS moved is to
  * go back), which sends the group's letters left, in order. Once nothing is held or stuck, a
  * letter kept for later may be discarded, or its cause fixed and it redriven (applied out of
@@ -36,6 +37,25 @@ inline blocker(a_g0) {
 	:: else
 	fi;
 	skip
+}
+
+/* The group's first letter kept for later that the queue moved, of a message skipped at will
+ * (bl; DMAX: none). A letter kept for later waits for the later phase, but not that one: its
+ * message may crash the function (it was skipped while it crash-looped, its letter not there
+ * to move), and the group's redrive would send it before the letter decided and take that
+ * letter's batch down with it again (found by the model, scenario 18: redriven with its group
+ * for ever). It is decided first, as any moved letter: its cause fixed, or discarded. A letter
+ * of a message the runbook skipped (nofix: failed, it cannot be fixed now) crashes nothing, and
+ * still waits. BREAK=7 passes over every kept letter. */
+inline kept_moved(a_g0) {
+	bl = DMAX;
+#if BREAK != 7
+	x = 0;
+	do
+	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && dl[x].why == W_MOVED && !nofix[dl[x].pay] -> bl = x :: else fi; x++
+	:: else -> break
+	od
+#endif
 }
 
 /* What the operator sees of letter j0: lp, lo, w, lg. */
@@ -105,8 +125,10 @@ inline decide(a_g0) {
 	/* `hold get` names the blocker: its letter is the one to decide (runbook.md, "Held
 	 * behind another"), wherever it is among its group's letters (a redrive of it before its
 	 * decision sent it back behind live messages: its held letters come first then); with
-	 * none, the group's first letter not kept for later (`dlq list`) */
-	blocker(a_g0);
+	 * none, the group's first letter not kept for later (`dlq list`); before either, a moved
+	 * letter of a message skipped at will (kept_moved) */
+	kept_moved(a_g0);
+	if :: bl == DMAX -> blocker(a_g0) :: else fi;
 	if
 	:: bl < DMAX -> look(bl)
 	:: else ->
@@ -156,14 +178,20 @@ inline groups() {
 #define ROUND_END acted = 0; dg = 0; gg = 0; sdn = 0; sn0 = 0; sn1 = 0; so0 = 0; so1 = 0
 
 /* The round's end, after its decisions: a redrive of each group decided (--group), from group
- * gg on, while a letter not kept for later is left (O_RD); then the round's view forgotten. A
- * letter of another group, which came in after the look, waits for the next round (found by
- * the model, scenario 13: a letter that crash-loops, always back while a redrive runs, was
- * never decided). */
+ * gg on, while a letter not kept for later, or a moved one of a message skipped at will, is
+ * left (O_RD);
+ * then the round's view forgotten. A letter of another group, which came in after the look,
+ * waits for the next round (found by the model, scenario 13: a letter that crash-loops, always
+ * back while a redrive runs, was never decided). */
 inline rdchk() {
 	do
-	:: gg < NG && HAS(dg, gg) && unkept > 0 -> rdgm = BIT(gg); ctx = O_RDCHK; nxt = O_RD; break
-	:: gg < NG && !(HAS(dg, gg) && unkept > 0) -> gg++
+	:: gg < NG && HAS(dg, gg) ->
+		kept_moved(gg);    /* a moved letter of a message skipped at will is sent too, once decided */
+		if
+		:: unkept > 0 || bl < DMAX -> bl = 0; x = 0; rdgm = BIT(gg); ctx = O_RDCHK; nxt = O_RD; break
+		:: else -> bl = 0; x = 0; gg++
+		fi
+	:: gg < NG && !HAS(dg, gg) -> gg++
 	:: gg >= NG -> ROUND_END; nxt = O_RUN; break
 	od
 }

@@ -120,8 +120,8 @@
 #define CRASHES 1
 #define SETUP kind[1] = K_FAIL; kind[2] = K_MALF; grp[3] = 1
 #elif SCEN == 18
-/* found by the model, open: A: e1 crashes the function until fixed, e2; one command at will (a
- * skip of e1): docs/recovery-model.md, "What the model found". Its liveness fails. */
+/* found by the model: A: e1 crashes the function until fixed, e2; one command at will (a skip
+ * of e1 while it crash-loops): docs/recovery-model.md, "What the model found". */
 #define NP 2
 #define OPS 1
 #define SETUP kind[1] = K_CRASH
@@ -132,6 +132,18 @@
 #define CRASHES 1
 #define STALE 1
 #define SETUP kind[1] = K_CRASH; kind[2] = K_MALF; resend = BIT(1)
+#elif SCEN == 20
+/* found by a review, open: A: e1 fails, e2 crashes the function until fixed. The round decides
+ * e1's moved letter (the blocker the hold names) while e2 crashes their batches: its liveness
+ * fails (docs/recovery-model.md, "What the model found"). */
+#define NP 2
+#define SETUP kind[1] = K_FAIL; kind[2] = K_CRASH
+#elif SCEN == 21
+/* found by a review, open: scenario 18 with e2 crashing the function too; one command at will.
+ * Its liveness fails, as 20's. */
+#define NP 2
+#define OPS 1
+#define SETUP kind[1] = K_CRASH; kind[2] = K_CRASH
 #endif
 
 #ifndef MAXATT
