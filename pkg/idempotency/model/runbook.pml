@@ -179,10 +179,9 @@ inline groups() {
 
 /* The round's end, after its decisions: a redrive of each group decided (--group), from group
  * gg on, while a letter not kept for later, or a moved one of a message skipped at will, is
- * left (O_RD);
- * then the round's view forgotten. A letter of another group, which came in after the look,
- * waits for the next round (found by the model, scenario 13: a letter that crash-loops, always
- * back while a redrive runs, was never decided). */
+ * left (O_RD); then the round's view forgotten. A letter of another group, which came in after
+ * the look, waits for the next round (found by the model, scenario 13: a letter that
+ * crash-loops, always back while a redrive runs, was never decided). */
 inline rdchk() {
 	do
 	:: gg < NG && HAS(dg, gg) ->
