@@ -121,6 +121,9 @@ func decisionCommand(what, yes string, queue func(*dlqFlags, *flag.FlagSet), nee
 	}
 }
 
+// movedLater is what hold skip says of a blocker whose letter is not in the dead-letter queue.
+const movedLater = "if it crash-loops, SQS moves it there later, maybe before the group's others: decide it before the group's redrive (docs/runbook.md, \"Moved by the queue\")"
+
 // skip is hold skip: the group goes on past its blocker, recorded on the hold, and the
 // blocker's letter (when url names the dead-letter queue) moves behind the group's others.
 func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, f recordFlags, d decisionFlags, s ioStreams) error {
@@ -150,7 +153,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 			}()
 			fmt.Fprintf(s.out, "its letter in %s: %s (%s)\n", url, l.MessageID, oneLine(l.Why(), 200))
 		} else {
-			fmt.Fprintf(s.out, "no letter of %s in view in %s: nothing to move now; if it crash-loops, SQS moves it there later, maybe before the group's others: decide it before the group's redrive (docs/runbook.md, \"Moved by the queue\")\n", blocker, url)
+			fmt.Fprintf(s.out, "no letter of %s in view in %s: nothing to move now; %s\n", blocker, url, movedLater)
 		}
 	}
 	fmt.Fprintf(s.out, "Once skipped, the group goes on past %s, and gives up its order: the %d messages held behind it keep theirs and go on at once, and it holds the group no more, "+
@@ -160,8 +163,7 @@ func skip(ctx context.Context, t *target, a *operator.Admin, url, group string, 
 	case letter != nil:
 		fmt.Fprintln(s.out, "Its letter is moved behind the group's other letters, so that a redrive sends the held tail first, and it last.")
 	case url == "":
-		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail. "+
-			"If it is not there yet and it crash-loops, SQS moves it there later, maybe before the group's others: decide it before the group's redrive (docs/runbook.md, \"Moved by the queue\").")
+		fmt.Fprintln(s.out, "Its letter stays where it is (no --queue): a redrive sends it before the held tail; if it is not there yet, "+movedLater)
 	}
 	if !f.yes && !confirm(ctx, s, "Skip the blocker?") {
 		return fmt.Errorf("not skipped")

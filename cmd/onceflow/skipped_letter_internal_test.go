@@ -177,8 +177,9 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 {
 				t.Fatalf("dlq redrive: exit %d (%s)", code, lastLines(out, 2))
 			}
+			f.sendNew(t, "acct", "e3") // live traffic, behind the redriven letters
 			f.consume(t)
-			f.wantSettled(t, "acct", "after x was "+decision+" and the group redriven,", want...)
+			f.wantSettled(t, "acct", "after x was "+decision+" and the group redriven,", append(want, "e3")...)
 		})
 	}
 }
