@@ -58,6 +58,10 @@ inline kept_moved(a_g0) {
 #endif
 }
 
+/* Payload p's letter, moved by the queue, has no cause to decide: its cause is fixed, its event
+ * decided (`dlq show`), or it neither fails nor crashes. */
+#define NOCAUSE(p) (fixed[p] || DECIDED(eid[p], p) || (kind[p] != K_FAIL && kind[p] != K_CRASH))
+
 /* What the operator sees of letter j0: lp, lo, w, lg. */
 inline look(a_j0) {
 	lj = a_j0; lp = dl[lj].pay; olo = dl[lj].orig; w = dl[lj].why; lg = grp[lp]
@@ -138,6 +142,21 @@ inline decide(a_g0) {
 		:: else -> break
 		od;
 		if :: x < dn -> look(x) :: else -> lj = DMAX fi   /* every letter kept, the blocker's not there */
+	fi;
+	/* a letter the queue moved that has no cause now (its cause fixed, its event decided, or it
+	 * neither fails nor crashes) only went with a batch another message took down: the decision
+	 * passes to its group's first moved letter that has one, if there is one (not one the runbook
+	 * skipped: it waits). Found by the model, scenarios 20 and 21: the round fixed the blocker's
+	 * letter again and again while the crasher behind it took their batches down. */
+	if
+	:: lj < DMAX && w == W_MOVED && NOCAUSE(lp) && BREAK != 8 ->
+		x = 0;
+		do
+		:: x < dn && !(grp[dl[x].pay] == a_g0 && dl[x].why == W_MOVED && !NOCAUSE(dl[x].pay) && !(KEPT(x) && nofix[dl[x].pay])) -> x++
+		:: else -> break
+		od;
+		if :: x < dn -> look(x) :: else fi
+	:: else
 	fi;
 	VIEW_OF(a_g0);
 	bw = (lj == DMAX || (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != olo));
