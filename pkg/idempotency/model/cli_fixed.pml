@@ -121,7 +121,8 @@ inline op_release(a_g0) {
 /* onceflow dlq redrive (dlq.Redrive), one letter a step: in the dead-letter queue's order,
  * the first letter of a group not left yet; a letter of a group not in the redrive (--group,
  * Filter.Group: the groups in rdgm) leaves its group's letters in place ("skipped"), and so
- * does one this redrive sent already ("again"); a letter SQS moved, which names no source
+ * does one this redrive sent already ("again") or one that came in after it began ("late",
+ * LATE); a letter SQS moved, which names no source
  * queue, goes to the dead-letter queue's only source queue (ListDeadLetterSourceQueues) all
  * the same, so --to is not modelled apart. The letter is sent under a fresh deduplication id,
  * carrying the id it was first sent as, then deleted (the CLI may stop between: sent, not
