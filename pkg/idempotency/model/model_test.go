@@ -107,7 +107,7 @@ var split = map[int][][]int{
 var broken = []struct {
 	brk, scen int
 	live      bool
-}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}, {6, 17, true}, {7, 18, true}, {8, 20, true}, {9, 21, true}}
+}{{1, 5, true}, {2, 4, false}, {3, 6, false}, {4, 1, true}, {5, 7, true}, {6, 17, true}, {7, 18, true}, {8, 20, true}, {8, 21, true}, {9, 20, true}, {9, 21, true}}
 
 // whole is scenario s's safety and liveness checks, searched whole; the liveness of an open gap
 // must find its counterexample.
