@@ -93,10 +93,11 @@ type Redriven struct {
 // that group is left too. It sends only letters the queue held when it began: one that comes in
 // while it runs is left in place with the rest of its group, for the operator to look at first
 // (Late; Again when it is a message this redrive sent that failed at once, never sent twice in
-// one run). It tells them by when the queue took them (deadletter.Letter.Enqueued), by SQS's
-// clock against this machine's: a clock ahead of SQS's by d also sends letters that came in
-// within d of the start, one behind it leaves those taken within d before (the next redrive
-// sends them). Redrive calls report
+// one run). It tells them by when the queue took them (deadletter.Letter.Enqueued: a letter's
+// send, or SQS's move of a message to a FIFO dead-letter queue; a standard queue keeps a moved
+// message's first send), by SQS's clock against this machine's: a clock ahead of SQS's by d
+// also sends letters that came in within d of the start, one behind it leaves those taken
+// within d before (the next redrive sends them). Redrive calls report
 // with each letter as it is decided, then once with Unseen when letters stayed out of its
 // view, and returns the first error that stopped it; the letters left in place are visible
 // again when it returns.
