@@ -28,7 +28,7 @@ type Letter struct {
 	GroupID         string // AttrSourceGroupID, else the message's own MessageGroupId
 	DedupID         string // AttrSourceDedupID, else the message's own MessageDeduplicationId
 	ReceiveCount    string // AttrReceiveCount: receives on the source queue when dead-lettered
-	DeadLetteredAt  string // AttrDeadLetteredAt, else when it was first sent (RFC 3339)
+	DeadLetteredAt  string // AttrDeadLetteredAt, else when the queue took it (Enqueued, RFC 3339)
 	// Enqueued is when the dead-letter queue took the letter, by SQS's clock (SentTimestamp; a
 	// FIFO queue sets it anew when SQS moves a message to it); zero when SQS did not say.
 	Enqueued time.Time

@@ -97,7 +97,8 @@ type Redriven struct {
 // send, or SQS's move of a message to a FIFO dead-letter queue; a standard queue keeps a moved
 // message's first send), by SQS's clock against this machine's: a clock ahead of SQS's by d
 // also sends letters that came in within d of the start, one behind it leaves those taken
-// within d before (the next redrive sends them). Redrive calls report
+// within d before (the next redrive sends them); a letter without that time (a zero Enqueued)
+// is never late. Again, Behind and Skipped are told before Late; a dry run reports Late too. Redrive calls report
 // with each letter as it is decided, then once with Unseen when letters stayed out of its
 // view, and returns the first error that stopped it; the letters left in place are visible
 // again when it returns.
