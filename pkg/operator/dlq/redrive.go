@@ -98,10 +98,10 @@ type Redriven struct {
 // message's first send), by SQS's clock against this machine's: a clock ahead of SQS's by d
 // also sends letters that came in within d of the start, one behind it leaves those taken
 // within d before (the next redrive sends them); a letter without that time (a zero Enqueued)
-// is never late. Again, Behind and Skipped are told before Late; a dry run reports Late too. Redrive calls report
-// with each letter as it is decided, then once with Unseen when letters stayed out of its
-// view, and returns the first error that stopped it; the letters left in place are visible
-// again when it returns.
+// is never late. Again, Behind and Skipped are told before Late; a dry run reports Late too.
+// Redrive calls report with each letter as it is decided, then once with Unseen when letters
+// stayed out of its view, and returns the first error that stopped it; the letters left in
+// place are visible again when it returns.
 func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) error {
 	if cfg.Client == nil || cfg.Queue == "" {
 		return errors.New("redrive: client and queue are required")
