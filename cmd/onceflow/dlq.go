@@ -174,14 +174,17 @@ func dlqRedrive() command {
 				if r.Err != nil {
 					line += "\n    " + r.Err.Error()
 				}
-				if r.Outcome == dlq.Again {
+				switch r.Outcome {
+				case dlq.Again:
 					line += "\n    dead-lettered again after this redrive sent it: the cause is not fixed"
+				case dlq.Late:
+					line += "\n    came into the dead-letter queue after this redrive began: look at it (dlq list) before a redrive sends it"
 				}
 				fmt.Fprintln(s.out, line)
 			})
-			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, unseen %d, failed again %d, failed %d\n",
+			fmt.Fprintf(s.out, "moved %d, would move %d, skipped %d, behind %d, unseen %d, failed again %d, failed %d, late %d\n",
 				counts[dlq.Moved], counts[dlq.WouldMove], counts[dlq.Skipped], counts[dlq.Behind],
-				counts[dlq.Unseen], counts[dlq.Again], counts[dlq.Failed])
+				counts[dlq.Unseen], counts[dlq.Again], counts[dlq.Failed], counts[dlq.Late])
 			if err == nil && counts[dlq.Failed] > 0 {
 				err = fmt.Errorf("%d letters failed; they are still in the dead-letter queue", counts[dlq.Failed])
 			}

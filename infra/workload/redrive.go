@@ -49,10 +49,11 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 	}
 	// A stream's letters go to its consumer's replay queue, as `onceflow dlq redrive` sends
 	// them: one redrive moves what is in view (a key's first letter, its others once it has
-	// gone), so it runs again while it says letters are out of view, a few times at most.
+	// gone) of the letters there when it began, so it runs again while it says letters are
+	// out of view or came in while it ran (late), a few times at most.
 	for _, sc := range t.streams {
-		for pass, unseen := 0, 1; unseen > 0 && pass < 5; pass++ {
-			unseen = 0
+		for pass, more := 0, true; more && pass < 5; pass++ {
+			unseen, late := 0, 0
 			var failed []string
 			err := dlq.Redrive(ctx, dlq.RedriveConfig{Client: client, Queue: sc.DLQURL, Replay: sc.ReplayURL, Source: sc.ReplayURL}, func(r dlq.Redriven) {
 				switch r.Outcome {
@@ -61,6 +62,8 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 					st.reasons[shortReasonOf(r.Letter.Reason)]++
 				case dlq.Unseen:
 					unseen = r.Count
+				case dlq.Late:
+					late++
 				case dlq.Failed:
 					failed = append(failed, fmt.Sprintf("%s: %v", r.Letter.MessageID, r.Err))
 				}
@@ -71,7 +74,7 @@ func redrive(ctx context.Context, client *sqs.Client, t *topology) (redriveStats
 			if err != nil {
 				return st, fmt.Errorf("redrive %s's letters to its replay queue: %w", sc.Name, err)
 			}
-			if unseen > 0 {
+			if more = unseen > 0 || late > 0; more {
 				if err := pause(ctx, 2*time.Second); err != nil { // the replay queue takes the first ones
 					return st, err
 				}

@@ -28,8 +28,11 @@ type Letter struct {
 	GroupID         string // AttrSourceGroupID, else the message's own MessageGroupId
 	DedupID         string // AttrSourceDedupID, else the message's own MessageDeduplicationId
 	ReceiveCount    string // AttrReceiveCount: receives on the source queue when dead-lettered
-	DeadLetteredAt  string // AttrDeadLetteredAt, else when it was first sent (RFC 3339)
-	EventID         string // DecodedEventID, else the CloudEvent's id, "" when the body is not one
+	DeadLetteredAt  string // AttrDeadLetteredAt, else when the queue took it (Enqueued, RFC 3339)
+	// Enqueued is when the dead-letter queue took the letter, by SQS's clock (SentTimestamp; a
+	// FIFO queue sets it anew when SQS moves a message to it); zero when SQS did not say.
+	Enqueued time.Time
+	EventID  string // DecodedEventID, else the CloudEvent's id, "" when the body is not one
 	// DecodedEventID is the event id the consumer decoded (AttrEventID, WithEventID); "" when
 	// it wrote none (a letter SQS moved, one dead-lettered before it was decoded).
 	DecodedEventID string
@@ -78,6 +81,7 @@ func Read(m types.Message) Letter {
 		GroupID:        firstNonEmpty(textOf(m.MessageAttributes[AttrSourceGroupID]), m.Attributes["MessageGroupId"]),
 		DedupID:        firstNonEmpty(attr(AttrSourceDedupID), m.Attributes["MessageDeduplicationId"]),
 		DeadLetteredAt: firstNonEmpty(attr(AttrDeadLetteredAt), sentAt(m.Attributes["SentTimestamp"])),
+		Enqueued:       unixMilli(m.Attributes["SentTimestamp"]),
 		TraceHeader:    m.Attributes["AWSTraceHeader"],
 		Attributes:     map[string]types.MessageAttributeValue{},
 		raw:            m.MessageAttributes,
@@ -142,11 +146,21 @@ func text(v any) string {
 }
 
 func sentAt(ms string) string {
-	n, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil {
+	t := unixMilli(ms)
+	if t.IsZero() {
 		return ""
 	}
-	return time.UnixMilli(n).UTC().Format(time.RFC3339)
+	return t.Format(time.RFC3339)
+}
+
+// unixMilli is the time ms (milliseconds since the epoch, as SQS writes its timestamps) says,
+// in UTC; zero when ms is not a number.
+func unixMilli(ms string) time.Time {
+	n, err := strconv.ParseInt(ms, 10, 64)
+	if err != nil {
+		return time.Time{}
+	}
+	return time.UnixMilli(n).UTC()
 }
 
 // OwnAttributes are a received message's own message attributes: attrs without those a dead

@@ -51,7 +51,9 @@ func TestRecovery_a_group_stays_held_until_its_whole_held_tail_is_applied(t *tes
 
 // A full redrive with live traffic of the group between its sends applies the group in its
 // order: the live message sent after the blocker was applied waits for the held tail, and
-// every redriven letter is sent (none dropped by the broker's deduplication window).
+// every redriven letter is sent (none dropped by the broker's deduplication window). The live
+// message, held and dead-lettered while the redrive runs, is left in place (late: nobody has
+// looked at it), and the next redrive sends it.
 func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t *testing.T) {
 	t.Parallel()
 	r := newRecovery(t)
@@ -67,6 +69,12 @@ func TestRecovery_full_redrive_with_live_traffic_between_its_sends_keeps_order(t
 		sentF = true
 		r.consume(t)
 	})
+	r.consume(t)
+	r.wantApplied(t, "g", a, b)
+	if got := outcomes[f]; !slices.Equal(got, []dlq.Outcome{dlq.Late}) {
+		t.Errorf("redrive of %s, dead-lettered while it ran: %v; want late", f, got)
+	}
+	r.redrive(t, dlq.RedriveConfig{}, nil)
 	r.consume(t)
 	r.wantApplied(t, "g", a, b, f)
 	for _, id := range []string{a, b} {

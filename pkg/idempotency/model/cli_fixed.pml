@@ -109,10 +109,20 @@ inline op_release(a_g0) {
 	}
 }
 
+/* A letter that came in after the redrive began (Outcome Late): the letters it began with are
+ * the first rdn, since the consumer and SQS only append and nothing but the redrive deletes while
+ * it runs. BREAK=9 sends it too. */
+#if BREAK == 9
+#define LATE(j) 0
+#else
+#define LATE(j) ((j) >= rdn)
+#endif
+
 /* onceflow dlq redrive (dlq.Redrive), one letter a step: in the dead-letter queue's order,
  * the first letter of a group not left yet; a letter of a group not in the redrive (--group,
  * Filter.Group: the groups in rdgm) leaves its group's letters in place ("skipped"), and so
- * does one this redrive sent already ("again"); a letter SQS moved, which names no source
+ * does one this redrive sent already ("again") or one that came in after it began ("late",
+ * LATE); a letter SQS moved, which names no source
  * queue, goes to the dead-letter queue's only source queue (ListDeadLetterSourceQueues) all
  * the same, so --to is not modelled apart. The letter is sent under a fresh deduplication id,
  * carrying the id it was first sent as, then deleted (the CLI may stop between: sent, not
@@ -120,6 +130,7 @@ inline op_release(a_g0) {
  * operator's own steps (the consumer and SQS only append), so it is made in the step of the
  * next send. rdone: the redrive ended. */
 inline redrive_step() {
+	if :: !rdst -> rdst = 1; rdn = dn :: else fi;
 	do
 	:: true ->
 		x = 0;
@@ -130,8 +141,8 @@ inline redrive_step() {
 		if
 		:: x >= dn -> rdone = 1; printf("MSC: redrive ends\n"); break
 		:: x < dn && !HAS(rdgm, grp[dl[x].pay]) -> leftg = leftg | BIT(grp[dl[x].pay])   /* --group: "skipped" */
-		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && HAS(sentm, dl[x].src) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "again" */
-		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && !HAS(sentm, dl[x].src) && ROOM ->
+		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && (LATE(x) || HAS(sentm, dl[x].src)) -> leftg = leftg | BIT(grp[dl[x].pay])   /* "late", "again" */
+		:: x < dn && HAS(rdgm, grp[dl[x].pay]) && !LATE(x) && !HAS(sentm, dl[x].src) && ROOM ->
 			d_step {
 				sqs_send(dl[x].pay, dl[x].orig);
 				sentm = sentm | BIT(nid);
@@ -140,11 +151,11 @@ inline redrive_step() {
 			};
 			if
 			:: CLISTOP -> nclicrash++; rdone = 1    /* sent, not deleted */
-			:: d_step { dlq_delete(x); check_not_lost(); SCRATCH0 }
+			:: d_step { dlq_delete(x); if :: x < rdn -> rdn-- :: else fi; check_not_lost(); SCRATCH0 }
 			fi;
 			break
 		fi
 	od;
-	if :: rdone -> sentm = 0; leftg = 0; rdgm = 0 :: else fi;
+	if :: rdone -> sentm = 0; leftg = 0; rdgm = 0; rdn = 0; rdst = 0 :: else fi;
 	SCRATCH0
 }

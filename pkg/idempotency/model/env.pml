@@ -135,6 +135,8 @@ byte nstale;            /* stale record reads so far (core.answered's GetItem is
 byte nclicrash;         /* CLI stops so far */
 byte so0, so1;          /* the operator's view: the heads of the holds a round saw (runbook.pml) */
 int  sentm;             /* ... and the message ids the redrive running sent (redrive_step) */
+byte rdn;               /* ... and how many of the letters it began with are left (the first rdn) */
+bit  rdst;              /* ... and whether it has begun */
 byte olo;               /* ... and the first message id of the letter or held message in hand */
 byte cbm[BATCH];        /* the consumer's batch: its message ids, in the queue's order */
 byte cm, co;            /* ... and the message in hand: its id, and the id it was first sent as */

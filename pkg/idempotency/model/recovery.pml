@@ -13,8 +13,12 @@
  *   BREAK=5  the backstop's entry of a message answered without a commit stays: case 6
  *   BREAK=6  the runbook's later phase fixes and redrives a letter kept for later whatever its
  *            reason (runbook.pml): a malformed one, kept by a skip, is redriven for ever
- *   BREAK=7  a round passes over a moved letter of a message skipped at will (runbook.pml): a
- *            crash-looping message skipped at will is redriven with its group for ever
+ *   BREAK=7  a round never decides a moved letter of a message skipped at will (runbook.pml):
+ *            a crash-looping message skipped at will is redriven with its group for ever
+ *   BREAK=8  a round decides a moved letter without a cause, never its group's moved letter
+ *            that has one (runbook.pml): the crasher behind it is redriven for ever
+ *   BREAK=9  dlq redrive sends letters that came in after it began (cli_fixed.pml): a crasher's
+ *            letter is sent before anyone looked at it, for ever
  */
 
 #include "env.pml"

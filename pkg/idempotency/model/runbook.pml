@@ -7,11 +7,13 @@
  * its reason:
  *   malformed, not decodable, conflict: dlq discard;
  *   failed N times, moved by the queue: fix the cause; or, when it can never succeed, dlq
- *     discard, or hold skip (it heads the hold), keeping it for later;
+ *     discard, or hold skip (it heads the hold), keeping it for later; a moved letter with
+ *     nothing to fix passes the decision to its group's moved letter that has a cause (NOCAUSE);
  *   held behind another, kept for later: nothing yet; but a moved letter of a message
  *     skipped at will is decided first, as a moved letter (kept_moved);
  * then runs dlq redrive --group for each group it decided (--to when a letter SQS moved is to
- * go back), which sends the group's letters left, in order. Once nothing is held or stuck, a
+ * go back), which sends the group's letters it began with, in order (a letter that comes in
+ * while it runs is left, late, for the next look). Once nothing is held or stuck, a
  * letter kept for later may be discarded, or its cause fixed and it redriven (applied out of
  * order), or left. A discarded or skipped event's cause is never fixed afterwards (nofix):
  * that is the operator's decision that it can never succeed (NEVERFIX: a cause nobody can fix). The property `live` (<>[] clean) says the
@@ -46,17 +48,25 @@ inline blocker(a_g0) {
  * letter's batch down with it again (found by the model, scenario 18: redriven with its group
  * for ever). It is decided first, as any moved letter: its cause fixed, or discarded. A letter
  * of a message the runbook skipped (nofix: failed, it cannot be fixed now) crashes nothing, and
- * still waits. BREAK=7 passes over every kept letter. */
+ * still waits (WAITS). BREAK=7 lets every kept letter wait: a round never decides one, here
+ * or where a moved letter with nothing to fix passes its decision on (NOCAUSE). */
+#if BREAK == 7
+#define WAITS(j) KEPT(j)
+#else
+#define WAITS(j) (KEPT(j) && nofix[dl[j].pay])
+#endif
 inline kept_moved(a_g0) {
 	bl = DMAX;
-#if BREAK != 7
 	x = 0;
 	do
-	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && dl[x].why == W_MOVED && !nofix[dl[x].pay] -> bl = x :: else fi; x++
+	:: x < dn -> if :: bl == DMAX && grp[dl[x].pay] == a_g0 && KEPT(x) && !WAITS(x) && dl[x].why == W_MOVED -> bl = x :: else fi; x++
 	:: else -> break
 	od
-#endif
 }
+
+/* Payload p's letter, moved by the queue, has no cause to decide: its cause is fixed, its event
+ * decided (`dlq show`), or it neither fails nor crashes. */
+#define NOCAUSE(p) (fixed[p] || DECIDED(eid[p], p) || (kind[p] != K_FAIL && kind[p] != K_CRASH))
 
 /* What the operator sees of letter j0: lp, lo, w, lg. */
 inline look(a_j0) {
@@ -138,6 +148,21 @@ inline decide(a_g0) {
 		:: else -> break
 		od;
 		if :: x < dn -> look(x) :: else -> lj = DMAX fi   /* every letter kept, the blocker's not there */
+	fi;
+	/* a letter the queue moved that has no cause now (its cause fixed, its event decided, or it
+	 * neither fails nor crashes) only went with a batch another message took down: the decision
+	 * passes to its group's first moved letter that has one, if there is one (not one the runbook
+	 * skipped: it waits). Found by the model, scenarios 20 and 21: the round fixed the blocker's
+	 * letter again and again while the crasher behind it took their batches down. */
+	if
+	:: lj < DMAX && w == W_MOVED && NOCAUSE(lp) && BREAK != 8 ->
+		x = 0;
+		do
+		:: x < dn && !(grp[dl[x].pay] == a_g0 && dl[x].why == W_MOVED && !NOCAUSE(dl[x].pay) && !WAITS(x)) -> x++
+		:: else -> break
+		od;
+		if :: x < dn -> look(x) :: else fi
+	:: else
 	fi;
 	VIEW_OF(a_g0);
 	bw = (lj == DMAX || (w == W_HELD && h[lg].n > 0 && h[lg].orig[0] != olo));

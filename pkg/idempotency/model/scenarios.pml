@@ -133,14 +133,14 @@
 #define STALE 1
 #define SETUP kind[1] = K_CRASH; kind[2] = K_MALF; resend = BIT(1)
 #elif SCEN == 20
-/* found by a review, open: A: e1 fails, e2 crashes the function until fixed. The round decides
- * e1's moved letter (the blocker the hold names) while e2 crashes their batches: its liveness
- * fails (docs/recovery-model.md, "What the model found"). */
+/* found by a review: A: e1 fails, e2 crashes the function until fixed. The round decided
+ * e1's moved letter (the blocker the hold names, its cause fixed) again and again while e2
+ * crashed their batches (docs/recovery-model.md, "What the model found"): NOCAUSE, LATE. */
 #define NP 2
 #define SETUP kind[1] = K_FAIL; kind[2] = K_CRASH
 #elif SCEN == 21
-/* found by a review, open: scenario 18 with e2 crashing the function too; one command at will.
- * Its liveness fails, as 20's. */
+/* found by a review: scenario 18 with e2 crashing the function too; one command at will. Its
+ * liveness failed, as 20's. */
 #define NP 2
 #define OPS 1
 #define SETUP kind[1] = K_CRASH; kind[2] = K_CRASH

@@ -66,6 +66,9 @@ const (
 	Failed    Outcome = "failed"     // no destination, or the send or delete failed: left in place
 	WouldMove Outcome = "would move" // DryRun: it would be moved
 	Again     Outcome = "again"      // dead-lettered again after this redrive moved it: left in place
+	// Late is a letter that came into the dead-letter queue after this redrive began, left in
+	// place with the rest of its group: nobody has looked at it yet (docs/runbook.md).
+	Late Outcome = "late"
 	// Unseen is reported once, at the end, with Count: letters in the queue this redrive could
 	// not see (on a FIFO queue, behind a group's head that it left in place or that another
 	// reader holds). Run the redrive again once their heads are gone.
@@ -87,11 +90,18 @@ type Redriven struct {
 // under five minutes old, and SQS would drop the send; the consumer's record deduplicates by
 // event id instead. It deletes a letter only after its send succeeded. Per group, order is
 // kept: once a letter of a group is left in place (skipped, failed), every later letter of
-// that group is left too. A letter dead-lettered again while the redrive runs (the message it
-// sent failed at once) is left in place, never sent twice in one run. Redrive calls report
-// with each letter as it is decided, then once with Unseen when letters stayed out of its
-// view, and returns the first error that stopped it; the letters left in place are visible
-// again when it returns.
+// that group is left too. It sends only letters the queue held when it began: one that comes in
+// while it runs is left in place with the rest of its group, for the operator to look at first
+// (Late; Again when it is a message this redrive sent that failed at once, never sent twice in
+// one run). It tells them by when the queue took them (deadletter.Letter.Enqueued: a letter's
+// send, or SQS's move of a message to a FIFO dead-letter queue; a standard queue keeps a moved
+// message's first send), by SQS's clock against this machine's: a clock ahead of SQS's by d
+// also sends letters that came in within d of the start, one behind it leaves those taken
+// within d before (the next redrive sends them); a letter without that time (a zero Enqueued)
+// is never late. Again, Behind and Skipped are told before Late; a dry run reports Late too.
+// Redrive calls report with each letter as it is decided, then once with Unseen when letters
+// stayed out of its view, and returns the first error that stopped it; the letters left in
+// place are visible again when it returns.
 func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) error {
 	if cfg.Client == nil || cfg.Queue == "" {
 		return errors.New("redrive: client and queue are required")
@@ -99,7 +109,7 @@ func Redrive(ctx context.Context, cfg RedriveConfig, report func(Redriven)) erro
 	if cfg.Visibility <= 0 {
 		cfg.Visibility = VisibilityHold
 	}
-	r := &redrive{cfg: cfg, urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}, seen: map[string]int{}}
+	r := &redrive{cfg: cfg, began: time.Now(), urls: map[string]string{}, held: map[string]bool{}, sent: map[string]bool{}, seen: map[string]int{}}
 	defer func() { release(context.WithoutCancel(ctx), cfg.Client, cfg.Queue, r.left) }()
 	for {
 		batch, err := receive(ctx, cfg.Client, cfg.Queue, cfg.Visibility)
@@ -147,6 +157,7 @@ func (r *redrive) unseen(ctx context.Context) (int, error) {
 
 type redrive struct {
 	cfg   RedriveConfig
+	began time.Time         // letters the dead-letter queue took since are late
 	urls  map[string]string // source queue ARN → URL
 	held  map[string]bool   // groups with a letter left in place
 	sent  map[string]bool   // message ids of the sends of this redrive
@@ -166,6 +177,10 @@ func (r *redrive) one(ctx context.Context, l deadletter.Letter) Redriven {
 		res.Outcome = Behind
 	case !r.cfg.Filter.Match(l) || (r.cfg.Limit > 0 && r.moved >= r.cfg.Limit):
 		res.Outcome = Skipped
+	case l.Enqueued.After(r.began): // SQS stamps milliseconds: one stamped in the millisecond it began counts as there before
+		// Nobody looked at it before the redrive: it may be the letter of the message that
+		// takes its group's batches down, which SQS moves at any moment.
+		res.Outcome = Late
 	default:
 		res.To, res.Err = r.destination(ctx, l)
 		switch {
