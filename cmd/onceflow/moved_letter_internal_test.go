@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
@@ -59,60 +58,28 @@ func TestRunbook_a_moved_letter_with_nothing_to_fix_passes_the_decision_to_its_g
 			}
 
 			f.set(f.hanging, true, "e2")
-			f.mu.Lock()
-			f.mates["e1"] = "e2"
-			f.mu.Unlock()
+			f.sharesBatches("e1", "e2")
 			f.send(t, "acct", "e2", "e2", map[string]int{"amount": 5}) // live, ahead of e1's redriven copy
 			f.set(f.failing, false, "e1")                              // e1's cause fixed
 			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 || !strings.Contains(out, "moved 1,") {
 				t.Fatalf("dlq redrive of e1: exit %d (%s); want e1 moved", code, lastLines(out, 2))
 			}
-			e2First := func() (bool, string) {
-				ls := f.inView(t)
-				return f.letters(t) == 2 && len(ls) == 1 && ls[0].EventID == "e2", fmt.Sprintf("%d letters, in view %s", f.letters(t), letterList(ls))
-			}
 			f.consume(t) // until SQS moves e2, then e1's copy
 			if h, ok := f.hold(t, "acct"); !ok || len(h.Held) == 0 || h.Held[0].MessageID != e1 {
 				t.Fatalf("after SQS moved the batch: hold %s; want the account held behind e1", heldList(h))
 			}
-			if ok, got := e2First(); !ok {
-				t.Fatalf("after SQS moved the batch: %s; want e2's letter first, then e1's", got)
-			}
+			f.crasherFirst(t, "e2", "after SQS moved the batch:")
 
 			// e1's letter, the blocker's, has nothing to fix: decided again, the group's
 			// redrive sends e2 first, which takes e1's batch down again.
-			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 || !strings.Contains(out, "moved 2,") {
-				t.Fatalf("dlq redrive: exit %d (%s); want e2 and e1 moved", code, lastLines(out, 2))
-			}
-			f.consume(t)
-			if got := f.applied(t, "acct"); len(got) != 0 {
-				t.Fatalf("after the blocker's letter was decided again: applied %v; want nothing applied", got)
-			}
-			if ok, got := e2First(); !ok {
-				t.Fatalf("after the blocker's letter was decided again: %s; want both letters back, e2's first", got)
-			}
+			f.wantLoop(t, "acct", "e2", "with the blocker's letter decided again")
 
 			// The runbook: the decision passes to the group's moved letter with a cause, e2's.
 			want := []string{"e1"}
-			if decision == "discarded" {
-				if code, out := f.cli(t, "dlq", "discard", "--why", "crashes the function", "e2"); code != 0 {
-					t.Fatalf("dlq discard e2: exit %d (%s)", code, lastLines(out, 3))
-				}
-			} else {
-				f.set(f.hanging, false, "e2")
+			if f.decideCrasher(t, "e2", decision) {
 				want = append(want, "e2")
 			}
-			// rounds of the runbook: a letter held behind another is redriven once its blocker
-			// is applied
-			for round := 0; round < 3 && (round == 0 || f.letters(t) > 0); round++ {
-				if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 {
-					t.Fatalf("dlq redrive: exit %d (%s)", code, lastLines(out, 2))
-				}
-				if round == 0 {
-					f.sendNew(t, "acct", "e3") // live traffic, behind the redriven letters
-				}
-				f.consume(t)
-			}
+			f.redriveRounds(t, "acct", "e3")
 			f.wantSettled(t, "acct", "after e2 was "+decision+" and the group redriven,", append(want, "e3")...)
 		})
 	}

@@ -110,6 +110,13 @@ func (c *cloud) pipeline(t *testing.T, cfg pipelineConfig) *pipeline {
 	return f
 }
 
+// sharesBatches says that id shares the batches of mate, ahead of it in its group (f.mates).
+func (f *pipeline) sharesBatches(id, mate string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.mates[id] = mate
+}
+
 // hangs reports whether event id runs until the invocation's deadline: it is in f.hanging, or
 // its mate is, undecided.
 func (f *pipeline) hangs(ctx context.Context, id string) (bool, error) {
@@ -352,6 +359,63 @@ func (f *pipeline) wantApplied(t *testing.T, group string, want ...string) {
 	t.Helper()
 	if got := f.applied(t, group); !slices.Equal(got, want) {
 		t.Errorf("account %s applied %v; want %v", group, got, want)
+	}
+}
+
+// Helpers of the runbook's tests of a crasher's letter moved by SQS with a group-mate's (the
+// recovery model's scenarios 18 and 20): the group's two moved letters, the crasher's first.
+
+// crasherFirst fails the test unless the dead-letter queue holds the group's two moved letters,
+// crasher's in view (the local queue shows a group's first), and says what it holds.
+func (f *pipeline) crasherFirst(t *testing.T, crasher, when string) {
+	t.Helper()
+	if ls := f.inView(t); f.letters(t) != 2 || len(ls) != 1 || ls[0].EventID != crasher {
+		t.Fatalf("%s %d letters, in view %s; want two, %s's first", when, f.letters(t), letterList(ls), crasher)
+	}
+}
+
+// wantLoop redrives the group as the runbook did before it decided the crasher's letter, and
+// requires the loop that made that wrong: nothing applied, both letters back, the crasher's
+// first, as before.
+func (f *pipeline) wantLoop(t *testing.T, group, crasher, when string) {
+	t.Helper()
+	if code, out := f.cli(t, "dlq", "redrive", "--group", group); code != 0 || !strings.Contains(out, "moved 2,") {
+		t.Fatalf("dlq redrive %s: exit %d (%s); want both letters moved", when, code, lastLines(out, 2))
+	}
+	f.consume(t)
+	if got := f.applied(t, group); len(got) != 0 {
+		t.Fatalf("after a redrive %s: applied %v; want nothing applied", when, got)
+	}
+	f.crasherFirst(t, crasher, "after a redrive "+when+":")
+}
+
+// decideCrasher decides the crasher's moved letter as the runbook says: discarded, or its
+// cause fixed (it hangs no more); it reports whether the crasher is to be applied.
+func (f *pipeline) decideCrasher(t *testing.T, crasher, decision string) bool {
+	t.Helper()
+	if decision == "discarded" {
+		if code, out := f.cli(t, "dlq", "discard", "--why", "crashes the function", crasher); code != 0 {
+			t.Fatalf("dlq discard %s: exit %d (%s)", crasher, code, lastLines(out, 3))
+		}
+		return false
+	}
+	f.set(f.hanging, false, crasher)
+	return true
+}
+
+// redriveRounds runs the runbook's redrive of the group, with live traffic (live, sent behind
+// the first round's letters), and again while letters are left (one held behind another is
+// redriven once its blocker is applied), three rounds at most.
+func (f *pipeline) redriveRounds(t *testing.T, group, live string) {
+	t.Helper()
+	for round := 0; round < 3 && (round == 0 || f.letters(t) > 0); round++ {
+		if code, out := f.cli(t, "dlq", "redrive", "--group", group); code != 0 {
+			t.Fatalf("dlq redrive: exit %d (%s)", code, lastLines(out, 2))
+		}
+		if round == 0 {
+			f.sendNew(t, group, live)
+		}
+		f.consume(t)
 	}
 }
 

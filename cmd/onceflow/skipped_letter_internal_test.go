@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -120,9 +119,7 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 			c := newCloud(t)
 			f := c.pipeline(t, pipelineConfig{MaxReceiveCount: backstopReceives})
 			f.set(f.hanging, true, "x")
-			f.mu.Lock()
-			f.mates["e2"] = "x"
-			f.mu.Unlock()
+			f.sharesBatches("e2", "x")
 			x := f.send(t, "acct", "x", "x", map[string]int{"amount": 5})
 			e2 := f.send(t, "acct", "e2", "e2", map[string]int{"amount": 5})
 			for range 2 * backstopReceives {
@@ -134,11 +131,6 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 			if code, out := f.cli(t, "hold", "skip", "--why", "crashes the function", "acct"); code != 0 || !strings.Contains(out, "decide it before the group's redrive") {
 				t.Fatalf("hold skip while x crash-loops: exit %d (%s); want x skipped, its letter not there yet and the operator told so", code, lastLines(out, 4))
 			}
-			// x's letter heads its group, then e2's (the local queue shows a group's first)
-			xFirst := func() (bool, string) {
-				ls := f.inView(t)
-				return f.letters(t) == 2 && len(ls) == 1 && ls[0].EventID == "x", fmt.Sprintf("%d letters, in view %s", f.letters(t), letterList(ls))
-			}
 			f.consume(t) // until SQS moves x, then e2
 			// hold get names e2 the blocker, and x as skipped, by the id its letter was sent as
 			if h, ok := f.hold(t, "acct"); !ok || len(h.Held) != 1 || h.Held[0].MessageID != e2 || len(h.Skipped) != 1 || h.Skipped[0].MessageID != x {
@@ -147,38 +139,18 @@ func TestRunbook_a_skipped_letter_the_queue_moved_is_decided_before_its_group_is
 			if ls := f.inView(t); len(ls) != 1 || ls[0].OriginalMessage != x {
 				t.Fatalf("in view %s; want x's letter, first sent as %s", letterList(ls), x)
 			}
-			if ok, got := xFirst(); !ok {
-				t.Fatalf("after SQS moved the batch: %s; want x's letter first, then e2's", got)
-			}
+			f.crasherFirst(t, "x", "after SQS moved the batch:")
 
 			// The blocker's letter (e2, nothing to fix) decided, the skipped one left for later:
 			// the group's redrive sends x first, which takes e2's batch down again.
-			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 || !strings.Contains(out, "moved 2,") {
-				t.Fatalf("dlq redrive: exit %d (%s); want x and e2 moved", code, lastLines(out, 2))
-			}
-			f.consume(t)
-			if got := f.applied(t, "acct"); len(got) != 0 {
-				t.Fatalf("after a redrive with the skipped x first: applied %v; want nothing applied", got)
-			}
-			if ok, got := xFirst(); !ok {
-				t.Fatalf("after a redrive with the skipped x first: %s; want both letters back, x's first", got)
-			}
+			f.wantLoop(t, "acct", "x", "with the skipped x first")
 
 			// The runbook: the moved letter of the message skipped at will is decided first.
 			want := []string{"e2"}
-			if decision == "discarded" {
-				if code, out := f.cli(t, "dlq", "discard", "--why", "crashes the function", "x"); code != 0 {
-					t.Fatalf("dlq discard x: exit %d (%s)", code, lastLines(out, 3))
-				}
-			} else {
-				f.set(f.hanging, false, "x")
+			if f.decideCrasher(t, "x", decision) {
 				want = []string{"x", "e2"}
 			}
-			if code, out := f.cli(t, "dlq", "redrive", "--group", "acct"); code != 0 {
-				t.Fatalf("dlq redrive: exit %d (%s)", code, lastLines(out, 2))
-			}
-			f.sendNew(t, "acct", "e3") // live traffic, behind the redriven letters
-			f.consume(t)
+			f.redriveRounds(t, "acct", "e3")
 			f.wantSettled(t, "acct", "after x was "+decision+" and the group redriven,", append(want, "e3")...)
 		})
 	}
